@@ -1,0 +1,90 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Module map (see docs/ARCHITECTURE.md):
+//   HandyProtocol  wire types + JSON lines, shared by daemon, client and CLI
+//   HandyCore      events -> TouchTracker -> recognizers -> GestureArena (pure Swift, no I/O)
+//   HandyRecording evemu / libinput-record readers (file I/O only)
+//   HandyInput     the only importer of libevdev / libudev
+//   HandyDaemon    socket server, device pipeline, lifecycle (library so tests link it)
+//   HandyClient    client library for subscribers
+let package = Package(
+    name: "handyd",
+    products: [
+        .executable(name: "handyd", targets: ["handyd"]),
+        .executable(name: "handyctl", targets: ["handyctl"]),
+        .library(name: "HandyClient", targets: ["HandyClient"]),
+        .library(name: "HandyProtocol", targets: ["HandyProtocol"]),
+        .library(name: "HandyCore", targets: ["HandyCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // C modules: headers only, linked through pkg-config.
+        .systemLibrary(name: "CLibevdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(name: "CLibudev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CLibsystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+
+        .target(name: "HandyProtocol"),
+        .target(name: "HandyCore", dependencies: ["HandyProtocol"]),
+        .target(name: "HandyRecording", dependencies: ["HandyCore"]),
+        .target(
+            name: "HandyInput",
+            dependencies: [
+                "HandyCore", "CLibevdev", "CLibudev",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "HandyDaemon",
+            dependencies: [
+                "HandyCore", "HandyProtocol", "HandyInput", "HandyRecording", "CLibsystemd",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "HandyClient",
+            dependencies: [
+                "HandyProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "handyd",
+            dependencies: [
+                "HandyDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "handyctl",
+            dependencies: [
+                "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .testTarget(name: "HandyProtocolTests", dependencies: ["HandyProtocol"]),
+        .testTarget(name: "HandyCoreTests", dependencies: ["HandyCore", "HandyRecording"]),
+        .testTarget(name: "HandyRecordingTests", dependencies: ["HandyRecording", "HandyCore"]),
+        .testTarget(name: "HandyInputTests", dependencies: ["HandyInput", "HandyCore", "HandyRecording"]),
+        .testTarget(
+            name: "HandyDaemonTests",
+            dependencies: [
+                "HandyDaemon", "HandyProtocol", "HandyClient", "HandyRecording",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// HandyClient: see Package.swift

@@ -1,0 +1,79 @@
+/// Range and resolution of one absolute axis (`struct input_absinfo`).
+public struct AbsInfo: Hashable, Sendable {
+    public var value: Int32
+    public var minimum: Int32
+    public var maximum: Int32
+    public var fuzz: Int32
+    public var flat: Int32
+    /// Units per millimetre for position axes (units per radian for ABS_MT_ORIENTATION); 0 = unknown.
+    public var resolution: Int32
+
+    public init(value: Int32 = 0, minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32 = 0) {
+        self.value = value
+        self.minimum = minimum
+        self.maximum = maximum
+        self.fuzz = fuzz
+        self.flat = flat
+        self.resolution = resolution
+    }
+
+    /// Number of distinct values (maximum - minimum + 1), at least 1.
+    public var span: Int64 { Swift.max(1, Int64(maximum) - Int64(minimum) + 1) }
+    public func contains(_ v: Int32) -> Bool { v >= minimum && v <= maximum }
+    public func clamp(_ v: Int32) -> Int32 { Swift.min(Swift.max(v, minimum), maximum) }
+}
+
+/// What a device is: identity, properties and axes, as evemu-describe / libinput record / libevdev see it.
+public struct DeviceDescription: Hashable, Sendable {
+    public var name: String
+    public var bustype: UInt16
+    public var vendor: UInt16
+    public var product: UInt16
+    public var version: UInt16
+    /// INPUT_PROP_* bits that are set.
+    public var properties: Set<UInt16>
+    /// Supported codes per event type (EV_KEY -> {BTN_TOUCH, ...}).
+    public var supportedEvents: [UInt16: Set<UInt16>]
+    /// Every ABS axis with its range.
+    public var absAxes: [UInt16: AbsInfo]
+
+    public init(
+        name: String, bustype: UInt16 = 0, vendor: UInt16 = 0, product: UInt16 = 0, version: UInt16 = 0,
+        properties: Set<UInt16> = [], supportedEvents: [UInt16: Set<UInt16>] = [:], absAxes: [UInt16: AbsInfo] = [:]
+    ) {
+        self.name = name
+        self.bustype = bustype
+        self.vendor = vendor
+        self.product = product
+        self.version = version
+        self.properties = properties
+        self.supportedEvents = supportedEvents
+        self.absAxes = absAxes
+        // Axes imply their event codes, so callers may give either.
+        if !absAxes.isEmpty {
+            self.supportedEvents[EventType.abs, default: []].formUnion(absAxes.keys)
+        }
+    }
+
+    /// Number of multitouch slots (ABS_MT_SLOT range), 0 when the device has no slots.
+    public var slotCount: Int {
+        guard let slot = absAxes[AbsCode.mtSlot] else { return 0 }
+        return Int(Swift.max(0, Int64(slot.maximum) + 1))
+    }
+    /// INPUT_PROP_DIRECT: a touchscreen rather than a touchpad.
+    public var isDirect: Bool { properties.contains(InputProperty.direct) }
+    /// Reports ABS_MT_POSITION_X/Y.
+    public var isMultitouch: Bool { absAxes[AbsCode.mtPositionX] != nil && absAxes[AbsCode.mtPositionY] != nil }
+    /// Protocol B (slots); otherwise protocol A (SYN_MT_REPORT).
+    public var usesSlots: Bool { absAxes[AbsCode.mtSlot] != nil }
+
+    public func has(type: UInt16, code: UInt16) -> Bool { supportedEvents[type]?.contains(code) ?? false }
+
+    /// "vvvv:pppp" as udev and libinput print it.
+    public var usbID: String { hex4(vendor) + ":" + hex4(product) }
+}
+
+func hex4(_ v: UInt16) -> String {
+    let s = String(v, radix: 16)
+    return String(repeating: "0", count: Swift.max(0, 4 - s.count)) + s
+}

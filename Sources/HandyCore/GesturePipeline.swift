@@ -1,0 +1,80 @@
+import HandyProtocol
+
+/// What one event (or one timer) produced.
+public struct PipelineOutput: Sendable {
+    public var frames: [TouchFrame] = []
+    public var gestures: [GestureEvent] = []
+    public init() {}
+    public var isEmpty: Bool { frames.isEmpty && gestures.isEmpty }
+}
+
+/// The per-device chain the daemon and `handyctl replay` both run: events → ``TouchTracker`` →
+/// ``GestureArena``. Pure: time comes from the events and from ``advanceTime(to:)``.
+public struct GesturePipeline: Sendable {
+    public let deviceID: String
+    public var tracker: TouchTracker
+    public var arena: GestureArena
+
+    public init(deviceID: String, description: DeviceDescription, geometry: DeviceGeometry? = nil,
+                configuration: GestureConfiguration = .init()) {
+        let geometry = geometry ?? DeviceGeometry(description: description)
+        self.deviceID = deviceID
+        self.tracker = TouchTracker(description: description, geometry: geometry)
+        self.arena = GestureArena(deviceID: deviceID, geometry: geometry, configuration: configuration)
+    }
+
+    /// Feeds one event, appending any completed frame and its gestures to `output`.
+    public mutating func handle(_ event: InputEvent, into output: inout PipelineOutput) {
+        // Timers due before this event fire first, so replays match live behaviour.
+        if let deadline = arena.nextDeadline, deadline <= event.time {
+            output.gestures.append(contentsOf: arena.advanceTime(to: event.time))
+        }
+        guard let frame = tracker.handle(event) else { return }
+        output.frames.append(frame)
+        output.gestures.append(contentsOf: arena.handle(frame))
+    }
+
+    /// Delivers timers up to `time` (the daemon calls this when ``nextDeadline`` passes).
+    public mutating func advanceTime(to time: Timestamp) -> [GestureEvent] {
+        arena.advanceTime(to: time)
+    }
+
+    public var nextDeadline: Timestamp? { arena.nextDeadline }
+
+    /// The device is gone: cancel its touches and gestures.
+    public mutating func deviceRemoved(at time: Timestamp) -> PipelineOutput {
+        var out = PipelineOutput()
+        if let frame = tracker.cancelAll(at: time) {
+            out.frames.append(frame)
+            out.gestures.append(contentsOf: arena.handle(frame))
+        }
+        out.gestures.append(contentsOf: arena.cancelAll(at: time, reason: "device-removed"))
+        return out
+    }
+}
+
+extension TouchFrame {
+    /// The wire form of this frame (`{"type":"touches",...}`).
+    public func wireMessage(device: String) -> TouchesMessage {
+        TouchesMessage(time: time.seconds, device: device, touches: touches.map { $0.wireTouch })
+    }
+}
+
+extension Touch {
+    public var wireTouch: WireTouch {
+        WireTouch(
+            id: id, phase: phase.rawValue, tool: tool.rawValue,
+            x: rounded(normalized.x, 5), y: rounded(normalized.y, 5),
+            xMm: rounded(mm.x, 2), yMm: rounded(mm.y, 2),
+            majorMm: majorMm.map { rounded($0, 2) }, minorMm: minorMm.map { rounded($0, 2) },
+            orientation: orientation.map { rounded($0, 4) }, pressure: pressure.map { rounded($0, 4) },
+            vxMm: rounded(velocity.x, 1), vyMm: rounded(velocity.y, 1))
+    }
+}
+
+/// Rounds to `digits` decimals so the JSON stays short and stable across platforms.
+@inline(__always) public func rounded(_ v: Double, _ digits: Int) -> Double {
+    var p = 1.0
+    for _ in 0..<digits { p *= 10 }
+    return (v * p).rounded() / p
+}

@@ -1,0 +1,149 @@
+/// A point in time on the device's clock (the kernel's event timestamps), in microseconds.
+///
+/// Every recognizer takes its time from these values, never from a wall clock, so a replay
+/// gives the same output every time.
+public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var microseconds: Int64
+
+    public init(microseconds: Int64) { self.microseconds = microseconds }
+    public init(seconds: Int64, microseconds: Int64) { self.microseconds = seconds * 1_000_000 + microseconds }
+    public init(seconds: Double) { self.microseconds = Int64((seconds * 1_000_000).rounded()) }
+
+    public static let zero = Timestamp(microseconds: 0)
+
+    public var seconds: Double { Double(microseconds) / 1_000_000 }
+
+    public func advanced(byMilliseconds ms: Double) -> Timestamp {
+        Timestamp(microseconds: microseconds + Int64((ms * 1000).rounded()))
+    }
+    public func advanced(byMicroseconds us: Int64) -> Timestamp { Timestamp(microseconds: microseconds + us) }
+
+    /// Milliseconds from `earlier` to `self` (negative when `earlier` is later).
+    public func milliseconds(since earlier: Timestamp) -> Double { Double(microseconds - earlier.microseconds) / 1000 }
+    public func seconds(since earlier: Timestamp) -> Double { Double(microseconds - earlier.microseconds) / 1_000_000 }
+
+    public static func < (a: Timestamp, b: Timestamp) -> Bool { a.microseconds < b.microseconds }
+    public var description: String { String(format6(seconds)) }
+}
+
+@inline(__always) func format6(_ v: Double) -> String {
+    // Avoids Foundation's String(format:) in a pure module.
+    let us = Int64((v * 1_000_000).rounded())
+    let sign = us < 0 ? "-" : ""
+    let a = abs(us)
+    let frac = String(a % 1_000_000)
+    return "\(sign)\(a / 1_000_000).\(String(repeating: "0", count: 6 - frac.count))\(frac)"
+}
+
+/// One evdev event as the kernel reports it (`struct input_event`).
+public struct InputEvent: Hashable, Sendable, CustomStringConvertible {
+    public var time: Timestamp
+    /// EV_* (see ``EventType``)
+    public var type: UInt16
+    public var code: UInt16
+    public var value: Int32
+
+    public init(time: Timestamp, type: UInt16, code: UInt16, value: Int32) {
+        self.time = time
+        self.type = type
+        self.code = code
+        self.value = value
+    }
+
+    public var isSynReport: Bool { type == EventType.syn && code == SynCode.report }
+    public var isSynDropped: Bool { type == EventType.syn && code == SynCode.dropped }
+    public var isSynMTReport: Bool { type == EventType.syn && code == SynCode.mtReport }
+
+    public var description: String { "\(time) \(type) \(code) \(value)" }
+}
+
+/// EV_* event types (linux/input-event-codes.h).
+public enum EventType {
+    public static let syn: UInt16 = 0x00
+    public static let key: UInt16 = 0x01
+    public static let rel: UInt16 = 0x02
+    public static let abs: UInt16 = 0x03
+    public static let msc: UInt16 = 0x04
+    public static let sw: UInt16 = 0x05
+    public static let led: UInt16 = 0x11
+    public static let snd: UInt16 = 0x12
+    public static let rep: UInt16 = 0x14
+    public static let ff: UInt16 = 0x15
+    public static let pwr: UInt16 = 0x16
+    public static let ffStatus: UInt16 = 0x17
+    public static let max: UInt16 = 0x1f
+}
+
+/// SYN_* codes.
+public enum SynCode {
+    /// SYN_REPORT: end of a frame.
+    public static let report: UInt16 = 0
+    public static let config: UInt16 = 1
+    /// SYN_MT_REPORT: end of one contact in multitouch protocol A.
+    public static let mtReport: UInt16 = 2
+    /// SYN_DROPPED: the kernel's buffer overflowed; state must be resynchronised.
+    public static let dropped: UInt16 = 3
+}
+
+/// ABS_* axis codes.
+public enum AbsCode {
+    public static let x: UInt16 = 0x00
+    public static let y: UInt16 = 0x01
+    public static let pressure: UInt16 = 0x18
+    /// ABS_MT_SLOT
+    public static let mtSlot: UInt16 = 0x2f
+    /// ABS_MT_TOUCH_MAJOR
+    public static let mtTouchMajor: UInt16 = 0x30
+    /// ABS_MT_TOUCH_MINOR
+    public static let mtTouchMinor: UInt16 = 0x31
+    /// ABS_MT_WIDTH_MAJOR
+    public static let mtWidthMajor: UInt16 = 0x32
+    /// ABS_MT_WIDTH_MINOR
+    public static let mtWidthMinor: UInt16 = 0x33
+    /// ABS_MT_ORIENTATION
+    public static let mtOrientation: UInt16 = 0x34
+    /// ABS_MT_POSITION_X
+    public static let mtPositionX: UInt16 = 0x35
+    /// ABS_MT_POSITION_Y
+    public static let mtPositionY: UInt16 = 0x36
+    /// ABS_MT_TOOL_TYPE
+    public static let mtToolType: UInt16 = 0x37
+    /// ABS_MT_BLOB_ID
+    public static let mtBlobID: UInt16 = 0x38
+    /// ABS_MT_TRACKING_ID
+    public static let mtTrackingID: UInt16 = 0x39
+    /// ABS_MT_PRESSURE
+    public static let mtPressure: UInt16 = 0x3a
+    /// ABS_MT_DISTANCE
+    public static let mtDistance: UInt16 = 0x3b
+    public static let mtToolX: UInt16 = 0x3c
+    public static let mtToolY: UInt16 = 0x3d
+    public static let max: UInt16 = 0x3f
+}
+
+/// KEY_/BTN_ codes handyd cares about.
+public enum KeyCode {
+    public static let btnTouch: UInt16 = 0x14a
+    public static let btnToolFinger: UInt16 = 0x145
+    public static let btnToolPen: UInt16 = 0x140
+    public static let btnToolDoubleTap: UInt16 = 0x14d
+}
+
+/// INPUT_PROP_* device properties.
+public enum InputProperty {
+    public static let pointer: UInt16 = 0x00
+    /// INPUT_PROP_DIRECT: a touchscreen (not a touchpad).
+    public static let direct: UInt16 = 0x01
+    public static let buttonpad: UInt16 = 0x02
+    public static let semiMT: UInt16 = 0x03
+    public static let topButtonpad: UInt16 = 0x04
+    public static let pointingStick: UInt16 = 0x05
+    public static let accelerometer: UInt16 = 0x06
+}
+
+/// MT_TOOL_* values of ABS_MT_TOOL_TYPE.
+public enum MTTool {
+    public static let finger: Int32 = 0
+    public static let pen: Int32 = 1
+    public static let palm: Int32 = 2
+}

@@ -1,0 +1,1 @@
+// HandyDaemon: see Package.swift

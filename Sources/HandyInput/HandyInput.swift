@@ -1,0 +1,1 @@
+// HandyInput: see Package.swift

@@ -1,0 +1,138 @@
+/// The gestures handyd recognises. Raw values are public protocol names.
+public enum GestureKind: String, Codable, Hashable, Sendable, CaseIterable {
+    case pinch
+    case rotate
+    case pan
+    case tap
+    case longPress = "long-press"
+    case swipe
+    case touchTap = "touch-tap"
+    case touchHold = "touch-hold"
+    case touchSwipe = "touch-swipe"
+    case touchPan = "touch-pan"
+    case touchFlick = "touch-flick"
+}
+
+/// Continuous gestures go `began → changed… → ended | cancelled`; discrete ones are `recognized`.
+public enum GesturePhase: String, Codable, Hashable, Sendable {
+    case began, changed, ended, cancelled, recognized
+}
+
+/// The hand that made a gesture.
+public enum Hand: String, Codable, Hashable, Sendable {
+    case left, right, unknown
+    /// The mirror image: left ↔ right.
+    public var mirrored: Hand {
+        switch self {
+        case .left: .right
+        case .right: .left
+        case .unknown: .unknown
+        }
+    }
+    /// The side of the fingers that this hand does not cover (`left` for a right hand).
+    public var clearSide: Side {
+        switch self {
+        case .left: .right
+        case .right: .left
+        case .unknown: .unknown
+        }
+    }
+}
+
+/// A side of a point on the display.
+public enum Side: String, Codable, Hashable, Sendable {
+    case left, right, unknown
+}
+
+/// Direction of a swipe in display coordinates (y grows downwards).
+public enum SwipeDirection: String, Codable, Hashable, Sendable {
+    case up, down, left, right
+}
+
+/// A 2-D value on the wire (a position, translation or velocity; the field name gives the unit).
+public struct WirePoint: Codable, Hashable, Sendable {
+    public var x: Double
+    public var y: Double
+    public init(x: Double, y: Double) { self.x = x; self.y = y }
+}
+
+/// One gesture event: `{"type":"gesture","gesture":"pinch","phase":"began",...}`.
+///
+/// Fields that do not apply to a gesture are nil and left out of the JSON. The names are public
+/// protocol (docs/PROTOCOL.md, docs/GESTURES.md); only additive changes within a protocol version.
+public struct GestureEvent: Codable, Hashable, Sendable {
+    public var gesture: GestureKind
+    public var phase: GesturePhase
+    /// Gesture instance id, unique per daemon run (all events of one gesture share it).
+    public var id: UInt64
+    /// Seconds, from the device's event timestamps.
+    public var time: Double
+    /// Device id (see ``DeviceInfo/id``).
+    public var device: String
+
+    /// Number of fingers taking part.
+    public var fingers: Int?
+    /// Touch ids taking part (the small stable ids of the touches messages).
+    public var touches: [Int]?
+    /// The one touch a per-touch sub-gesture (touch-tap, touch-pan, ...) belongs to.
+    public var touch: Int?
+
+    /// Centre of the fingers, normalised 0…1 and in mm.
+    public var centroid: WirePoint?
+    public var centroidMm: WirePoint?
+
+    // pinch
+    /// Cumulative scale since began (span now / span at began).
+    public var scale: Double?
+    /// d(scale)/dt, 1/s.
+    public var scaleVelocity: Double?
+    /// Mean distance of the fingers from their centroid ×2, in mm.
+    public var spanMm: Double?
+    /// Which hand made the gesture (decided when it began).
+    public var hand: Hand?
+    public var handConfidence: Double?
+    /// The side of the centroid the hand does not cover: where a popover stays visible.
+    public var clearSide: Side?
+
+    // rotate
+    /// Cumulative rotation since began, radians, clockwise positive (y down).
+    public var rotation: Double?
+    /// Radians per second.
+    public var rotationVelocity: Double?
+
+    // pan, swipe, touch-pan, touch-flick, touch-swipe
+    /// Translation since began, normalised and in mm.
+    public var translation: WirePoint?
+    public var translationMm: WirePoint?
+    /// Velocity in mm/s (release velocity on `ended`).
+    public var velocity: WirePoint?
+    public var direction: SwipeDirection?
+
+    // tap, touch-tap, long-press, touch-hold
+    /// 1 for a single tap, 2 for a double tap, ...
+    public var taps: Int?
+    /// Where it happened, normalised and in mm.
+    public var position: WirePoint?
+    public var positionMm: WirePoint?
+    /// Seconds held (long-press, touch-hold).
+    public var duration: Double?
+
+    // momentum, on `ended` of pan / pinch / rotate
+    /// Distance in mm an inertial glide would add under the documented deceleration.
+    public var glideMm: WirePoint?
+    /// Factor an inertial glide would multiply the scale by.
+    public var glideScale: Double?
+    /// Radians an inertial glide would add.
+    public var glideRotation: Double?
+
+    /// Why it was cancelled (`palm`, `resync`, `device-removed`, `gated`, ...).
+    public var reason: String?
+
+    public init(gesture: GestureKind, phase: GesturePhase, id: UInt64, time: Double, device: String) {
+        self.gesture = gesture
+        self.phase = phase
+        self.id = id
+        self.time = time
+        self.device = device
+    }
+}

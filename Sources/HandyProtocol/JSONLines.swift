@@ -1,0 +1,135 @@
+import Foundation
+
+/// Errors in a client's or server's line; the connection stays usable unless said otherwise.
+public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Stable machine-readable codes, sent as `error.code`.
+    public enum Code: String, Sendable, Hashable {
+        case invalidJSON = "invalid-json"
+        case invalidMessage = "invalid-message"
+        case unknownType = "unknown-type"
+        case lineTooLong = "line-too-long"
+        case invalidUTF8 = "invalid-utf8"
+    }
+    public var code: Code
+    public var message: String
+    public init(_ code: Code, _ message: String) { self.code = code; self.message = message }
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// JSON-lines framing: one JSON object per line, `\n`-terminated, UTF-8.
+public enum JSONLines {
+    /// Longest line either side accepts, newline excluded (64 KiB).
+    public static let maximumLineLength = 64 * 1024
+
+    private static let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return e
+    }()
+
+    /// Encodes a message as one line, `"type"` first, ending in `\n`.
+    public static func encode(_ message: ServerMessage) -> [UInt8] {
+        let body: Data
+        do {
+            switch message {
+            case .hello(let m): body = try encoder.encode(m)
+            case .gesture(let m): body = try encoder.encode(m)
+            case .touches(let m): body = try encoder.encode(m)
+            case .device(let m): body = try encoder.encode(m)
+            case .status(let m): body = try encoder.encode(m)
+            case .error(let m): body = try encoder.encode(m)
+            case .shutdown(let m): body = try encoder.encode(m)
+            }
+        } catch {
+            // Our own value types always encode; this keeps the signature non-throwing.
+            preconditionFailure("handyd bug: cannot encode \(message.typeName): \(error)")
+        }
+        return splice(type: message.typeName, into: body)
+    }
+
+    /// Encodes a client request as one line.
+    public static func encode(_ message: ClientMessage) -> [UInt8] {
+        switch message {
+        case .status:
+            return Array("{\"type\":\"status\"}\n".utf8)
+        case .subscribe(let s):
+            let body = (try? encoder.encode(s)) ?? Data("{}".utf8)
+            return splice(type: "subscribe", into: body)
+        }
+    }
+
+    private static func splice(type: String, into body: Data) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(body.count + type.utf8.count + 12)
+        out.append(contentsOf: "{\"type\":\"".utf8)
+        out.append(contentsOf: type.utf8)
+        out.append(UInt8(ascii: "\""))
+        // body is "{...}"; drop its opening brace, add a comma unless it is empty.
+        if body.count > 2 { out.append(UInt8(ascii: ",")) }
+        out.append(contentsOf: body.dropFirst())
+        out.append(UInt8(ascii: "\n"))
+        return out
+    }
+
+    private struct TypeProbe: Decodable { var type: String? }
+
+    private static func object(_ line: some Collection<UInt8>) throws(ProtocolError) -> (String, Data) {
+        let data = Data(line)
+        guard String(validating: data, as: UTF8.self) != nil else {
+            throw ProtocolError(.invalidUTF8, "line is not valid UTF-8")
+        }
+        let probe: TypeProbe
+        do {
+            probe = try JSONDecoder().decode(TypeProbe.self, from: data)
+        } catch DecodingError.typeMismatch {
+            throw ProtocolError(.invalidMessage, "expected a JSON object with a string \"type\"")
+        } catch {
+            throw ProtocolError(.invalidJSON, "not a JSON object: \(shortDescription(error))")
+        }
+        guard let type = probe.type else { throw ProtocolError(.invalidMessage, "missing \"type\"") }
+        return (type, data)
+    }
+
+    private static func decode<T: Decodable>(_: T.Type, _ data: Data, _ type: String) throws(ProtocolError) -> T {
+        do { return try JSONDecoder().decode(T.self, from: data) } catch {
+            throw ProtocolError(.invalidMessage, "\"\(type)\" message: \(shortDescription(error))")
+        }
+    }
+
+    /// Parses a line a client sent (without its `\n`). Unknown fields are ignored.
+    public static func decodeClientMessage(_ line: some Collection<UInt8>) throws(ProtocolError) -> ClientMessage {
+        guard line.count <= maximumLineLength else { throw ProtocolError(.lineTooLong, "line longer than \(maximumLineLength) bytes") }
+        let (type, data) = try object(line)
+        switch type {
+        case "subscribe": return .subscribe(try decode(SubscribeRequest.self, data, type))
+        case "status": return .status
+        default: throw ProtocolError(.unknownType, "unknown message type \"\(type)\"")
+        }
+    }
+
+    /// Parses a line the daemon sent (without its `\n`).
+    public static func decodeServerMessage(_ line: some Collection<UInt8>) throws(ProtocolError) -> ServerMessage {
+        let (type, data) = try object(line)
+        switch type {
+        case "hello": return .hello(try decode(HelloMessage.self, data, type))
+        case "gesture": return .gesture(try decode(GestureEvent.self, data, type))
+        case "touches": return .touches(try decode(TouchesMessage.self, data, type))
+        case "device": return .device(try decode(DeviceMessage.self, data, type))
+        case "status": return .status(try decode(StatusMessage.self, data, type))
+        case "error": return .error(try decode(ErrorMessage.self, data, type))
+        case "shutdown": return .shutdown(try decode(ShutdownMessage.self, data, type))
+        default: throw ProtocolError(.unknownType, "unknown message type \"\(type)\"")
+        }
+    }
+
+    private static func shortDescription(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): return "missing field \"\(key.stringValue)\""
+        case DecodingError.typeMismatch(_, let ctx), DecodingError.valueNotFound(_, let ctx), DecodingError.dataCorrupted(let ctx):
+            let path = ctx.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? ctx.debugDescription : "field \"\(path)\": \(ctx.debugDescription)"
+        default: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,148 @@
+/// Protocol version sent in `hello`. Within one version only additive changes are made.
+public let handyProtocolVersion = 1
+
+/// A device as the daemon announces it.
+public struct DeviceInfo: Codable, Hashable, Sendable {
+    /// Stable id within a daemon run: the event node name (`event5`) or `replay:NAME`.
+    public var id: String
+    public var name: String
+    /// Device node (`/dev/input/event5`) or the recording's path for a replay.
+    public var path: String?
+    public var vendor: Int?
+    public var product: Int?
+    public var slots: Int?
+    public var widthMm: Double?
+    public var heightMm: Double?
+    public init(id: String, name: String, path: String? = nil, vendor: Int? = nil, product: Int? = nil,
+                slots: Int? = nil, widthMm: Double? = nil, heightMm: Double? = nil) {
+        self.id = id; self.name = name; self.path = path; self.vendor = vendor; self.product = product
+        self.slots = slots; self.widthMm = widthMm; self.heightMm = heightMm
+    }
+}
+
+/// One touch in a `touches` message.
+public struct WireTouch: Codable, Hashable, Sendable {
+    public var id: Int
+    /// began | moved | stationary | ended | cancelled
+    public var phase: String
+    /// finger | pen | palm
+    public var tool: String
+    /// Normalised 0…1.
+    public var x: Double
+    public var y: Double
+    public var xMm: Double
+    public var yMm: Double
+    public var majorMm: Double?
+    public var minorMm: Double?
+    public var orientation: Double?
+    public var pressure: Double?
+    /// mm/s
+    public var vxMm: Double?
+    public var vyMm: Double?
+    public init(id: Int, phase: String, tool: String, x: Double, y: Double, xMm: Double, yMm: Double,
+                majorMm: Double? = nil, minorMm: Double? = nil, orientation: Double? = nil, pressure: Double? = nil,
+                vxMm: Double? = nil, vyMm: Double? = nil) {
+        self.id = id; self.phase = phase; self.tool = tool; self.x = x; self.y = y; self.xMm = xMm; self.yMm = yMm
+        self.majorMm = majorMm; self.minorMm = minorMm; self.orientation = orientation; self.pressure = pressure
+        self.vxMm = vxMm; self.vyMm = vyMm
+    }
+}
+
+/// `{"type":"touches","time":…,"device":…,"touches":[…]}`: one frame in which something changed.
+public struct TouchesMessage: Codable, Hashable, Sendable {
+    public var time: Double
+    public var device: String
+    public var touches: [WireTouch]
+    public init(time: Double, device: String, touches: [WireTouch]) {
+        self.time = time; self.device = device; self.touches = touches
+    }
+}
+
+/// `{"type":"hello","protocol":1,"version":"…","devices":[…]}`, sent on connect.
+public struct HelloMessage: Codable, Hashable, Sendable {
+    public var `protocol`: Int
+    public var version: String
+    public var devices: [DeviceInfo]
+    public init(protocol: Int = handyProtocolVersion, version: String, devices: [DeviceInfo]) {
+        self.protocol = `protocol`; self.version = version; self.devices = devices
+    }
+}
+
+/// `{"type":"device","event":"added"|"removed","device":{…}}`.
+public struct DeviceMessage: Codable, Hashable, Sendable {
+    public enum Event: String, Codable, Hashable, Sendable { case added, removed }
+    public var event: Event
+    public var device: DeviceInfo
+    public init(event: Event, device: DeviceInfo) { self.event = event; self.device = device }
+}
+
+/// `{"type":"status",…}`: the daemon's counters.
+public struct StatusMessage: Codable, Hashable, Sendable {
+    public var clients: Int
+    public var devices: Int
+    public var frames: UInt64
+    public var events: UInt64
+    public var drops: UInt64
+    public var uptime: Double?
+    public init(clients: Int, devices: Int, frames: UInt64, events: UInt64, drops: UInt64, uptime: Double? = nil) {
+        self.clients = clients; self.devices = devices; self.frames = frames; self.events = events
+        self.drops = drops; self.uptime = uptime
+    }
+}
+
+/// `{"type":"error","code":"…","message":"…"}`.
+public struct ErrorMessage: Codable, Hashable, Sendable {
+    public var code: String
+    public var message: String
+    public init(code: String, message: String) { self.code = code; self.message = message }
+}
+
+/// `{"type":"shutdown","reason":"…"}`: the daemon is stopping; the connection closes after it.
+public struct ShutdownMessage: Codable, Hashable, Sendable {
+    public var reason: String
+    public init(reason: String) { self.reason = reason }
+}
+
+/// Every message the daemon sends.
+public enum ServerMessage: Hashable, Sendable {
+    case hello(HelloMessage)
+    case gesture(GestureEvent)
+    case touches(TouchesMessage)
+    case device(DeviceMessage)
+    case status(StatusMessage)
+    case error(ErrorMessage)
+    case shutdown(ShutdownMessage)
+
+    public var typeName: String {
+        switch self {
+        case .hello: "hello"
+        case .gesture: "gesture"
+        case .touches: "touches"
+        case .device: "device"
+        case .status: "status"
+        case .error: "error"
+        case .shutdown: "shutdown"
+        }
+    }
+}
+
+/// `{"type":"subscribe","gestures":[…],"devices":[…],"touches":false}`.
+/// Absent fields keep their current value; the default subscription is all gestures of all devices
+/// and no touches.
+public struct SubscribeRequest: Codable, Hashable, Sendable {
+    /// Gesture names to receive (nil = all).
+    public var gestures: [String]?
+    /// Device ids to receive (nil = all).
+    public var devices: [String]?
+    /// Whether to receive `touches` frames.
+    public var touches: Bool?
+    public init(gestures: [String]? = nil, devices: [String]? = nil, touches: Bool? = nil) {
+        self.gestures = gestures; self.devices = devices; self.touches = touches
+    }
+}
+
+/// Every message a client may send.
+public enum ClientMessage: Hashable, Sendable {
+    case subscribe(SubscribeRequest)
+    case status
+}

@@ -1,0 +1,1 @@
+// HandyRecording: see Package.swift
