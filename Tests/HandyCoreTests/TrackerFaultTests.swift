@@ -22,10 +22,10 @@ import HandyCore
         let (out, counters) = trackerFrames(screen, SyntheticFault.libevdevSynDropped(frames, dropping: 4..<8).flatMap { $0 })
         let resyncIndex = try! #require(out.firstIndex { $0.resynced })
         #expect(out.filter(\.resynced).count == 1)
-        #expect(phases(out[resyncIndex - 1]) == ["0:moved", "1:stationary"])
+        #expect(trackerPhases(out[resyncIndex - 1]) == ["0:moved", "1:stationary"])
         // libevdev ≥ 1.10 form: the terminating frame first, then the new state.
-        #expect(phases(out[resyncIndex]) == ["0:stationary", "1:cancelled"])
-        #expect(phases(out[resyncIndex + 1]) == ["0:moved", "1:began"])
+        #expect(trackerPhases(out[resyncIndex]) == ["0:stationary", "1:cancelled"])
+        #expect(trackerPhases(out[resyncIndex + 1]) == ["0:moved", "1:began"])
         let c = out[resyncIndex + 1].touches[1]
         #expect(c.device.x == 1500)
         // B never ends as a lift; A keeps id 0 until its real lift.
@@ -41,13 +41,13 @@ import HandyCore
         var tracker = TouchTracker(description: screen.description)
         let t1 = Timestamp(seconds: 1), t2 = Timestamp(seconds: 2), t3 = Timestamp(seconds: 3)
         let out = trackerFrames(&tracker, [
-            abs(AbsCode.mtTrackingID, 5, at: t1), abs(AbsCode.mtPositionX, 100, at: t1), abs(AbsCode.mtPositionY, 100, at: t1),
-            abs(AbsCode.mtSlot, 1, at: t1), abs(AbsCode.mtTrackingID, 6, at: t1), abs(AbsCode.mtPositionX, 300, at: t1), synReport(at: t1),
-            synDropped(at: t2), abs(AbsCode.mtSlot, 0, at: t2), abs(AbsCode.mtTrackingID, 7, at: t2), abs(AbsCode.mtPositionX, 700, at: t2),
-            abs(AbsCode.mtSlot, 1, at: t2), abs(AbsCode.mtPositionX, 350, at: t2), synReport(at: t2),
-            synReport(at: t3),
+            trackerAbs(AbsCode.mtTrackingID, 5, at: t1), trackerAbs(AbsCode.mtPositionX, 100, at: t1), trackerAbs(AbsCode.mtPositionY, 100, at: t1),
+            trackerAbs(AbsCode.mtSlot, 1, at: t1), trackerAbs(AbsCode.mtTrackingID, 6, at: t1), trackerAbs(AbsCode.mtPositionX, 300, at: t1), trackerSynReport(at: t1),
+            trackerSynDropped(at: t2), trackerAbs(AbsCode.mtSlot, 0, at: t2), trackerAbs(AbsCode.mtTrackingID, 7, at: t2), trackerAbs(AbsCode.mtPositionX, 700, at: t2),
+            trackerAbs(AbsCode.mtSlot, 1, at: t2), trackerAbs(AbsCode.mtPositionX, 350, at: t2), trackerSynReport(at: t2),
+            trackerSynReport(at: t3),
         ])
-        #expect(out.map(phases) == [["0:began", "1:began"], ["0:cancelled", "1:moved", "2:began"], ["1:stationary", "2:stationary"]])
+        #expect(out.map(trackerPhases) == [["0:began", "1:began"], ["0:cancelled", "1:moved", "2:began"], ["1:stationary", "2:stationary"]])
         #expect(out.map(\.resynced) == [false, true, false])
         // The cancelled touch keeps its last known position, the new one has the synced values.
         #expect(out[1].touches[0].device == DevicePoint(x: 100, y: 100))
@@ -58,10 +58,10 @@ import HandyCore
     @Test func resyncWithoutChangesOnlyFlagsTheFrame() {
         var tracker = TouchTracker(description: screen.description)
         let out = trackerFrames(&tracker, [
-            abs(AbsCode.mtTrackingID, 5), abs(AbsCode.mtPositionX, 100), synReport(),
-            synDropped(), synReport(),
+            trackerAbs(AbsCode.mtTrackingID, 5), trackerAbs(AbsCode.mtPositionX, 100), trackerSynReport(),
+            trackerSynDropped(), trackerSynReport(),
         ])
-        #expect(out.map(phases) == [["0:began"], ["0:stationary"]])
+        #expect(out.map(trackerPhases) == [["0:began"], ["0:stationary"]])
         #expect(out[1].resynced && out[1].hasChanges)
         #expect(tracker.counters.cancelledTouches == 0)
     }
@@ -73,10 +73,10 @@ import HandyCore
         var tracker = TouchTracker(description: screen.description, synDroppedHandling: .discardUntilReport)
         let out = trackerFrames(&tracker, events)
         let i = try! #require(out.firstIndex { $0.resynced })
-        #expect(phases(out[i]) == ["0:cancelled", "1:cancelled"])
+        #expect(trackerPhases(out[i]) == ["0:cancelled", "1:cancelled"])
         // A and C are down but unknown: nothing until a new contact (the later finger) begins.
         let after = out[(i + 1)...].filter { !$0.touches.isEmpty }
-        #expect(after.map(phases) == [["0:began"], ["0:ended"]])
+        #expect(after.map(trackerPhases) == [["0:began"], ["0:ended"]])
         #expect(after.first?.touches.first?.device == DevicePoint(x: 50, y: 50))
         #expect(tracker.counters.resyncs == 1 && tracker.counters.cancelledTouches == 2 && tracker.counters.discardedEvents > 0)
         #expect(!out.contains { f in f.touches.contains { $0.phase == .ended && $0.device.x == 1000 } })
@@ -88,7 +88,7 @@ import HandyCore
             .hold(atMm: (30, 10), startSeconds: 0.05, durationSeconds: 0.03), // tracking id 1, slot 0
         ])
         let (out, counters) = trackerFrames(screen, SyntheticFault.removingLift(ofTrackingID: 0, frames).flatMap { $0 })
-        #expect(out.map(phases) == [["0:began"], ["0:stationary"], ["0:cancelled", "1:began"], ["1:ended"]])
+        #expect(out.map(trackerPhases) == [["0:began"], ["0:stationary"], ["0:cancelled", "1:began"], ["1:ended"]])
         #expect(out[2].touches[1].device == DevicePoint(x: 300, y: 100))
         #expect(counters.reusedTrackingIDs == 1 && counters.cancelledTouches == 1)
         #expect(out[2].resynced == false)
@@ -100,7 +100,7 @@ import HandyCore
         frames = SyntheticFault.inserting(SyntheticFault.contactInSlot(-3, trackingID: 12), intoFrame: 1, frames)
         frames = SyntheticFault.inserting(SyntheticFault.contactInSlot(Int32.max, trackingID: Int32.max), intoFrame: 1, frames)
         let (out, counters) = trackerFrames(screen, frames.flatMap { $0 })
-        #expect(out.map(phases) == [["0:began"], ["0:ended"]])
+        #expect(out.map(trackerPhases) == [["0:began"], ["0:ended"]])
         #expect(counters.outOfRangeSlots == 3)
     }
 
@@ -110,60 +110,60 @@ import HandyCore
         frames = SyntheticFault.replacingValues(of: AbsCode.mtPositionX, inFrame: 0, with: Int32.min, frames)
         frames = SyntheticFault.replacingValues(of: AbsCode.mtPositionY, inFrame: 0, with: Int32.max, frames)
         frames = SyntheticFault.replacingValues(of: AbsCode.mtPressure, inFrame: 0, with: 100_000, frames)
-        frames = SyntheticFault.inserting([abs(AbsCode.mtOrientation, 300)], intoFrame: 0, frames)  // beyond max: 360° devices do that
+        frames = SyntheticFault.inserting([trackerAbs(AbsCode.mtOrientation, 300)], intoFrame: 0, frames)  // beyond max: 360° devices do that
         let (out, counters) = trackerFrames(full, frames.flatMap { $0 })
         let t = try! #require(out.first?.touches.first)
         #expect(t.device == DevicePoint(x: 0, y: 499))
         #expect(t.pressure == 1)
-        #expect(approx(t.orientation, 300.0 / 90 * Double.pi / 2))
+        #expect(trackerApprox(t.orientation, 300.0 / 90 * Double.pi / 2))
         #expect(counters.outOfRangeValues == 3)
     }
 
     @Test func negativeTrackingIDsOtherThanMinusOneAreLifts() {
         var tracker = TouchTracker(description: screen.description)
-        let out = trackerFrames(&tracker, [abs(AbsCode.mtTrackingID, 3), synReport(), abs(AbsCode.mtTrackingID, Int32.min), synReport()])
-        #expect(out.map(phases) == [["0:began"], ["0:ended"]])
+        let out = trackerFrames(&tracker, [trackerAbs(AbsCode.mtTrackingID, 3), trackerSynReport(), trackerAbs(AbsCode.mtTrackingID, Int32.min), trackerSynReport()])
+        #expect(out.map(trackerPhases) == [["0:began"], ["0:ended"]])
     }
 
     @Test func missingSynReportBetweenBeginAndLift() {
         let frames = SyntheticStream(device: screen).frames([.hold(atMm: (10, 10), startSeconds: 0, durationSeconds: 0.01)])
         #expect(frames.count == 2)
         let (out, counters) = trackerFrames(screen, SyntheticFault.removingSynReport(afterFrame: 0, frames).flatMap { $0 })
-        #expect(out.map(phases) == [["0:began"], ["0:ended"]])
+        #expect(out.map(trackerPhases) == [["0:began"], ["0:ended"]])
         #expect(counters.missingSynReports == 1 && counters.frames == 2)
     }
 
     @Test func missingSynReportBetweenTwoTrackingIDsInOneSlot() {
         var tracker = TouchTracker(description: screen.description)
         let out = trackerFrames(&tracker, [
-            abs(AbsCode.mtTrackingID, 1), abs(AbsCode.mtPositionX, 100),
-            abs(AbsCode.mtTrackingID, 2), abs(AbsCode.mtPositionX, 200), synReport(),
+            trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtPositionX, 100),
+            trackerAbs(AbsCode.mtTrackingID, 2), trackerAbs(AbsCode.mtPositionX, 200), trackerSynReport(),
         ])
-        #expect(out.map(phases) == [["0:began"], ["0:cancelled", "1:began"]])
+        #expect(out.map(trackerPhases) == [["0:began"], ["0:cancelled", "1:began"]])
         #expect(tracker.counters.missingSynReports == 1 && tracker.counters.reusedTrackingIDs == 1)
     }
 
     @Test func unknownEventsAreCountedAndIgnored() {
         var tracker = TouchTracker(description: screen.description)
         let out = trackerFrames(&tracker, [
-            ev(.zero, 0x1e, 0, 1), ev(.zero, EventType.abs, 0x45, 1), ev(.zero, EventType.syn, 9, 0),
-            ev(.zero, EventType.msc, 5, 77), abs(AbsCode.mtTrackingID, 1), synReport(),
+            trackerEvent(.zero, 0x1e, 0, 1), trackerEvent(.zero, EventType.abs, 0x45, 1), trackerEvent(.zero, EventType.syn, 9, 0),
+            trackerEvent(.zero, EventType.msc, 5, 77), trackerAbs(AbsCode.mtTrackingID, 1), trackerSynReport(),
         ])
-        #expect(out.map(phases) == [["0:began"]])
+        #expect(out.map(trackerPhases) == [["0:began"]])
         #expect(tracker.counters.unknownEvents == 3 && tracker.counters.events == 6)
     }
 
     @Test func cancelAllOnDeviceRemoval() {
         var tracker = TouchTracker(description: screen.description)
         _ = trackerFrames(&tracker, [
-            abs(AbsCode.mtTrackingID, 1), abs(AbsCode.mtSlot, 1), abs(AbsCode.mtTrackingID, 2), synReport(),
+            trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtSlot, 1), trackerAbs(AbsCode.mtTrackingID, 2), trackerSynReport(),
         ])
         let cancelled = tracker.cancelAll(at: Timestamp(seconds: 5))
-        #expect(cancelled.map(phases) == ["0:cancelled", "1:cancelled"])
+        #expect(cancelled.map(trackerPhases) == ["0:cancelled", "1:cancelled"])
         #expect(tracker.cancelAll(at: Timestamp(seconds: 6)) == nil)
         // Stale slots stay quiet; a new contact begins normally.
-        let out = trackerFrames(&tracker, [abs(AbsCode.mtPositionX, 9), synReport(), abs(AbsCode.mtTrackingID, 3), synReport()])
-        #expect(out.map(phases) == [[], ["0:began"]])
+        let out = trackerFrames(&tracker, [trackerAbs(AbsCode.mtPositionX, 9), trackerSynReport(), trackerAbs(AbsCode.mtTrackingID, 3), trackerSynReport()])
+        #expect(out.map(trackerPhases) == [[], ["0:began"]])
         #expect(tracker.counters.cancelledTouches == 2)
     }
 

@@ -13,11 +13,11 @@ import HandyCore
         ])
         let (frames, counters) = trackerFrames(screen, events)
         #expect(frames.count == 51)
-        #expect(phases(frames[0]) == ["0:began", "1:began"])
+        #expect(trackerPhases(frames[0]) == ["0:began", "1:began"])
         #expect(frames[0].touches.map(\.device.x) == [200, 800])
-        #expect(phases(frames[20]) == ["0:moved", "1:moved", "2:began"])
-        #expect(phases(frames[30]) == ["0:moved", "1:moved", "2:ended"])
-        #expect(phases(frames[50]) == ["0:ended", "1:ended"])
+        #expect(trackerPhases(frames[20]) == ["0:moved", "1:moved", "2:began"])
+        #expect(trackerPhases(frames[30]) == ["0:moved", "1:moved", "2:ended"])
+        #expect(trackerPhases(frames[50]) == ["0:ended", "1:ended"])
         for (previous, frame) in zip(frames, frames.dropFirst()) {
             let a0 = previous.touches.first { $0.id == 0 }!, a1 = frame.touches.first { $0.id == 0 }!
             let b0 = previous.touches.first { $0.id == 1 }!, b1 = frame.touches.first { $0.id == 1 }!
@@ -30,35 +30,35 @@ import HandyCore
     @Test func aContactTooFarAwayBeginsANewTouch() {
         var tracker = TouchTracker(description: screen.description)
         let out = trackerFrames(&tracker, [
-            abs(AbsCode.mtPositionX, 200), abs(AbsCode.mtPositionY, 500), ev(.zero, EventType.syn, SynCode.mtReport, 0), synReport(),
-            abs(AbsCode.mtPositionX, 1500), abs(AbsCode.mtPositionY, 500), ev(.zero, EventType.syn, SynCode.mtReport, 0), synReport(),
+            trackerAbs(AbsCode.mtPositionX, 200), trackerAbs(AbsCode.mtPositionY, 500), trackerEvent(.zero, EventType.syn, SynCode.mtReport, 0), trackerSynReport(),
+            trackerAbs(AbsCode.mtPositionX, 1500), trackerAbs(AbsCode.mtPositionY, 500), trackerEvent(.zero, EventType.syn, SynCode.mtReport, 0), trackerSynReport(),
             // 30 mm: within the default 40 mm jump.
-            abs(AbsCode.mtPositionX, 1800), abs(AbsCode.mtPositionY, 500), ev(.zero, EventType.syn, SynCode.mtReport, 0), synReport(),
+            trackerAbs(AbsCode.mtPositionX, 1800), trackerAbs(AbsCode.mtPositionY, 500), trackerEvent(.zero, EventType.syn, SynCode.mtReport, 0), trackerSynReport(),
         ])
-        #expect(out.map(phases) == [["0:began"], ["0:ended", "1:began"], ["1:moved"]])
+        #expect(out.map(trackerPhases) == [["0:began"], ["0:ended", "1:began"], ["1:moved"]])
     }
 
     @Test func contactsWithoutPositionAndAnOmittedLastMTReport() {
         var tracker = TouchTracker(description: screen.description)
-        let mt = ev(.zero, EventType.syn, SynCode.mtReport, 0)
+        let mt = trackerEvent(.zero, EventType.syn, SynCode.mtReport, 0)
         let out = trackerFrames(&tracker, [
-            abs(AbsCode.mtPositionX, 200), mt,                       // no y: ignored
+            trackerAbs(AbsCode.mtPositionX, 200), mt,                       // no y: ignored
             mt,                                                      // empty
-            abs(AbsCode.mtPositionX, 900), abs(AbsCode.mtPositionY, 100), synReport(),  // last SYN_MT_REPORT omitted
-            mt, synReport(),                                         // all lifted
+            trackerAbs(AbsCode.mtPositionX, 900), trackerAbs(AbsCode.mtPositionY, 100), trackerSynReport(),  // last SYN_MT_REPORT omitted
+            mt, trackerSynReport(),                                         // all lifted
         ])
-        #expect(out.map(phases) == [["0:began"], ["0:ended"]])
+        #expect(out.map(trackerPhases) == [["0:began"], ["0:ended"]])
         #expect(out[0].touches[0].device == DevicePoint(x: 900, y: 100))
     }
 
     @Test func moreContactsThanCapacityAreCounted() {
         var tracker = TouchTracker(description: screen.description, synDroppedHandling: .resyncEventsFollow, maxContacts: 2)
-        let mt = ev(.zero, EventType.syn, SynCode.mtReport, 0)
+        let mt = trackerEvent(.zero, EventType.syn, SynCode.mtReport, 0)
         var events: [InputEvent] = []
-        for i in 0..<3 { events += [abs(AbsCode.mtPositionX, Int32(100 + 500 * i)), abs(AbsCode.mtPositionY, 100), mt] }
-        events.append(synReport())
+        for i in 0..<3 { events += [trackerAbs(AbsCode.mtPositionX, Int32(100 + 500 * i)), trackerAbs(AbsCode.mtPositionY, 100), mt] }
+        events.append(trackerSynReport())
         let out = trackerFrames(&tracker, events)
-        #expect(out.map(phases) == [["0:began", "1:began"]])
+        #expect(out.map(trackerPhases) == [["0:began", "1:began"]])
         #expect(tracker.counters.droppedContacts == 1)
     }
 }
