@@ -67,6 +67,7 @@ public struct SyntheticStream: Sendable {
     }
 
     public func frameRecords(_ fingers: [FingerPath]) -> [FrameRecord] {
+        let geometry = device.geometry
         let slotCount = device.mtProtocol == .contacts ? fingers.count : Swift.max(device.slotCount, device.mtProtocol == .singleTouch ? 1 : 0)
         var states = [FingerState](repeating: .pending, count: fingers.count)
         var fingerInSlot = [Int](repeating: -1, count: slotCount)
@@ -128,7 +129,7 @@ public struct SyntheticStream: Sendable {
                             slotValues[slot].values[AbsCode.mtTrackingID] = nextTrackingID
                             nextTrackingID = nextTrackingID >= 65535 ? 0 : nextTrackingID + 1
                         }
-                        for (code, value) in mtValues(fingers[i].sample(t)) where slotValues[slot].values[code] != value {
+                        for (code, value) in mtValues(fingers[i].sample(t), geometry) where slotValues[slot].values[code] != value {
                             slotEvents.append((code, value))
                             slotValues[slot].values[code] = value
                         }
@@ -145,7 +146,7 @@ public struct SyntheticStream: Sendable {
                 var order = downOrder.sorted()
                 if reversesContactOrderOnOddFrames && k % 2 == 1 { order.reverse() }
                 for i in order {
-                    for (code, value) in mtValues(fingers[i].sample(t)) { emit(EventType.abs, code, value) }
+                    for (code, value) in mtValues(fingers[i].sample(t), geometry) { emit(EventType.abs, code, value) }
                     emit(EventType.syn, SynCode.mtReport, 0)
                 }
                 if order.isEmpty && !lifted.isEmpty { emit(EventType.syn, SynCode.mtReport, 0) }
@@ -161,7 +162,7 @@ public struct SyntheticStream: Sendable {
                 }
                 if let oldest = downOrder.first {
                     let s = fingers[oldest].sample(t)
-                    let p = device.devicePoint(xMm: s.xMm, yMm: s.yMm)
+                    let p = device.devicePoint(xMm: s.xMm, yMm: s.yMm, geometry: geometry)
                     if lastPointer?.x != p.x { emit(EventType.abs, AbsCode.x, p.x) }
                     if lastPointer?.y != p.y { emit(EventType.abs, AbsCode.y, p.y) }
                     lastPointer = (p.x, p.y)
@@ -186,8 +187,8 @@ public struct SyntheticStream: Sendable {
     }
 
     /// ABS_MT_* values (other than the tracking id) for one sample, in the order drivers send them.
-    private func mtValues(_ s: FingerSample) -> [(UInt16, Int32)] {
-        let p = device.devicePoint(xMm: s.xMm, yMm: s.yMm)
+    private func mtValues(_ s: FingerSample, _ geometry: DeviceGeometry) -> [(UInt16, Int32)] {
+        let p = device.devicePoint(xMm: s.xMm, yMm: s.yMm, geometry: geometry)
         var out: [(UInt16, Int32)] = []
         if device.hasToolType {
             out.append((AbsCode.mtToolType, s.tool == .palm ? MTTool.palm : s.tool == .pen ? MTTool.pen : MTTool.finger))
@@ -195,11 +196,11 @@ public struct SyntheticStream: Sendable {
         out.append((AbsCode.mtPositionX, p.x))
         out.append((AbsCode.mtPositionY, p.y))
         if device.touchMajorMax != nil, let major = s.majorMm {
-            out.append((AbsCode.mtTouchMajor, device.unitsAlongX(mm: major)))
-            if device.hasTouchMinor { out.append((AbsCode.mtTouchMinor, device.unitsAlongX(mm: s.minorMm ?? major))) }
+            out.append((AbsCode.mtTouchMajor, device.unitsAlongX(mm: major, geometry: geometry)))
+            if device.hasTouchMinor { out.append((AbsCode.mtTouchMinor, device.unitsAlongX(mm: s.minorMm ?? major, geometry: geometry))) }
         }
         if device.widthMajorMax != nil, let major = s.majorMm {
-            out.append((AbsCode.mtWidthMajor, device.unitsAlongX(mm: major)))
+            out.append((AbsCode.mtWidthMajor, device.unitsAlongX(mm: major, geometry: geometry)))
         }
         if device.orientationRange != nil, let o = s.orientation {
             out.append((AbsCode.mtOrientation, device.orientationValue(radians: o)))
