@@ -637,6 +637,10 @@ public struct TouchTracker: Sendable {
             let wasResync = resyncing
             resyncing = false
             for s in slots.indices {
+                if slots[s].touchID < 0 && slots[s].trackingID < 0 {
+                    slots[s].startedThisFrame = false  // idle slot: nothing to copy
+                    continue
+                }
                 var slot = slots[s]
                 slot.startedThisFrame = false
                 if wasResync && slot.touchID >= 0 && slot.trackingID != slot.trackingIDAtDrop {
@@ -714,8 +718,7 @@ public struct TouchTracker: Sendable {
             switch idStates[id] {
             case .free: continue
             case .active:
-                touchesByID[id].time = time
-                frameBuffer.append(touchesByID[id])
+                frameBuffer.append(touchesByID[id])  // already updated to `time` by emitFrame
             case .finishing:
                 frameBuffer.append(touchesByID[id])
                 idStates[id] = .free
