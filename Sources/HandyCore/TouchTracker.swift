@@ -656,10 +656,12 @@ public struct TouchTracker: Sendable {
                 slots[s] = slot
             }
         case .contacts:
+            resyncing = false
             if pendingContactHasValues { closeContact() }  // the last SYN_MT_REPORT may be omitted
             matchContacts(at: time)
             contactCount = 0
         case .singleTouch:
+            resyncing = false
             if singleDown {
                 if singleTouchID >= 0 {
                     update(id: Int(singleTouchID), from: singleRaw, at: time)
@@ -667,7 +669,9 @@ public struct TouchTracker: Sendable {
                     singleTouchID = Int32(begin(from: singleRaw, at: time))
                 }
             } else if singleTouchID >= 0 {
-                finish(touchID: Int(singleTouchID), from: singleRaw, phase: .ended, at: time)
+                // A lift learnt from a resync is not a real lift: cancel.
+                finish(touchID: Int(singleTouchID), from: resyncedFrame ? nil : singleRaw,
+                       phase: resyncedFrame ? .cancelled : .ended, at: time)
                 singleTouchID = -1
             }
         }
@@ -703,8 +707,11 @@ public struct TouchTracker: Sendable {
             matchedContact[bestContact] = true
             update(id: bestTouch, from: contacts[bestContact], at: time)
         }
+        // Protocol A carries the whole state in every frame, so after SYN_DROPPED the contacts
+        // that are still there continue; the ones gone were lost in the drop: cancelled.
+        let gonePhase: TouchPhase = resyncedFrame ? .cancelled : .ended
         for id in idStates.indices where idStates[id] == .active && !matchedTouch[id] {
-            finish(touchID: id, from: nil, phase: .ended, at: time)
+            finish(touchID: id, from: nil, phase: gonePhase, at: time)
         }
         for c in 0..<n where !matchedContact[c] {
             _ = begin(from: contacts[c], at: time)
