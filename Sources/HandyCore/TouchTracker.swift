@@ -33,6 +33,10 @@ public struct TrackerCounters: Hashable, Sendable {
 /// Ids: each touch gets the lowest id no other touch in the same frame has; an id freed by a lift
 /// is reused from the next frame on.
 ///
+/// Phases: `moved` means the position (device units) changed; a touch whose only change is its
+/// pressure, ellipse or tool is `stationary` with the new values. ABS_MT_DISTANCE (hover) is not
+/// read: a hovering contact with a tracking id counts as a touch.
+///
 /// SYN_DROPPED: by default (``SynDroppedHandling/resyncEventsFollow``) the events after SYN_DROPPED up
 /// to the next SYN_REPORT are the resync libevdev produces: the device's current state. At that
 /// SYN_REPORT, a touch whose slot's tracking id changed, or is −1, is **cancelled** — not ended,
@@ -139,6 +143,7 @@ public struct TouchTracker: Sendable {
     private var pendingContact = RawContact()
     private var pendingContactHasValues = false
     /// Protocol A matching scratch: distance per (touch, contact) and matched flags.
+    private var contactMm: ContiguousArray<PhysicalPoint>
     private var matchedContact: ContiguousArray<Bool>
     private var matchedTouch: ContiguousArray<Bool>
     /// Single-touch state.
@@ -255,6 +260,7 @@ public struct TouchTracker: Sendable {
         idStates = ContiguousArray(repeating: .free, count: idCapacity)
         contacts = ContiguousArray(repeating: RawContact(), count: layout == .contacts ? self.maxContacts : 0)
         matchedContact = ContiguousArray(repeating: false, count: layout == .contacts ? self.maxContacts : 0)
+        contactMm = ContiguousArray(repeating: .zero, count: layout == .contacts ? self.maxContacts : 0)
         matchedTouch = ContiguousArray(repeating: false, count: layout == .contacts ? idCapacity : 0)
         frameBuffer = []
         frameBuffer.reserveCapacity(idCapacity)
@@ -682,7 +688,11 @@ public struct TouchTracker: Sendable {
     /// within ``maxContactJumpMm``); unmatched touches end, unmatched contacts begin.
     private mutating func matchContacts(at time: Timestamp) {
         let n = contactCount
-        for c in 0..<n { matchedContact[c] = false }
+        for c in 0..<n {
+            matchedContact[c] = false
+            let cn = normalized(DevicePoint(x: contacts[c].x, y: contacts[c].y))
+            contactMm[c] = PhysicalPoint(x: cn.x * displayWidthMm, y: cn.y * displayHeightMm)
+        }
         for i in matchedTouch.indices { matchedTouch[i] = false }
         if matchedTouch.count < idStates.count {
             matchedTouch.append(contentsOf: repeatElement(false, count: idStates.count - matchedTouch.count))
@@ -696,8 +706,7 @@ public struct TouchTracker: Sendable {
             for id in idStates.indices where idStates[id] == .active && !matchedTouch[id] {
                 let mm = touchesByID[id].mm
                 for c in 0..<n where !matchedContact[c] {
-                    let cn = normalized(DevicePoint(x: contacts[c].x, y: contacts[c].y))
-                    let dx = cn.x * displayWidthMm - mm.x, dy = cn.y * displayHeightMm - mm.y
+                    let dx = contactMm[c].x - mm.x, dy = contactMm[c].y - mm.y
                     let d = dx * dx + dy * dy
                     if d < best { best = d; bestTouch = id; bestContact = c }
                 }
