@@ -649,10 +649,13 @@ public struct TouchTracker: Sendable {
                 }
                 var slot = slots[s]
                 slot.startedThisFrame = false
-                if wasResync && slot.touchID >= 0 && slot.trackingID != slot.trackingIDAtDrop {
-                    // Lost or replaced during the drop: cancelled, never ended (see the type's doc).
-                    finish(touchID: Int(slot.touchID), from: nil, phase: .cancelled, at: time)
-                    slot.touchID = -1
+                if wasResync && slot.trackingID != slot.trackingIDAtDrop {
+                    if slot.touchID >= 0 {
+                        // Lost or replaced during the drop: cancelled, never ended (see the type's doc).
+                        finish(touchID: Int(slot.touchID), from: nil, phase: .cancelled, at: time)
+                        slot.touchID = -1
+                    }
+                    slot.stale = false  // a contact the resync introduced is known again
                 }
                 if slot.touchID >= 0 {
                     update(id: Int(slot.touchID), from: slot.raw, at: time)
