@@ -1,6 +1,8 @@
 /// Counts of input that was wrong but handled (never a crash).
 public struct TrackerCounters: Hashable, Sendable {
+    /// Frames emitted.
     public var frames: UInt64 = 0
+    /// Events handled.
     public var events: UInt64 = 0
     /// ABS_MT_SLOT beyond the device's declared slots (the events for that slot are ignored).
     public var outOfRangeSlots: UInt64 = 0
@@ -21,6 +23,7 @@ public struct TrackerCounters: Hashable, Sendable {
     public var discardedEvents: UInt64 = 0
     /// Protocol-A contacts beyond ``TouchTracker/maxContacts`` in one frame (ignored).
     public var droppedContacts: UInt64 = 0
+    /// All zero.
     public init() {}
 }
 
@@ -75,15 +78,20 @@ public struct TouchTracker: Sendable {
         case singleTouch
     }
 
+    /// The device the events come from.
     public let description: DeviceDescription
+    /// Unit conversion (device units → mm, normalised; calibration).
     public let geometry: DeviceGeometry
+    /// Protocol B, A or single touch, from the description.
     public let layout: Layout
+    /// How SYN_DROPPED is read.
     public let synDroppedHandling: SynDroppedHandling
     /// Protocol A: a contact farther than this from every unmatched touch of the previous frame
     /// begins a new touch (and the old touch ends).
     public var maxContactJumpMm: Double
     /// Protocol A: the most contacts read from one frame.
     public let maxContacts: Int
+    /// Malformed input seen so far (and frames/events).
     public private(set) var counters = TrackerCounters()
 
     // MARK: storage
@@ -183,6 +191,7 @@ public struct TouchTracker: Sendable {
 
     // MARK: init
 
+    /// A tracker reading SYN_DROPPED as libevdev's resync (``SynDroppedHandling/resyncEventsFollow``).
     public init(description: DeviceDescription, geometry: DeviceGeometry? = nil) {
         self.init(description: description, geometry: geometry, synDroppedHandling: .resyncEventsFollow)
     }

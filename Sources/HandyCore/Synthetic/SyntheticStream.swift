@@ -14,7 +14,9 @@
 /// the first frame at or after its ``FingerPath/downSeconds`` and lifted in the first later frame at
 /// or after its ``FingerPath/upSeconds`` (so every finger is down for at least one frame).
 public struct SyntheticStream: Sendable {
+    /// The device whose events are produced.
     public var device: SyntheticTouchscreen
+    /// Frames per second (the device's report rate).
     public var frameRateHz: Double
     /// Time of frame 0.
     public var start: Timestamp
@@ -27,6 +29,7 @@ public struct SyntheticStream: Sendable {
     /// The first tracking id handed out (protocol B).
     public var firstTrackingID: Int32
 
+    /// A stream for `device` at `frameRateHz`, frame 0 at `start`.
     public init(device: SyntheticTouchscreen, frameRateHz: Double = 100, start: Timestamp = Timestamp(seconds: 100),
                 emitsUnchangedFrames: Bool = false, reversesContactOrderOnOddFrames: Bool = false, firstTrackingID: Int32 = 0) {
         self.device = device
@@ -54,8 +57,11 @@ public struct SyntheticStream: Sendable {
     /// One emitted frame: its index `k` (time = ``time(ofFrame:)``), its events, and which finger
     /// (index into the paths) is in which slot after it (protocol B; -1 = free).
     public struct FrameRecord: Sendable {
+        /// Frame number `k` (its time is ``SyntheticStream/time(ofFrame:)``).
         public var index: Int
+        /// Its events, ending with SYN_REPORT.
         public var events: [InputEvent]
+        /// For each slot, the index of the finger path in it after this frame, −1 when free.
         public var fingerInSlot: [Int]
     }
 
@@ -66,6 +72,7 @@ public struct SyntheticStream: Sendable {
         var values: [UInt16: Int32] = [:]
     }
 
+    /// The frames with their index and slot assignment (see ``FrameRecord``).
     public func frameRecords(_ fingers: [FingerPath]) -> [FrameRecord] {
         let geometry = device.geometry
         let slotCount = device.mtProtocol == .contacts ? fingers.count : Swift.max(device.slotCount, device.mtProtocol == .singleTouch ? 1 : 0)

@@ -15,10 +15,13 @@ public struct SyntheticTouchscreen: Hashable, Sendable {
         case singleTouch
     }
 
+    /// Device name (N: line).
     public var name: String
+    /// How contacts are reported.
     public var mtProtocol: MultitouchProtocol
     /// Largest X and Y in device units (the minimum is 0).
     public var maxX: Int32
+    /// Largest Y in device units.
     public var maxY: Int32
     /// Units per mm on both position axes; 0 = the device reports none.
     public var resolution: Int32
