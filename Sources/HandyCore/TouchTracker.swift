@@ -571,7 +571,8 @@ public struct TouchTracker: Sendable {
     private mutating func update(id: Int, from raw: RawContact, at time: Timestamp) {
         var t = touchesByID[id]
         let p = DevicePoint(x: raw.x, y: raw.y)
-        let dt = time.seconds(since: t.time)
+        // Doubles, not Int64 subtraction: timestamps from a file may be anything (no trap).
+        let dt = (Double(time.microseconds) - Double(t.time.microseconds)) / 1_000_000
         if p != t.device {
             let n = normalized(p)
             let mm = PhysicalPoint(x: n.x * displayWidthMm, y: n.y * displayHeightMm)

@@ -187,7 +187,9 @@ import HandyCore
                 let type = UInt16([0, 0, 1, 3, 3, 3, 3, 4, 0x1f][Int(state >> 60) % 9])
                 let code = UInt16(truncatingIfNeeded: (state >> 20) % (type == 3 ? 0x42 : 5))
                 let value = values[Int((state >> 40) % UInt64(values.count))]
-                _ = tracker.handle(InputEvent(time: Timestamp(microseconds: Int64(state >> 44)), type: type, code: code, value: value))
+                // Mostly ordered times, sometimes the extremes of Int64.
+                let micros: Int64 = state % 97 == 0 ? Int64.max : state % 89 == 0 ? Int64.min : Int64(state >> 44)
+                _ = tracker.handle(InputEvent(time: Timestamp(microseconds: micros), type: type, code: code, value: value))
             }
             #expect(tracker.counters.events == 20_000)
             _ = tracker.cancelAll(at: .zero)
