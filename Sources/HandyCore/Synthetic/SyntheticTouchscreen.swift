@@ -78,7 +78,8 @@ public struct SyntheticTouchscreen: Hashable, Sendable {
 
     /// Number of slots (protocol B), 0 otherwise.
     public var slotCount: Int {
-        if case .slots(let n) = mtProtocol { return n }
+        // Clamped so a silly count cannot trap or allocate gigabytes in a test.
+        if case .slots(let n) = mtProtocol { return Swift.min(Swift.max(n, 1), 1024) }
         return 0
     }
 
@@ -96,8 +97,8 @@ public struct SyntheticTouchscreen: Hashable, Sendable {
         if mtProtocol != .singleTouch {
             axes[AbsCode.mtPositionX] = x
             axes[AbsCode.mtPositionY] = y
-            if case .slots(let n) = mtProtocol {
-                axes[AbsCode.mtSlot] = AbsInfo(minimum: 0, maximum: Int32(Swift.max(1, n) - 1))
+            if case .slots = mtProtocol {
+                axes[AbsCode.mtSlot] = AbsInfo(minimum: 0, maximum: Int32(slotCount - 1))
                 axes[AbsCode.mtTrackingID] = AbsInfo(minimum: 0, maximum: 65535)
             }
             if let m = touchMajorMax {
