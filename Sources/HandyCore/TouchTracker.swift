@@ -431,7 +431,7 @@ public struct TouchTracker: Sendable {
                 return closed
             }
             if slots[s].touchID >= 0 {
-                finish(touchID: Int(slots[s].touchID), from: slots[s].raw, phase: .ended, at: time)
+                finish(touchID: Int(slots[s].touchID), phase: .ended, at: time)
                 slots[s].touchID = -1
             }
             slots[s].trackingID = -1
@@ -449,7 +449,7 @@ public struct TouchTracker: Sendable {
             // New contact without a lift: the old one's end is unknown, so cancel it.
             counters.reusedTrackingIDs &+= 1
             if slots[s].touchID >= 0 {
-                finish(touchID: Int(slots[s].touchID), from: nil, phase: .cancelled, at: time)
+                finish(touchID: Int(slots[s].touchID), phase: .cancelled, at: time)
                 slots[s].touchID = -1
             }
         }
@@ -498,29 +498,35 @@ public struct TouchTracker: Sendable {
     private mutating func finishDiscardResync(at time: Timestamp) -> TouchFrame? {
         for i in slots.indices {
             if slots[i].touchID >= 0 {
-                finish(touchID: Int(slots[i].touchID), from: nil, phase: .cancelled, at: time)
+                finish(touchID: Int(slots[i].touchID), phase: .cancelled, at: time)
                 slots[i].touchID = -1
             }
             if slots[i].trackingID >= 0 { slots[i].stale = true }
             slots[i].startedThisFrame = false
         }
         if singleTouchID >= 0 {
-            finish(touchID: Int(singleTouchID), from: nil, phase: .cancelled, at: time)
+            finish(touchID: Int(singleTouchID), phase: .cancelled, at: time)
             singleTouchID = -1
         }
         for id in idStates.indices where idStates[id] == .active {
-            finish(touchID: id, from: nil, phase: .cancelled, at: time)
+            finish(touchID: id, phase: .cancelled, at: time)
         }
         return buildFrame(at: time)
     }
 
     // MARK: frames
 
-    /// Marks a touch ended or cancelled in the frame being built. `raw` (its last values) is
-    /// applied first for a lift; a cancelled touch keeps its last emitted values.
-    private mutating func finish(touchID id: Int, from raw: RawContact?, phase: TouchPhase, at time: Timestamp) {
+    /// Marks a touch ended or cancelled in the frame being built. It keeps the values of the last
+    /// frame it was in: drivers often zero pressure or the ellipse in the lift frame itself, and
+    /// Android's InputReader reports the lift with the previous values too. For a lift, the
+    /// velocity decays by the time since that frame, so a finger that stopped before lifting has
+    /// no fling.
+    private mutating func finish(touchID id: Int, phase: TouchPhase, at time: Timestamp) {
         guard id >= 0 && id < idStates.count && idStates[id] == .active else { return }
-        if let raw { update(id: id, from: raw, at: time) }
+        if phase == .ended {
+            let dt = (Double(time.microseconds) - Double(touchesByID[id].time.microseconds)) / 1_000_000
+            if dt > 0 { touchesByID[id].velocity = touchesByID[id].velocity * (Self.velocityTimeConstantSeconds / (Self.velocityTimeConstantSeconds + dt)) }
+        }
         touchesByID[id].phase = phase
         touchesByID[id].time = time
         idStates[id] = .finishing
@@ -662,7 +668,7 @@ public struct TouchTracker: Sendable {
                 if wasResync && slot.trackingID != slot.trackingIDAtDrop {
                     if slot.touchID >= 0 {
                         // Lost or replaced during the drop: cancelled, never ended (see the type's doc).
-                        finish(touchID: Int(slot.touchID), from: nil, phase: .cancelled, at: time)
+                        finish(touchID: Int(slot.touchID), phase: .cancelled, at: time)
                         slot.touchID = -1
                     }
                     slot.stale = false  // a contact the resync introduced is known again
@@ -689,8 +695,7 @@ public struct TouchTracker: Sendable {
                 }
             } else if singleTouchID >= 0 {
                 // A lift learnt from a resync is not a real lift: cancel.
-                finish(touchID: Int(singleTouchID), from: resyncedFrame ? nil : singleRaw,
-                       phase: resyncedFrame ? .cancelled : .ended, at: time)
+                finish(touchID: Int(singleTouchID), phase: resyncedFrame ? .cancelled : .ended, at: time)
                 singleTouchID = -1
             }
         }
@@ -733,7 +738,7 @@ public struct TouchTracker: Sendable {
         // that are still there continue; the ones gone were lost in the drop: cancelled.
         let gonePhase: TouchPhase = resyncedFrame ? .cancelled : .ended
         for id in idStates.indices where idStates[id] == .active && !matchedTouch[id] {
-            finish(touchID: id, from: nil, phase: gonePhase, at: time)
+            finish(touchID: id, phase: gonePhase, at: time)
         }
         for c in 0..<n where !matchedContact[c] {
             _ = begin(from: contacts[c], at: time)
@@ -765,7 +770,7 @@ public struct TouchTracker: Sendable {
         guard idStates.contains(where: { $0 != .free }) else { return nil }
         for i in slots.indices {
             if slots[i].touchID >= 0 {
-                finish(touchID: Int(slots[i].touchID), from: nil, phase: .cancelled, at: time)
+                finish(touchID: Int(slots[i].touchID), phase: .cancelled, at: time)
                 slots[i].touchID = -1
             }
             if slots[i].trackingID >= 0 { slots[i].stale = true }
@@ -773,7 +778,7 @@ public struct TouchTracker: Sendable {
         }
         singleTouchID = -1
         for id in idStates.indices where idStates[id] == .active {
-            finish(touchID: id, from: nil, phase: .cancelled, at: time)
+            finish(touchID: id, phase: .cancelled, at: time)
         }
         return buildFrame(at: time)
     }
