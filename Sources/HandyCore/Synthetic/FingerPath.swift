@@ -134,3 +134,28 @@ import Darwin
 #endif
 @inline(__always) func cosine(_ a: Double) -> Double { cos(a) }
 @inline(__always) func sine(_ a: Double) -> Double { sin(a) }
+
+extension FingerPath {
+    /// The same path, `seconds` later.
+    public func delayed(bySeconds seconds: Double) -> FingerPath {
+        let sample = self.sample
+        return FingerPath(downSeconds: downSeconds + seconds, upSeconds: upSeconds + seconds, lifts: lifts) { t in sample(t - seconds) }
+    }
+
+    /// The same path moved by (`dx`, `dy`) mm.
+    public func translated(byMm dx: Double, _ dy: Double) -> FingerPath {
+        let sample = self.sample
+        return FingerPath(downSeconds: downSeconds, upSeconds: upSeconds, lifts: lifts) { t in
+            var s = sample(t)
+            s.xMm += dx
+            s.yMm += dy
+            return s
+        }
+    }
+
+    /// The same path with every sample changed by `change` (e.g. a palm from some time on).
+    public func mapSamples(_ change: @escaping @Sendable (Double, FingerSample) -> FingerSample) -> FingerPath {
+        let sample = self.sample
+        return FingerPath(downSeconds: downSeconds, upSeconds: upSeconds, lifts: lifts) { t in change(t, sample(t)) }
+    }
+}
