@@ -5,7 +5,7 @@ import HandyCore
 ///
 /// The same model the input layer produces from a live device, so a replay runs exactly the code
 /// the daemon runs.
-public struct Recording: Sendable {
+public struct Recording: Sendable, Equatable {
     /// The file format the events were read from.
     public enum Format: String, Sendable, Hashable {
         /// evemu-record / evemu-describe text (one file, or a `.desc` + `.events` pair).
