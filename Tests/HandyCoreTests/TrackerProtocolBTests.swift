@@ -32,7 +32,7 @@ import HandyCore
         #expect(bEnd.device.x == 567)
         #expect(frames[4].activeTouches.map(\.id) == [0])
         #expect(bEnd.beganAt == stream.time(ofFrame: 1) && bEnd.time == stream.time(ofFrame: 4))
-        #expect(trackerApprox(bEnd.startMm.x, 500.0 / 1999 * 200))
+        #expect(trackerApprox(bEnd.startMm.x, 50))  // 500 units at 10 units/mm
     }
 
     @Test func idFreedInAFrameIsNotReusedInThatFrame() {
@@ -67,20 +67,21 @@ import HandyCore
         #expect(t.id == 0 && t.phase == .began && t.device == DevicePoint(x: 1000, y: 250))
         #expect(tracker.geometry.hasKernelResolution)
         #expect(t.normalized == NormalizedPoint(x: 1000.0 / 1999, y: 250.0 / 999))
-        #expect(trackerApprox(t.mm.x, 1000.0 / 1999 * 200) && trackerApprox(t.mm.y, 250.0 / 999 * 100))
+        #expect(trackerApprox(t.mm.x, 100) && trackerApprox(t.mm.y, 25))  // (value - min) / resolution
         #expect(t.startMm == t.mm && t.velocity == .zero && t.beganAt == t0)
         #expect(t.majorMm == nil && t.orientation == nil && t.pressure == nil && t.tool == .finger)
     }
 
     @Test func millimetresFallBackWhenResolutionIsZero() {
-        // 1000 × 500 units, no resolution: 250 mm wide, square units → 4 units/mm, 125 mm high.
+        // 1000 × 500 units, no resolution: min…max is 250 mm wide, square units → 999/250 units/mm.
         let noRes = SyntheticTouchscreen(mtProtocol: .slots(2), maxX: 999, maxY: 499, resolution: 0, touchMajorMax: 255)
         let events = SyntheticStream(device: noRes).events([.hold(atMm: (40, 20), startSeconds: 0, durationSeconds: 0.01, majorMm: 10)])
         let (frames, _) = trackerFrames(noRes, events)
         let t = try! #require(frames.first?.touches.first)
         #expect(t.device == DevicePoint(x: 160, y: 80))
-        #expect(trackerApprox(t.mm.x, 160.0 / 999 * 250) && trackerApprox(t.mm.y, 80.0 / 499 * 125))
-        #expect(trackerApprox(t.majorMm, 10) && trackerApprox(t.minorMm, 10))
+        #expect(trackerApprox(t.mm.x, 160.0 / 999 * 250) && trackerApprox(t.mm.y, 80.0 / 999 * 250))
+        // 10 mm is 39.96 units, sent as 40.
+        #expect(trackerApprox(t.majorMm, 40.0 / 999 * 250) && trackerApprox(t.minorMm, 40.0 / 999 * 250))
         #expect(!DeviceGeometry(description: noRes.description).hasKernelResolution)
     }
 
@@ -167,8 +168,8 @@ import HandyCore
         ])
         let t = try! #require(f.first?.touches.first)
         #expect(trackerApprox(t.normalized.x, 1 - 500.0 / 999) && trackerApprox(t.normalized.y, 500.0 / 1999))
-        // The display is 100 mm wide and 200 mm high after the rotation.
-        #expect(trackerApprox(t.mm.x, (1 - 500.0 / 999) * 100) && trackerApprox(t.mm.y, 500.0 / 1999 * 200))
+        // The display is 99.9 mm wide and 199.9 mm high after the rotation (min…max at 10 units/mm).
+        #expect(trackerApprox(t.mm.x, (1 - 500.0 / 999) * 99.9) && trackerApprox(t.mm.y, 50))
         // Along the sensor's Y → along the display's X; π/4 + π/2 wraps to −π/4 (an ellipse is symmetric).
         #expect(trackerApprox(t.orientation, Double.pi / 2))
         #expect(trackerApprox(f[1].touches.first?.orientation, -Double.pi / 4))
