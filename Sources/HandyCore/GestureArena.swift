@@ -27,6 +27,8 @@ public struct GestureArena: Sendable {
     private var tap = TapRecognizer()
     private var touchGestures = TouchGestureRecognizer()
     private var cachedDeadline: Timestamp?
+    /// Every finger down since the last time none was.
+    private var sequenceFingers = TouchMask()
 
     public init(deviceID: String, geometry: DeviceGeometry, configuration: GestureConfiguration = .init()) {
         self.deviceID = deviceID
@@ -57,6 +59,12 @@ public struct GestureArena: Sendable {
         fireTimers(upTo: frame.time, into: &out)
         if frame.resynced { cancelRecognizers(at: frame.time, reason: "resync", into: &out) }
         let m = motion.motion(for: frame, configuration: context.configuration)
+        // A finger of this sequence turned into a palm: what it took part in is cancelled, and the
+        // multi-finger recognizers wait for every finger to lift.
+        if m.newPalmMask.intersects(sequenceFingers), context.configuration.policy.palmCancels {
+            cancelMultiFinger(at: m.time, reason: "palm", into: &out)
+        }
+        sequenceFingers = m.fingers == 0 ? TouchMask() : sequenceFingers | m.fingerMask
         let input = RecognizerInput.frame(m)
         longPress.handle(input, &context, into: &out)
         updateGate()
@@ -90,6 +98,13 @@ public struct GestureArena: Sendable {
     public var nextDeadline: Timestamp? { cachedDeadline }
 
     private mutating func cancelRecognizers(at time: Timestamp, reason: String, into out: inout [GestureEvent]) {
+        cancelMultiFinger(at: time, reason: reason, into: &out)
+        touchGestures.handle(.cancel(at: time, reason: reason), &context, into: &out)
+        motion.reset()
+        sequenceFingers = TouchMask()
+    }
+
+    private mutating func cancelMultiFinger(at time: Timestamp, reason: String, into out: inout [GestureEvent]) {
         let input = RecognizerInput.cancel(at: time, reason: reason)
         longPress.handle(input, &context, into: &out)
         updateGate()
@@ -98,8 +113,6 @@ public struct GestureArena: Sendable {
         pan.handle(input, &context, into: &out)
         swipe.handle(input, &context, into: &out)
         tap.handle(input, &context, into: &out)
-        touchGestures.handle(input, &context, into: &out)
-        motion.reset()
     }
 
     /// Fires due timers one deadline at a time, so events come out in time order.

@@ -148,6 +148,11 @@ struct MotionTracker: Sendable {
                 if cross != 0 || dot != 0 { m.deltaRotation = atan2(cross, dot) }
             }
         }
+        // Floating-point dust (a mirrored or translated stream) is no motion: only real changes
+        // make `changed` events.
+        if Swift.abs(m.deltaMm.x) < 1e-9 && Swift.abs(m.deltaMm.y) < 1e-9 { m.deltaMm = .zero }
+        if Swift.abs(m.deltaScale - 1) < 1e-12 { m.deltaScale = 1 }
+        if Swift.abs(m.deltaRotation) < 1e-12 { m.deltaRotation = 0 }
         if n >= 2 {
             var r = 0.0
             for t in frame.touches where m.fingerMask.contains(t.id) && !t.phase.isFinished {

@@ -20,7 +20,7 @@ import HandyProtocol
 ///   means a tap never also pans.
 /// - `tapTimeoutMs` 180 ms: libinput's tap timeout (first finger down to last finger up).
 /// - `doubleTapTimeoutMs` 300 ms: Android DOUBLE_TAP_TIMEOUT (lift to the next touch down).
-/// - `doubleTapSlopMm` 15.9 mm: Android DOUBLE_TAP_SLOP 100 dp (how far the next tap may land).
+/// - `doubleTapSlopMm` 15.875 mm: Android DOUBLE_TAP_SLOP 100 dp = 100/160 in (how far the next tap may land).
 /// - `longPressMs` 500 ms: iOS minimumPressDuration 0.5 s and Android's long-press timeout before
 ///   Android 13 (400 ms after); 500 keeps it well apart from taps on slow touchscreens.
 /// - `decideMotionPerFingerMm` 1.5 mm: libinput decides a multi-finger gesture once the fingers
@@ -50,7 +50,7 @@ public struct GestureConfiguration: Hashable, Sendable {
     public var touchSlopMm: Double = 2.5
     public var tapTimeoutMs: Double = 180
     public var doubleTapTimeoutMs: Double = 300
-    public var doubleTapSlopMm: Double = 15.9
+    public var doubleTapSlopMm: Double = 15.875
     public var longPressMs: Double = 500
     public var decideMotionPerFingerMm: Double = 1.5
     public var pinchRatio: Double = 1.1
