@@ -88,6 +88,28 @@ struct HandyctlReplayTests {
         #expect((object["tracker"] as? [String: Any])?["events"] as? Int == 84)
     }
 
+    /// Touches and most-at-once counted in the files: ABS_MT_TRACKING_ID ≥ 0 events, and the most
+    /// slots holding a tracking id at one time (protocol A: most SYN_MT_REPORTs in one frame).
+    @Test("--summary counts touches as the recordings hold them", arguments: [
+        ("whot-evemu-devices/tablets/Wacom DTH2242 Finger.events", 66, 10),
+        ("whot-evemu-devices/tablets/dell_canvas_touch.evemu", 12, 5),
+        ("xorg-integration-tests/tablets/n4.events", 12, 4),
+        ("whot-evemu-devices/touchscreens/EP0430M09.4-finger-drag-down.events", 4, 4),
+        ("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-tap-center.events", 2, 1),
+        ("aosp-frameworks-base/google_pixel_tablet_touchscreen.evemu", 1, 1),
+        ("libinput-record/atmel-2-fingers-touch-release.yml", 2, 2),
+        ("whot-evemu-devices/touchscreens/N-Trig MultiTouch.2-fingers-touch-release.events", nil, 2),
+        ("whot-evemu-devices/touchscreens/N-Trig MultiTouch.1-finger-drag-NW-SE.events", nil, 1),
+    ] as [(String, Int?, Int)])
+    func summaryCounts(_ file: String, _ touches: Int?, _ mostAtOnce: Int) throws {
+        let run = try Self.run(["replay", "--summary", FixturePaths.path(file)])
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any])
+        if let touches { #expect(object["touches"] as? Int == touches) }
+        #expect(object["mostAtOnce"] as? Int == mostAtOnce)
+        #expect((object["frames"] as? Int ?? 0) > 0)
+    }
+
     @Test("the evemu and libinput-record forms of one gesture print the same touches")
     func sameTouchesFromBothFormats() throws {
         let evemu = try touchesMessages(try Self.run(["replay", "--touches",

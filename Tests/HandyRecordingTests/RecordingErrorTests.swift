@@ -269,5 +269,12 @@ struct RecordingErrorTests {
         }
         #expect(yamlFailure("devices:", "machines:")?.message.contains("missing 'devices:'") == true)
         #expect(failure("", path: "empty.yml")?.code == .malformed)
+        // Deep nesting is an error, not a stack overflow.
+        let deepFlow = failure("version: " + String(repeating: "[", count: 100_000) + "\n", path: "deep.yml")
+        #expect(deepFlow?.code == .malformed)
+        #expect(deepFlow?.line == 1)
+        let deepBlock = failure(String(repeating: "- ", count: 100_000) + "x\n", path: "deep.yml")
+        #expect(deepBlock?.code == .malformed)
+        #expect(deepBlock?.message.contains("nested deeper") == true)
     }
 }
