@@ -20,7 +20,7 @@ public struct GestureArena: Sendable {
     private var context: ArenaContext
     private var motion = MotionTracker()
     private var longPress = LongPressRecognizer()
-    private var pinch: PinchRecognizer
+    private var pinch = PinchRecognizer()
     private var rotate = RotateRecognizer()
     private var pan = PanRecognizer()
     private var swipe = SwipeRecognizer()
@@ -34,7 +34,7 @@ public struct GestureArena: Sendable {
         self.deviceID = deviceID
         self.geometry = geometry
         self.context = ArenaContext(device: deviceID, configuration: configuration, geometry: geometry)
-        self.pinch = PinchRecognizer(classifier: SeedHandednessRule(configuration: configuration))
+        self.pinch = PinchRecognizer()
     }
 
     /// Replaces the handedness classifier used by pinch.

@@ -88,3 +88,15 @@ import Darwin
         #expect(!events.isEmpty && events.allSatisfy { $0.hand == .left && $0.handConfidence == 1 && $0.clearSide == .right })
     }
 }
+
+@Suite struct HandednessConfigurationTests {
+    @Test func deadZonesComeFromTheConfiguration() {
+        // A right-hand pinch whose fingers are 23 mm apart vertically at began: unknown once the
+        // vertical dead zone is raised to 40 mm (an override applied after the arena was made).
+        #expect(run(spread(30, 60)).first { $0.gesture == .pinch }?.hand == .right)
+        var arena = GestureArena(deviceID: "t", geometry: TestScreen.geometry)
+        _ = arena.configuration.apply(overrides: ["hand-vertical-dead-zone-mm": "40"])
+        let events = runArena(makeFrames(spread(30, 60)), arena: &arena).filter { $0.gesture == .pinch }
+        #expect(!events.isEmpty && events.allSatisfy { $0.hand == .unknown && $0.handConfidence == 0 && $0.clearSide == .unknown })
+    }
+}

@@ -47,10 +47,12 @@ public struct PinchRecognizer: Sendable {
     private var lastCentroidMm = PhysicalPoint.zero
     private var lastCentroidNormalized = NormalizedPoint(x: 0, y: 0)
     private var lastSpanMm = 0.0
-    /// The handedness classifier; replaceable (a later issue brings a better one).
-    public var classifier: any HandednessClassifier
+    /// The handedness classifier; nil = ``SeedHandednessRule`` with the configuration's dead zones
+    /// (built when a pinch begins, so configuration overrides apply). Replaceable: a later issue
+    /// brings a better one.
+    public var classifier: (any HandednessClassifier)?
 
-    public init(classifier: any HandednessClassifier = SeedHandednessRule()) {
+    public init(classifier: (any HandednessClassifier)? = nil) {
         self.classifier = classifier
     }
 
@@ -85,7 +87,7 @@ public struct PinchRecognizer: Sendable {
             let radialMm = Swift.abs(m.spanMm - m.spanMm / r.scale) / 2
             if ratio >= c.pinchRatio && radialMm >= c.decideMotionPerFingerMm {
                 guard ctx.mayStart(.pinch) else { state = .blocked; return }
-                let decided = Self.decideHand(m.frame, mask: m.fingerMask, classifier)
+                let decided = Self.decideHand(m.frame, mask: m.fingerMask, classifier ?? SeedHandednessRule(configuration: c))
                 let a = Active(id: ctx.start(.pinch), scale: 1, participants: m.fingerMask, fingers: m.fingers,
                                hand: decided.hand, handConfidence: decided.confidence)
                 velocity.reset()
