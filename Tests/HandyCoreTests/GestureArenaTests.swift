@@ -123,3 +123,19 @@ import Testing
         #expect(names(run(tap(1, at: 0, ms: 250), configuration: c), including: [.tap]) == ["tap recognized"])
     }
 }
+
+@Suite struct GestureArenaBugReportTests {
+    @Test func impossibleInputIsReportedNotACrash() {
+        // A tracker never says "began" twice for a touch that is down; if it did, the per-touch
+        // machine reports a handyd bug and carries on.
+        var frames = makeFrames([Finger.line(id: 0, (40, 50), (50, 50), down: 0, up: 0.5, move: 0, 0.4)])
+        var bogus = frames[20]
+        bogus.touches[0].phase = .began
+        frames.insert(bogus, at: 21)
+        var arena = GestureArena(deviceID: "t", geometry: TestScreen.geometry)
+        let events = runArena(frames, arena: &arena)
+        #expect(arena.bugReports.count == 1)
+        #expect(arena.bugReports.first?.hasPrefix("handyd bug: touch 0 began while its touch-pan was active") == true)
+        #expect(!events.isEmpty)
+    }
+}

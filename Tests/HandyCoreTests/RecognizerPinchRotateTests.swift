@@ -87,6 +87,17 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
         #expect(pinches.last!.scale! > 1.5)
     }
 
+    @Test func extraFingerJoiningKeepsThePinch() {
+        // A two-finger spread; a third finger lands still at 0.3 s: same pinch, 3 fingers, and the
+        // scale does not jump although the span of three fingers differs from that of two.
+        let fingers = spread(30, 60, move: (0.05, 0.6), up: 0.7) + [Finger.hold(id: 2, (100, 100), down: 0.3, up: 0.7)]
+        let pinches = run(fingers).filter { $0.gesture == .pinch }
+        #expect(collapsed(pinches) == ["pinch began", "pinch changed", "pinch ended"])
+        #expect(Set(pinches.map(\.id)).count == 1)
+        #expect(pinches.contains { $0.fingers == 3 })
+        for (a, b) in zip(pinches, pinches.dropFirst()) { #expect(Swift.abs(b.scale! - a.scale!) < 0.05) }
+    }
+
     @Test func pinchRotateDragTogether() {
         // Spread ×2, turn 60° and move the centre 40 mm in one motion: all three at once.
         let cx0 = 80.0, cy = 60.0
