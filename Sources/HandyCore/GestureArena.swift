@@ -44,6 +44,19 @@ public struct GestureArena: Sendable {
 
     /// "handyd bug: ..." reports of impossible transitions (the daemon logs them; tests want none).
     public var bugReports: [String] { context.bugs }
+
+    /// When true, every state change of the multi-finger recognizers is recorded in
+    /// ``transitions`` as `recognizer: state -> input -> state` (libinput's tap log; the daemon
+    /// drains it at trace level). Off by default: it costs string building per input.
+    public var tracesTransitions = false
+    /// Recorded transitions (see ``tracesTransitions``); the caller empties it with ``drainTransitions()``.
+    public private(set) var transitions: [String] = []
+
+    /// Returns and clears the recorded transitions.
+    public mutating func drainTransitions() -> [String] {
+        defer { transitions.removeAll(keepingCapacity: true) }
+        return transitions
+    }
     /// Touches ignored because their id is beyond the 64 the recognizers track.
     public var ignoredTouches: UInt64 { motion.ignoredTouches }
 
@@ -66,6 +79,7 @@ public struct GestureArena: Sendable {
         }
         sequenceFingers = m.fingers == 0 ? TouchMask() : sequenceFingers | m.fingerMask
         let input = RecognizerInput.frame(m)
+        let before = tracesTransitions ? stateNames : nil
         longPress.handle(input, &context, into: &out)
         updateGate()
         pinch.handle(input, &context, into: &out)
@@ -74,6 +88,7 @@ public struct GestureArena: Sendable {
         swipe.handle(input, &context, into: &out)
         tap.handle(input, &context, into: &out)
         touchGestures.handle(input, &context, into: &out)
+        if let before { trace(before, "frame@\(m.time)") }
         if m.fingers == 0 { context.startedKinds = 0 }
         refreshDeadline()
     }
@@ -105,6 +120,8 @@ public struct GestureArena: Sendable {
     }
 
     private mutating func cancelMultiFinger(at time: Timestamp, reason: String, into out: inout [GestureEvent]) {
+        let before = tracesTransitions ? stateNames : nil
+        defer { if let before { trace(before, "cancel(\(reason))@\(time)") } }
         let input = RecognizerInput.cancel(at: time, reason: reason)
         longPress.handle(input, &context, into: &out)
         updateGate()
@@ -120,17 +137,39 @@ public struct GestureArena: Sendable {
         var guardCount = 0
         while let deadline = cachedDeadline, deadline <= time {
             let input = RecognizerInput.timeAdvanced(to: deadline)
+            let states = tracesTransitions ? stateNames : nil
             longPress.handle(input, &context, into: &out)
             updateGate()
             tap.handle(input, &context, into: &out)
             touchGestures.handle(input, &context, into: &out)
-            let before = cachedDeadline
+            if let states { trace(states, "timer@\(deadline)") }
+            let previous = cachedDeadline
             refreshDeadline()
             guardCount += 1
-            if cachedDeadline == before || guardCount > 1000 {
+            if cachedDeadline == previous || guardCount > 1000 {
                 context.bug("timer at \(deadline) did not advance")
                 break
             }
+        }
+    }
+
+    /// The case name of each multi-finger recognizer's state, in arena order.
+    private var stateNames: [String] {
+        [Self.caseName(longPress.state), Self.caseName(pinch.state), Self.caseName(rotate.state),
+         Self.caseName(pan.state), Self.caseName(swipe.state), Self.caseName(tap.state)]
+    }
+    private static let recognizerNames = ["long-press", "pinch", "rotate", "pan", "swipe", "tap"]
+
+    private static func caseName(_ state: Any) -> String {
+        let s = String(describing: state)
+        return s.firstIndex(of: "(").map { String(s[..<$0]) } ?? s
+    }
+
+    private mutating func trace(_ before: [String], _ input: String) {
+        let after = stateNames
+        for i in before.indices where before[i] != after[i] {
+            if transitions.count >= 10_000 { transitions.removeFirst(5_000) }   // bounded if nobody drains
+            transitions.append("\(Self.recognizerNames[i]): \(before[i]) -> \(input) -> \(after[i])")
         }
     }
 

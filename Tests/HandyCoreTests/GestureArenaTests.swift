@@ -139,3 +139,21 @@ import Testing
         #expect(!events.isEmpty)
     }
 }
+
+@Suite struct GestureArenaTraceTests {
+    @Test func transitionsAreTracedOnlyWhenAsked() {
+        var arena = GestureArena(deviceID: "t", geometry: TestScreen.geometry)
+        _ = runArena(makeFrames(tap(1, at: 0)), arena: &arena)
+        #expect(arena.transitions.isEmpty)
+
+        var traced = GestureArena(deviceID: "t", geometry: TestScreen.geometry)
+        traced.tracesTransitions = true
+        _ = runArena(makeFrames(tap(1, at: 0)), arena: &traced)
+        let t = traced.drainTransitions()
+        #expect(t.contains("tap: idle -> frame@0.000000 -> touching"))
+        #expect(t.contains("tap: touching -> frame@0.080000 -> idle"))
+        #expect(t.contains("long-press: idle -> frame@0.000000 -> waiting"))
+        #expect(t.contains("long-press: waiting -> frame@0.080000 -> idle"))
+        #expect(traced.transitions.isEmpty)
+    }
+}
