@@ -157,3 +157,45 @@ import Testing
         #expect(traced.transitions.isEmpty)
     }
 }
+
+@Suite struct GestureArenaFuzzTests {
+    /// Deterministic pseudo-random numbers (a test must replay the same way).
+    struct LCG {
+        var state: UInt64
+        mutating func next() -> UInt64 { state = state &* 6364136223846793005 &+ 1442695040888963407; return state >> 11 }
+        mutating func unit() -> Double { Double(next() % 1_000_000) / 1_000_000 }
+        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    }
+
+    @Test(arguments: [Int64.min + 1, -5_000_000, 0, Int64.max - 2_000_000, Int64.max - 1])
+    func garbageFramesNeverCrash(start: Int64) {
+        var rng = LCG(state: UInt64(bitPattern: start) ^ 0x9e3779b97f4a7c15)
+        var arena = GestureArena(deviceID: "fuzz", geometry: TestScreen.geometry)
+        var time = start
+        var count = 0
+        for _ in 0..<5_000 {
+            // Time mostly moves forward in small steps, sometimes jumps anywhere (even backwards).
+            let step = rng.below(10) == 0 ? Int64(bitPattern: rng.next() << 11) : Int64(rng.below(20_000))
+            time = time.addingReportingOverflow(step).overflow ? start : time &+ step
+            let phases: [TouchPhase] = [.began, .moved, .stationary, .ended, .cancelled]
+            let tools: [TouchTool] = [.finger, .finger, .finger, .pen, .palm]
+            var touches: [Touch] = []
+            for _ in 0..<rng.below(6) {
+                let p = PhysicalPoint(x: rng.unit() * 400 - 100, y: rng.unit() * 300 - 100)
+                let major: Double? = rng.below(3) == 0 ? rng.unit() * 60 : nil
+                let id = rng.below(8) == 0 ? 64 + rng.below(100) : rng.below(12)
+                touches.append(Touch(id: id, phase: phases[rng.below(5)], tool: tools[rng.below(5)],
+                                     device: DevicePoint(x: 0, y: 0), mm: p, normalized: NormalizedPoint(x: p.x / 200, y: p.y / 120),
+                                     startMm: PhysicalPoint(x: p.x + rng.unit() * 10, y: p.y), majorMm: major,
+                                     beganAt: Timestamp(microseconds: time &- Int64(rng.below(1_000_000))), time: Timestamp(microseconds: time),
+                                     velocity: PhysicalPoint(x: rng.unit() * 500, y: 0)))
+            }
+            let frame = TouchFrame(time: Timestamp(microseconds: time), touches: touches, resynced: rng.below(50) == 0)
+            count += arena.handle(frame).count
+            if rng.below(20) == 0 { count += arena.advanceTime(to: Timestamp(microseconds: time &+ Int64(rng.below(1_000_000)))).count }
+            if rng.below(200) == 0 { count += arena.cancelAll(at: Timestamp(microseconds: time), reason: "fuzz").count }
+        }
+        #expect(count > 0)
+        #expect(arena.ignoredTouches > 0)
+    }
+}

@@ -144,7 +144,8 @@ struct MotionTracker: Sendable {
                     cross += p.x * q.y - p.y * q.x
                     dot += p.x * q.x + p.y * q.y
                 }
-                if prevR > 1e-9 { m.deltaScale = curR / prevR }
+                // Fingers reported on one spot (a bad device) have no span: no scale change then.
+                if prevR > 1e-6 && curR > 1e-6 { m.deltaScale = curR / prevR }
                 if cross != 0 || dot != 0 { m.deltaRotation = atan2(cross, dot) }
             }
         }
@@ -280,4 +281,21 @@ func swipeDirection(_ d: PhysicalPoint, maxAngleDegrees: Double) -> SwipeDirecti
     default: return rounded(v, digits)
     }
     return (v * p).rounded() / p
+}
+
+extension Timestamp {
+    /// `advanced(byMilliseconds:)` that saturates instead of trapping: a device (or a file) may send
+    /// any 64-bit time, and a deadline must never crash the daemon.
+    @inline(__always) func after(milliseconds ms: Double) -> Timestamp {
+        let (sum, overflow) = microseconds.addingReportingOverflow(Int64((ms * 1000).rounded()))
+        return Timestamp(microseconds: overflow ? Int64.max : sum)
+    }
+    /// Milliseconds since `earlier`, computed in Double (no overflow on extreme timestamps).
+    @inline(__always) func ms(since earlier: Timestamp) -> Double {
+        (Double(microseconds) - Double(earlier.microseconds)) / 1000
+    }
+    /// Seconds since `earlier`, computed in Double.
+    @inline(__always) func s(since earlier: Timestamp) -> Double {
+        (Double(microseconds) - Double(earlier.microseconds)) / 1_000_000
+    }
 }

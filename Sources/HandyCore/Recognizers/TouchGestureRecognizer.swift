@@ -45,7 +45,7 @@ public struct TouchGestureRecognizer: Sendable {
             let i = b.trailingZeroBitCount
             b &= b - 1
             if case .undecided(let down) = states[i] {
-                let d = down.advanced(byMilliseconds: c.longPressMs)
+                let d = down.after(milliseconds: c.longPressMs)
                 if best == nil || d < best! { best = d }
             }
         }
@@ -78,11 +78,11 @@ public struct TouchGestureRecognizer: Sendable {
             let i = b.trailingZeroBitCount
             b &= b - 1
             guard case .undecided(let down) = states[i] else { continue }
-            let deadline = down.advanced(byMilliseconds: c.longPressMs)
+            let deadline = down.after(milliseconds: c.longPressMs)
             guard deadline <= time else { continue }
             var e = ctx.event(.touchHold, .recognized, id: ctx.allocateID(), time: deadline)
             e.touch = i
-            e.duration = wireRounded(deadline.seconds(since: down), 4)
+            e.duration = wireRounded(deadline.s(since: down), 4)
             if let p = lastPosition[i] {
                 e.positionMm = ctx.wire(p.mm)
                 e.position = ctx.wire(p.normalized)
@@ -123,7 +123,7 @@ public struct TouchGestureRecognizer: Sendable {
             }
             let d = t.mm - t.startMm
             let beyondSlop = d.x * d.x + d.y * d.y > slop2
-            let elapsedMs = t.time.milliseconds(since: t.beganAt)
+            let elapsedMs = t.time.ms(since: t.beganAt)
             switch states[i] {
             case .none:
                 if !t.phase.isFinished { states[i] = .claimed }   // a touch we did not see begin
@@ -153,7 +153,7 @@ public struct TouchGestureRecognizer: Sendable {
             case .stroke(let down):
                 if t.phase == .ended {
                     states[i] = .none
-                    let seconds = Swift.max(t.time.seconds(since: down), 1e-3)
+                    let seconds = Swift.max(t.time.s(since: down), 1e-3)
                     let distance = d.length
                     let speed = distance / seconds
                     let v = WirePoint(x: wireRounded(d.x / seconds, 1), y: wireRounded(d.y / seconds, 1))
