@@ -31,6 +31,7 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
         let pinches = events.filter { $0.gesture == .pinch }
         let began = pinches.first!, ended = pinches.last!
         #expect(began.scale == 1)
+        #expect(began.touches == [0, 1] && pinches.dropFirst().allSatisfy { $0.touches == nil })
         // Scale is span now / span at began: the threshold (10 %) is passed before began.
         let spanAtBegan = began.spanMm!
         #expect(Swift.abs(ended.scale! - s.1 / spanAtBegan) < 0.01)

@@ -72,7 +72,9 @@ public struct LongPressRecognizer: Sendable {
         guard ctx.mayStart(.longPress) else { state = .failed; return }
         let a = Active(id: ctx.start(.longPress), fingers: fingers, participants: fingerMask, firstDown: firstDown)
         state = .active(a)
-        out.append(event(.began, a, deadline, ctx))
+        var began = event(.began, a, deadline, ctx)
+        began.touches = a.participants.ids   // once per gesture: which touches it started with
+        out.append(began)
     }
 
     private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {

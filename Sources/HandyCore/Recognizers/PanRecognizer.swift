@@ -74,7 +74,9 @@ public struct PanRecognizer: Sendable {
             velocity.reset()
             velocity.add(m.time, x: 0, y: 0, pauseMs: c.velocityPauseMs)
             state = .active(a)
-            out.append(event(.began, a, m.time, ctx))
+            var began = event(.began, a, m.time, ctx)
+            began.touches = a.participants.ids   // once per gesture: which touches it started with
+            out.append(began)
         case .active(var a):
             if m.newPalmMask.intersects(a.participants), c.policy.palmCancels {
                 cancel(at: m.time, reason: "palm", &ctx, &out)

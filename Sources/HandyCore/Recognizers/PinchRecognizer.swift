@@ -93,7 +93,9 @@ public struct PinchRecognizer: Sendable {
                 velocity.reset()
                 velocity.add(m.time, x: 1, pauseMs: c.velocityPauseMs)
                 state = .active(a)
-                out.append(event(.began, a, m.time, ctx))
+                var began = event(.began, a, m.time, ctx)
+                began.touches = a.participants.ids   // once per gesture: which touches it started with
+                out.append(began)
                 return
             }
             if r.travelMm.length > c.transformWindowMm { r = Reference() }

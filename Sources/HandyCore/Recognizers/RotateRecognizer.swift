@@ -78,7 +78,9 @@ public struct RotateRecognizer: Sendable {
                 velocity.reset()
                 velocity.add(m.time, x: 0, pauseMs: c.velocityPauseMs)
                 state = .active(a)
-                out.append(event(.began, a, m.time, ctx))
+                var began = event(.began, a, m.time, ctx)
+                began.touches = a.participants.ids   // once per gesture: which touches it started with
+                out.append(began)
                 return
             }
             if r.travelMm.length > c.transformWindowMm { r = Reference() }
