@@ -79,3 +79,21 @@ import Testing
         #expect(p.arena.bugReports.isEmpty)
     }
 }
+
+@Suite struct GestureDemoScenarioTests {
+    @Test func demoGivesOneOfEachGesture() {
+        // DemoScenario.timeline: right pinch out, left pinch in, rotate 60° cw, tap, double tap,
+        // one-finger pan, two-finger swipe left, long press.
+        let r = GestureSyntheticStreamTests.replay(DemoScenario.events, screen: DemoScenario.device)
+        let starts = r.gestures.filter { multiFinger.contains($0.gesture) && ($0.phase == .began || $0.phase == .recognized) }
+        #expect(starts.map { "\($0.gesture.rawValue)" } == ["pinch", "pinch", "rotate", "tap", "tap", "tap", "pan", "pan", "swipe", "long-press"])
+        #expect(starts[0].hand == .right && starts[1].hand == .left)
+        let pinchEnds = r.gestures.filter { $0.gesture == .pinch && $0.phase == .ended }
+        #expect(pinchEnds.count == 2 && pinchEnds[0].scale! > 1.5 && pinchEnds[1].scale! < 0.7)
+        let rotate = r.gestures.last { $0.gesture == .rotate }!
+        #expect(rotate.phase == .ended && rotate.rotation! > 0.8)
+        #expect(starts[3...5].map(\.taps) == [1, 1, 2])
+        #expect(starts[7].fingers == 2 && starts[8].direction == .left && starts[8].fingers == 2)
+        #expect(r.bugs.isEmpty)
+    }
+}

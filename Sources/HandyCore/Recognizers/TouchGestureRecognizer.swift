@@ -6,8 +6,9 @@ import HandyProtocol
 ///
 /// - `touch-tap` (recognized): lifted within `tapTimeoutMs`, never beyond `touchSlopMm`.
 /// - `touch-hold` (recognized): still for `longPressMs`; reports `duration`.
-/// - `touch-pan` (began/changed/ended): moved beyond the slop slowly, or a stroke that went on past
-///   `swipeMaxDurationMs`; `translation` since began, `velocity` (the tracker's estimate, mm/s).
+/// - `touch-pan` (began/changed/ended): moved beyond the slop slowly, or a quick stroke that went on
+///   past `swipeMaxDurationMs` or past `swipeMinDistanceMm` slower than a swipe; `translation` since
+///   began, `velocity` (the tracker's estimate, mm/s).
 /// - `touch-swipe` (recognized): a quick stroke (beyond the slop at ≥ `flickMinSpeedMmPerSecond`,
 ///   lifted within `swipeMaxDurationMs`) that is long, fast and within `swipeMaxAngleDegrees` of an
 ///   axis; `direction`, `velocity` (mean).
@@ -19,7 +20,8 @@ import HandyProtocol
 ///             │  │ └──── still for longPressMs (time input) ─────────▶ (touch-hold) ─▶ claimed
 ///             │  └ beyond slop, slow ─▶ panning ─ move: changed ─ lift: ended / palm: cancelled
 ///             └ beyond slop, fast ─▶ stroke ─ lift: (touch-swipe) or (touch-flick) or nothing
-///                                      └ still down after swipeMaxDurationMs ─▶ panning
+///                                      └ still down after swipeMaxDurationMs, or past
+///                                        swipeMinDistanceMm slower than a swipe ─▶ panning
 ///  claimed / failed ── lift ──▶ gone          palm or lost touch: anything in progress stops
 /// ```
 public struct TouchGestureRecognizer: Sendable {
@@ -174,7 +176,9 @@ public struct TouchGestureRecognizer: Sendable {
                         e.translation = ctx.normalized(d)
                         out.append(e)
                     }
-                } else if elapsedMs > c.swipeMaxDurationMs {
+                } else if elapsedMs > c.swipeMaxDurationMs
+                            || (d.length >= c.swipeMinDistanceMm && d.length / Swift.max(elapsedMs / 1000, 1e-3) < c.swipeMinSpeedMmPerSecond) {
+                    // Too long for a swipe, or long enough but too slow for one: a drag after all.
                     beginPan(t, at: m.time, &ctx, &out)
                 }
             case .panning(let id, let began):
