@@ -37,8 +37,11 @@ public struct TrackerCounters: Hashable, Sendable {
 /// is reused from the next frame on.
 ///
 /// Phases: `moved` means the position (device units) changed; a touch whose only change is its
-/// pressure, ellipse or tool is `stationary` with the new values. ABS_MT_DISTANCE (hover) is not
-/// read: a hovering contact with a tracking id counts as a touch.
+/// pressure, ellipse or tool is `stationary` with the new values.
+///
+/// Hover: on a device with ABS_MT_DISTANCE, a contact above its minimum distance is hovering, not
+/// touching (kernel doc: zero distance means touching). It begins no touch; a touch whose contact
+/// rises into hover ends (a lift) and a new one begins if it comes back down.
 ///
 /// SYN_DROPPED: by default (``SynDroppedHandling/resyncEventsFollow``) the events after SYN_DROPPED up
 /// to the next SYN_REPORT are the resync libevdev produces: the device's current state. At that
@@ -107,6 +110,7 @@ public struct TouchTracker: Sendable {
         var orientation: Int32 = 0
         var pressure: Int32 = 0
         var toolType: Int32 = 0
+        var distance: Int32 = 0
         /// Protocol A: which of x/y this contact has sent (bit 0 x, bit 1 y).
         var positionBits: UInt8 = 0
     }
@@ -176,6 +180,9 @@ public struct TouchTracker: Sendable {
     private let hasOrientation: Bool
     private let hasPressure: Bool
     private let hasToolType: Bool
+    /// ABS_MT_DISTANCE: contacts above `touchDistanceMax` hover.
+    private let hasDistance: Bool
+    private let touchDistanceMax: Int32
     private let pressureAxis: AxisRange
     private let displayWidthMm: Double
     private let displayHeightMm: Double
@@ -240,6 +247,8 @@ public struct TouchTracker: Sendable {
         hasWidthMinor = axes[AbsCode.mtWidthMinor] != nil
         hasPressure = axes[AbsCode.mtPressure] != nil || (layout == .singleTouch && axes[AbsCode.pressure] != nil)
         hasToolType = axes[AbsCode.mtToolType] != nil
+        hasDistance = axes[AbsCode.mtDistance] != nil
+        touchDistanceMax = axes[AbsCode.mtDistance]?.minimum ?? 0
         pressureAxis = range(layout == .singleTouch ? AbsCode.pressure : AbsCode.mtPressure)
         // A [0,1] range is a "rotated or not" flag on some devices, not an angle.
         if let o = axes[AbsCode.mtOrientation], o.maximum > 1 || (o.minimum < 0 && o.maximum > 0) {
@@ -286,6 +295,7 @@ public struct TouchTracker: Sendable {
         r.orientation = axes[AbsCode.mtOrientation]?.value ?? 0
         r.pressure = axes[AbsCode.mtPressure]?.value ?? axes[AbsCode.pressure]?.value ?? 0
         r.toolType = 0
+        r.distance = axes[AbsCode.mtDistance]?.value ?? 0
         return r
     }
 
@@ -355,18 +365,18 @@ public struct TouchTracker: Sendable {
                 guard currentSlot >= 0 else { return nil }
                 return setTrackingID(event.value, at: event.time)
             }
-            if code >= AbsCode.mtTouchMajor && code <= AbsCode.mtPressure {
+            if code >= AbsCode.mtTouchMajor && code <= AbsCode.mtDistance {
                 guard currentSlot >= 0 else { return nil }
                 var raw = slots[currentSlot].raw
                 setValue(code: code, value: event.value, in: &raw)
                 slots[currentSlot].raw = raw
                 return nil
             }
-            if code <= AbsCode.max { return nil }  // ABS_X/Y pointer emulation, ABS_MT_DISTANCE, ...: not needed
+            if code <= AbsCode.max { return nil }  // ABS_X/Y pointer emulation, ABS_MT_TOOL_X/Y, ...: not needed
             counters.unknownEvents &+= 1
             return nil
         case .contacts:
-            if code >= AbsCode.mtTouchMajor && code <= AbsCode.mtPressure && code != AbsCode.mtBlobID {
+            if code >= AbsCode.mtTouchMajor && code <= AbsCode.mtDistance && code != AbsCode.mtBlobID && code != AbsCode.mtTrackingID {
                 var raw = pendingContact
                 setValue(code: code, value: event.value, in: &raw)
                 pendingContact = raw
@@ -386,6 +396,11 @@ public struct TouchTracker: Sendable {
             }
             return nil
         }
+    }
+
+    /// False for a hovering contact (ABS_MT_DISTANCE above its minimum).
+    @inline(__always) private func isTouching(_ raw: RawContact) -> Bool {
+        !hasDistance || raw.distance <= touchDistanceMax
     }
 
     @inline(__always) private mutating func clamped(_ v: Int32, _ axis: AxisRange) -> Int32 {
@@ -410,6 +425,7 @@ public struct TouchTracker: Sendable {
         case AbsCode.mtOrientation: raw.orientation = value  // may exceed max (360° devices)
         case AbsCode.mtPressure: raw.pressure = clamped(value, mtAxes[Int(AbsCode.mtPressure - AbsCode.mtTouchMajor)])
         case AbsCode.mtToolType: raw.toolType = value
+        case AbsCode.mtDistance: raw.distance = value
         default: break  // ABS_MT_BLOB_ID, ABS_MT_TRACKING_ID handled elsewhere
         }
     }
@@ -466,7 +482,7 @@ public struct TouchTracker: Sendable {
             pendingContactHasValues = false
         }
         // An empty SYN_MT_REPORT (no contacts) or a contact without a position carries nothing.
-        guard pendingContactHasValues, pendingContact.positionBits == 3 else { return }
+        guard pendingContactHasValues, pendingContact.positionBits == 3, isTouching(pendingContact) else { return }
         guard contactCount < contacts.count else {
             counters.droppedContacts &+= 1
             return
@@ -674,8 +690,13 @@ public struct TouchTracker: Sendable {
                     slot.stale = false  // a contact the resync introduced is known again
                 }
                 if slot.touchID >= 0 {
-                    update(id: Int(slot.touchID), from: slot.raw, at: time)
-                } else if slot.trackingID >= 0 && !slot.stale {
+                    if isTouching(slot.raw) {
+                        update(id: Int(slot.touchID), from: slot.raw, at: time)
+                    } else {
+                        finish(touchID: Int(slot.touchID), phase: .ended, at: time)  // rose into hover
+                        slot.touchID = -1
+                    }
+                } else if slot.trackingID >= 0 && !slot.stale && isTouching(slot.raw) {
                     slot.touchID = Int32(begin(from: slot.raw, at: time))
                 }
                 slots[s] = slot

@@ -213,3 +213,21 @@ import HandyCore
         #expect(kept[0].touches[0].device.x == 100 && kept[1].touches[0].device.x == 110)
     }
 }
+
+@Suite struct TrackerHoverTests {
+    @Test func hoveringContactsAreNotTouches() {
+        var description = SyntheticTouchscreen(mtProtocol: .slots(2)).description
+        description.absAxes[AbsCode.mtDistance] = AbsInfo(minimum: 0, maximum: 10)
+        var tracker = TouchTracker(description: description)
+        let out = trackerFrames(&tracker, [
+            trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtPositionX, 100), trackerAbs(AbsCode.mtDistance, 5), trackerSynReport(),
+            trackerAbs(AbsCode.mtDistance, 0), trackerSynReport(),
+            trackerAbs(AbsCode.mtDistance, 3), trackerSynReport(),
+            trackerAbs(AbsCode.mtDistance, 0), trackerAbs(AbsCode.mtPositionX, 120), trackerSynReport(),
+            trackerAbs(AbsCode.mtTrackingID, -1), trackerSynReport(),
+        ])
+        #expect(out.map(trackerPhases) == [[], ["0:began"], ["0:ended"], ["0:began"], ["0:ended"]])
+        #expect(out[3].touches.first?.device.x == 120)
+        #expect(tracker.counters.cancelledTouches == 0)
+    }
+}
