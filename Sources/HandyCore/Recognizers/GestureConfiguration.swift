@@ -34,9 +34,10 @@ import HandyProtocol
 /// - `palmMajorMm` 25 mm: fingertip contacts are 8–15 mm long, a flat thumb ~20 mm, the heel of a
 ///   hand 30 mm and more (libinput's touchpad palm size quirks use the same idea in device units).
 /// - `swipeMinDistanceMm` 15 mm, `swipeMinSpeedMmPerSecond` 150 mm/s, `swipeMaxDurationMs` 400 ms,
-///   `swipeMaxAngleDegrees` 30°: a swipe is short, fast and straight (ratio of the common Android
-///   100 px / 100 px/s swipe recipe turned into mm on a ~160 dpi screen, doubled for speed so a drag
-///   is not a swipe); 30° around an axis as libinput's direction buckets (it uses 45° octants).
+///   `swipeMaxAngleDegrees` 30°: a swipe is short, fast and straight. 15 mm ≈ 100 px at 160 dpi
+///   (the distance of the common Android swipe recipe); 150 mm/s is faster than the recorded
+///   two-finger scrolls (55–100 mm/s), so a drag is not a swipe; 30° around an axis (libinput
+///   buckets directions in 45° octants, narrower here so a diagonal stroke is no swipe).
 /// - `flickMinSpeedMmPerSecond` 100 mm/s: a release velocity below it is a stop, not a flick
 ///   (Android's minimum fling velocity 50 dp/s ≈ 8 mm/s is for continuing a scroll, too low to call
 ///   a stroke a flick).
