@@ -21,8 +21,8 @@ import Testing
         let t = ended.translationMm!
         #expect(Swift.abs(t.x - dx) < 3.5 && Swift.abs(t.y - dy) < 3.5)
         #expect(Swift.abs(t.x) + Swift.abs(t.y) > 36)
-        #expect(Swift.abs(ended.translation!.x - t.x / TestScreen.widthMm) < 1e-4)
-        #expect(Swift.abs(ended.translation!.y - t.y / TestScreen.heightMm) < 1e-4)
+        #expect(Swift.abs(ended.translation!.x - t.x / TestScreen.geometry.displayWidthMm) < 1e-4)
+        #expect(Swift.abs(ended.translation!.y - t.y / TestScreen.geometry.displayHeightMm) < 1e-4)
         // Finger held still 150 ms before lifting: no release velocity, no glide (pause reset).
         #expect(ended.velocity == WirePoint(x: 0, y: 0))
         #expect(ended.glideMm == WirePoint(x: 0, y: 0))

@@ -39,7 +39,7 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
         #expect(s.1 > s.0 ? spanAtBegan >= s.0 * 1.1 - 0.01 : spanAtBegan <= s.0 / 1.1 + 0.01)
         #expect(ended.fingers == 2)
         #expect(Swift.abs(ended.centroidMm!.x - 100) < 0.01 && Swift.abs(ended.centroidMm!.y - 60) < 0.01)
-        #expect(Swift.abs(ended.centroid!.x - 0.5) < 1e-4)
+        #expect(Swift.abs(ended.centroid!.x - 100 / TestScreen.geometry.displayWidthMm) < 1e-4)
         // Hand decided at began and carried by every event.
         #expect(pinches.allSatisfy { $0.hand == .right && $0.clearSide == .left && $0.handConfidence == began.handConfidence })
         #expect(names(events, including: [.rotate, .pan]).isEmpty)
