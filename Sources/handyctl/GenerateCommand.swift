@@ -13,7 +13,7 @@ struct GenerateCommand: ParsableCommand {
               handyctl generate demo -o examples/recordings/demo.evemu
               handyctl replay examples/recordings/demo.evemu
             """,
-        subcommands: [Demo.self]
+        subcommands: [Demo.self, Pinches.self]
     )
 
     struct Demo: ParsableCommand {

@@ -15,14 +15,27 @@ public struct HandednessFeatures: Hashable, Sendable {
     /// Contact orientations (radians, kernel convention) of the top and bottom finger, when reported.
     public var topOrientation: Radians?
     public var bottomOrientation: Radians?
+    /// Everything known of the top and bottom contact (size, pressure, orientation, landing, early
+    /// motion); nil when the features were built from positions alone.
+    public var top: HandednessContact?
+    public var bottom: HandednessContact?
 
     public init(topMm: PhysicalPoint, bottomMm: PhysicalPoint, fingersMm: [PhysicalPoint] = [],
-                topOrientation: Radians? = nil, bottomOrientation: Radians? = nil) {
+                topOrientation: Radians? = nil, bottomOrientation: Radians? = nil,
+                top: HandednessContact? = nil, bottom: HandednessContact? = nil) {
         self.topMm = topMm
         self.bottomMm = bottomMm
         self.fingersMm = fingersMm.isEmpty ? [topMm, bottomMm] : fingersMm
         self.topOrientation = topOrientation
         self.bottomOrientation = bottomOrientation
+        self.top = top
+        self.bottom = bottom
+    }
+
+    /// The features of a top and a bottom contact.
+    public init(top: HandednessContact, bottom: HandednessContact, fingersMm: [PhysicalPoint] = []) {
+        self.init(topMm: top.positionMm, bottomMm: bottom.positionMm, fingersMm: fingersMm,
+                  topOrientation: top.orientation, bottomOrientation: bottom.orientation, top: top, bottom: bottom)
     }
 
     /// The features of the active fingers of a frame; nil with fewer than two.
@@ -37,15 +50,65 @@ public struct HandednessFeatures: Hashable, Sendable {
             if bottom == nil || t.mm.y >= bottom!.mm.y { bottom = t }
         }
         guard all.count >= 2, let top, let bottom, top.id != bottom.id else { return nil }
-        self.init(topMm: top.mm, bottomMm: bottom.mm, fingersMm: all,
-                  topOrientation: top.orientation, bottomOrientation: bottom.orientation)
+        self.init(top: HandednessContact(top), bottom: HandednessContact(bottom), fingersMm: all)
     }
 
     /// The same fingers mirrored in x about `axisMm` (a left hand's pinch seen as a right hand's).
     public func mirroredX(about axisMm: Double) -> HandednessFeatures {
         func m(_ p: PhysicalPoint) -> PhysicalPoint { PhysicalPoint(x: 2 * axisMm - p.x, y: p.y) }
         return HandednessFeatures(topMm: m(topMm), bottomMm: m(bottomMm), fingersMm: fingersMm.map(m),
-                                  topOrientation: topOrientation.map { -$0 }, bottomOrientation: bottomOrientation.map { -$0 })
+                                  topOrientation: topOrientation.map { -$0 }, bottomOrientation: bottomOrientation.map { -$0 },
+                                  top: top?.mirroredX(about: axisMm), bottom: bottom?.mirroredX(about: axisMm))
+    }
+}
+
+/// One contact of a pinch as the handedness classifier sees it when the pinch begins: where it is,
+/// where it landed and when, and the axes the device reports (nil when it does not).
+public struct HandednessContact: Hashable, Sendable {
+    /// Position now (mm, display frame, x right, y down).
+    public var positionMm: PhysicalPoint
+    /// Where it landed (mm, display frame): `positionMm - startMm` is its early motion.
+    public var startMm: PhysicalPoint
+    /// When it landed, in seconds (any origin; only differences between contacts are used).
+    public var landedSeconds: Double
+    /// Contact area in mm² (ABS_MT_TOUCH_MAJOR×MINOR, or WIDTH), when reported.
+    public var areaMm2: Double?
+    /// Pressure 0…1, when reported.
+    public var pressure: Double?
+    /// Ellipse orientation in radians, kernel convention in the display frame (0 = along y,
+    /// positive clockwise), only when the device reports it with real resolution.
+    public var orientation: Radians?
+    /// 1 − minor/major of the contact ellipse (0 = round), when both axes are reported.
+    public var elongation: Double?
+
+    public init(positionMm: PhysicalPoint, startMm: PhysicalPoint? = nil, landedSeconds: Double = 0,
+                areaMm2: Double? = nil, pressure: Double? = nil, orientation: Radians? = nil, elongation: Double? = nil) {
+        self.positionMm = positionMm
+        self.startMm = startMm ?? positionMm
+        self.landedSeconds = landedSeconds
+        self.areaMm2 = areaMm2
+        self.pressure = pressure
+        self.orientation = orientation
+        self.elongation = elongation
+    }
+
+    /// What a touch tells: its position, landing point and time, and its reported axes.
+    public init(_ t: Touch) {
+        var elongation: Double?
+        if let major = t.majorMm ?? t.widthMajorMm, let minor = t.minorMm ?? t.widthMinorMm, major > 0, minor.isFinite {
+            elongation = Swift.min(Swift.max(1 - minor / major, 0), 1)
+        }
+        self.init(positionMm: t.mm, startMm: t.startMm, landedSeconds: t.beganAt.seconds, areaMm2: t.areaMm2,
+                  pressure: t.pressure, orientation: t.orientation, elongation: elongation)
+    }
+
+    /// The contact mirrored in x about `axisMm` (orientation negated: kernel angles are clockwise from y).
+    public func mirroredX(about axisMm: Double) -> HandednessContact {
+        var c = self
+        c.positionMm.x = 2 * axisMm - positionMm.x
+        c.startMm.x = 2 * axisMm - startMm.x
+        c.orientation = orientation.map { -$0 }
+        return c
     }
 }
 

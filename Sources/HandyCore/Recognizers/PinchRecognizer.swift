@@ -47,9 +47,8 @@ public struct PinchRecognizer: Sendable {
     private var lastCentroidMm = PhysicalPoint.zero
     private var lastCentroidNormalized = NormalizedPoint(x: 0, y: 0)
     private var lastSpanMm = 0.0
-    /// The handedness classifier; nil = ``SeedHandednessRule`` with the configuration's dead zones
-    /// (built when a pinch begins, so configuration overrides apply). Replaceable: a later issue
-    /// brings a better one.
+    /// The handedness classifier; nil = ``EvidenceHandednessClassifier`` (docs/HANDEDNESS.md).
+    /// ``SeedHandednessRule`` stays available for comparison.
     public var classifier: (any HandednessClassifier)?
 
     public init(classifier: (any HandednessClassifier)? = nil) {
@@ -87,7 +86,7 @@ public struct PinchRecognizer: Sendable {
             let radialMm = Swift.abs(m.spanMm - m.spanMm / r.scale) / 2
             if ratio >= c.pinchRatio && radialMm >= c.decideMotionPerFingerMm {
                 guard ctx.mayStart(.pinch) else { state = .blocked; return }
-                let decided = Self.decideHand(m.frame, mask: m.fingerMask, classifier ?? SeedHandednessRule(configuration: c))
+                let decided = Self.decideHand(m.frame, mask: m.fingerMask, classifier ?? EvidenceHandednessClassifier())
                 let a = Active(id: ctx.start(.pinch), scale: 1, participants: m.fingerMask, fingers: m.fingers,
                                hand: decided.hand, handConfidence: decided.confidence)
                 velocity.reset()

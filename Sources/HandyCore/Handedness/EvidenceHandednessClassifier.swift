@@ -1,0 +1,214 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import HandyProtocol
+
+/// What a device tells about its contacts, which decides the evidence the classifier can use.
+public enum HandednessTier: String, CaseIterable, Hashable, Sendable, Codable {
+    /// Positions only.
+    case positions
+    /// Positions and contact size (TOUCH_MAJOR/MINOR or WIDTH) and/or pressure.
+    case size
+    /// All that and ellipse orientation with real resolution.
+    case orientation
+}
+
+/// The default handedness classifier: sums evidence from everything the device reports, over the
+/// four ways a pinch can be made (right or left hand × thumb the bottom or the top contact), and
+/// answers the posterior of the right hand as a calibrated probability.
+///
+/// For each hypothesis (hand h, thumb assignment a) the log-likelihood is a sum of terms:
+/// - **geometry**: the thumb→index direction is von Mises distributed around 55° above the
+///   horizontal, towards the hand's side (`geometry · cos(angle − mean)`);
+/// - **thumb cues** (the same for both hands, so they only pick the assignment): log area ratio,
+///   pressure difference, which contact moved more since landing (the index does), which landed first;
+/// - **orientation**: each ellipse's major axis relative to the pinch line, doubled-angle von Mises
+///   around the hand model's finger axes (index +45°, thumb −80° from the thumb→index line for a right
+///   hand), weighted by the contact's elongation;
+/// - **turn**: how the line turned between landing and now, times the log span change (closing a
+///   right-hand pinch turns it one way, a left-hand pinch the other).
+///
+/// Mirror symmetry by construction: the score is `g(f) − g(mirror(f))` where `g` is the log
+/// posterior mass of the right hand and `mirror` negates every x and orientation. Mirroring the
+/// input swaps the two terms exactly, so the score changes sign and the confidence is bit-identical.
+///
+/// The weights of each tier were fitted offline by maximum likelihood (coordinate search on the
+/// log loss) on a synthetic training set of the hand model (`handyctl generate pinches train
+/// --count 600 --seed 1`, then `handyctl eval handedness train --fit`), disjoint from the evaluation
+/// set (seed 2); see docs/HANDEDNESS.md. Below ``minimumConfidence`` the answer is `unknown`; a
+/// separation above ``maximumHandSpanMm`` is two hands, `unknown`.
+public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
+    /// Weights of the evidence terms (log-likelihood units).
+    public struct Weights: Hashable, Sendable {
+        /// von Mises concentration of the thumb→index direction.
+        public var geometry: Double
+        /// Per unit of (top moved − bottom moved) / (sum + 1 mm): bottom is the thumb.
+        public var motion: Double
+        /// Bottom landed first (+1), top first (−1), same frame (0).
+        public var landing: Double
+        /// Per radian of line turn × log span ratio.
+        public var turn: Double
+        /// Per unit of ln(bottom area / top area).
+        public var area: Double
+        /// Per unit of pressure difference (bottom − top).
+        public var pressure: Double
+        /// Doubled-angle von Mises concentration of the ellipse axes, × elongation.
+        public var orientation: Double
+
+        public init(geometry: Double, motion: Double, landing: Double, turn: Double, area: Double = 0,
+                    pressure: Double = 0, orientation: Double = 0) {
+            self.geometry = geometry
+            self.motion = motion
+            self.landing = landing
+            self.turn = turn
+            self.area = area
+            self.pressure = pressure
+            self.orientation = orientation
+        }
+
+        /// The weights as an array (for fitting), in declaration order.
+        public var values: [Double] {
+            get { [geometry, motion, landing, turn, area, pressure, orientation] }
+            set {
+                guard newValue.count == 7 else { return }
+                (geometry, motion, landing, turn) = (newValue[0], newValue[1], newValue[2], newValue[3])
+                (area, pressure, orientation) = (newValue[4], newValue[5], newValue[6])
+            }
+        }
+    }
+
+    // Fitted by `handyctl eval handedness train --fit` on `handyctl generate pinches train --count 600 --seed 1`.
+    public static let fittedPositions = Weights(geometry: 1.5, motion: 1.0, landing: 0.2, turn: 2.0)
+    public static let fittedSize = Weights(geometry: 1.5, motion: 1.0, landing: 0.2, turn: 2.0, area: 3.0, pressure: 2.0)
+    public static let fittedOrientation = Weights(geometry: 1.5, motion: 1.0, landing: 0.2, turn: 2.0, area: 3.0, pressure: 2.0, orientation: 2.0)
+
+    /// Hand model constants (docs/HANDEDNESS.md): mean thumb→index direction above the horizontal
+    /// towards the hand's side, and the finger axes relative to that line, for a right hand.
+    public static let pinchLineRadians = 55 * Double.pi / 180
+    public static let indexAxisRadians = 45 * Double.pi / 180
+    public static let thumbAxisRadians = -80 * Double.pi / 180
+
+    public var positions: Weights
+    public var size: Weights
+    public var orientation: Weights
+    /// Answers below this confidence are `unknown`.
+    public var minimumConfidence: Double
+    /// Wider than a thumb and index can span (a large adult hand fully spread is ~150–170 mm from
+    /// thumb tip to index tip; a pinch uses far less): two hands, `unknown`.
+    public var maximumHandSpanMm: Double
+
+    public init(positions: Weights = fittedPositions, size: Weights = fittedSize, orientation: Weights = fittedOrientation,
+                minimumConfidence: Double = 0.75, maximumHandSpanMm: Double = 160) {
+        self.positions = positions
+        self.size = size
+        self.orientation = orientation
+        self.minimumConfidence = minimumConfidence
+        self.maximumHandSpanMm = maximumHandSpanMm
+    }
+
+    /// The tier of evidence these features offer: orientation when both contacts have one, size when
+    /// both have an area or both a pressure, positions otherwise.
+    public static func tier(of f: HandednessFeatures) -> HandednessTier {
+        guard let t = f.top, let b = f.bottom else { return .positions }
+        if t.orientation != nil && b.orientation != nil { return .orientation }
+        if (t.areaMm2 != nil && b.areaMm2 != nil) || (t.pressure != nil && b.pressure != nil) { return .size }
+        return .positions
+    }
+
+    public func weights(for tier: HandednessTier) -> Weights {
+        switch tier {
+        case .positions: positions
+        case .size: size
+        case .orientation: orientation
+        }
+    }
+
+    /// Log odds of the right hand over the left (positive: right). 0 when undecidable.
+    public func score(_ f: HandednessFeatures) -> Double {
+        Self.score(f, weights: weights(for: Self.tier(of: f)))
+    }
+
+    /// Log odds of the right hand with the given weights (used when fitting them).
+    public static func score(_ f: HandednessFeatures, weights w: Weights) -> Double {
+        let s = rightMass(f, w) - rightMass(negatedX(f), w)
+        return s.isFinite ? s : 0
+    }
+
+    public func classify(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) {
+        guard f.topMm.distance(to: f.bottomMm) <= maximumHandSpanMm else { return (.unknown, 0) }
+        let s = score(f)
+        let confidence = wireRounded(1 / (1 + exp(-Swift.abs(s))), 3)
+        guard s != 0, confidence >= minimumConfidence else { return (.unknown, 0) }
+        return (s > 0 ? .right : .left, confidence)
+    }
+
+    /// The features mirrored about x = 0 (exact: negation).
+    static func negatedX(_ f: HandednessFeatures) -> HandednessFeatures {
+        func n(_ c: HandednessContact) -> HandednessContact {
+            var c = c
+            c.positionMm.x = -c.positionMm.x
+            c.startMm.x = -c.startMm.x
+            c.orientation = c.orientation.map { -$0 }
+            return c
+        }
+        let top = f.top ?? HandednessContact(positionMm: f.topMm)
+        let bottom = f.bottom ?? HandednessContact(positionMm: f.bottomMm)
+        return HandednessFeatures(top: n(top), bottom: n(bottom))
+    }
+
+    /// log Σ over the thumb assignments of the right-hand likelihood (up to a constant shared with
+    /// the mirrored features).
+    static func rightMass(_ f: HandednessFeatures, _ w: Weights) -> Double {
+        let top = f.top ?? HandednessContact(positionMm: f.topMm)
+        let bottom = f.bottom ?? HandednessContact(positionMm: f.bottomMm)
+        // Bottom → top in math axes (x right, y up).
+        let dx = top.positionMm.x - bottom.positionMm.x
+        let up = bottom.positionMm.y - top.positionMm.y
+        let length = (dx * dx + up * up).squareRoot()
+        guard length > 1e-6 else { return 0 }
+        let ux = dx / length, uy = up / length
+        let lineAngle = atan2(up, dx)
+
+        // Thumb cues: log odds that the bottom contact is the thumb (no x in them).
+        var thumb = 0.0
+        let movedTop = top.positionMm.distance(to: top.startMm), movedBottom = bottom.positionMm.distance(to: bottom.startMm)
+        thumb += w.motion * (movedTop - movedBottom) / (movedTop + movedBottom + 1)
+        let landedGap = top.landedSeconds - bottom.landedSeconds
+        thumb += w.landing * (landedGap > 0.001 ? 1 : landedGap < -0.001 ? -1 : 0)
+        if let at = top.areaMm2, let ab = bottom.areaMm2, at > 0, ab > 0 { thumb += w.area * log(ab / at) }
+        if let pt = top.pressure, let pb = bottom.pressure { thumb += w.pressure * (pb - pt) }
+
+        // Turn of the line since the contacts landed, times the log span change.
+        var turn = 0.0
+        let sx = top.startMm.x - bottom.startMm.x, sUp = bottom.startMm.y - top.startMm.y
+        let startLength = (sx * sx + sUp * sUp).squareRoot()
+        if startLength > 1e-6 {
+            let cross = sx * up - sUp * dx, dot = sx * dx + sUp * up
+            turn = w.turn * atan2(cross, dot) * log(length / startLength)
+        }
+
+        // a = +1: bottom is the thumb (thumb→index = bottom→top); a = −1: top is the thumb.
+        func logLikelihood(_ a: Double) -> Double {
+            var l = a * thumb / 2 + turn
+            l += w.geometry * a * (ux * cos(pinchLineRadians) + uy * sin(pinchLineRadians))
+            if w.orientation != 0 {
+                for (contact, isBottom) in [(bottom, true), (top, false)] {
+                    guard let o = contact.orientation else { continue }
+                    let axis = Double.pi / 2 - o   // kernel (clockwise from y) → math angle
+                    let isThumb = (a > 0) == isBottom
+                    let expected = isThumb ? thumbAxisRadians : indexAxisRadians
+                    let e = contact.elongation ?? 0.3
+                    l += w.orientation * e * cos(2 * (axis - lineAngle - expected))
+                }
+            }
+            return l
+        }
+        let p = logLikelihood(1), q = logLikelihood(-1)
+        let m = Swift.max(p, q)
+        return m + log(exp(p - m) + exp(q - m))
+    }
+}

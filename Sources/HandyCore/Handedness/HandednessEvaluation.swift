@@ -1,0 +1,195 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import HandyProtocol
+
+/// One labelled recording for the evaluation: a device, its calibration, its events, the truth.
+public struct LabelledPinch: Sendable {
+    public var name: String
+    public var description: DeviceDescription
+    public var calibration: CalibrationMatrix
+    public var events: [InputEvent]
+    public var hand: Hand
+    public var tier: HandednessTier
+
+    public init(name: String, description: DeviceDescription, calibration: CalibrationMatrix, events: [InputEvent], hand: Hand, tier: HandednessTier) {
+        self.name = name
+        self.description = description
+        self.calibration = calibration
+        self.events = events
+        self.hand = hand
+        self.tier = tier
+    }
+
+    public init(name: String, _ p: SyntheticPinch) {
+        self.init(name: name, description: p.device.description, calibration: p.calibration, events: p.events, hand: p.hand, tier: p.tier)
+    }
+
+    /// Parses a label line `hand=right tier=orientation ...`; nil when hand or tier is missing.
+    public static func parseLabel(_ text: String) -> (hand: Hand, tier: HandednessTier)? {
+        var hand: Hand?, tier: HandednessTier?
+        for part in text.split(separator: " ") {
+            let kv = part.split(separator: "=", maxSplits: 1).map(String.init)
+            guard kv.count == 2 else { continue }
+            if kv[0] == "hand" { hand = Hand(rawValue: kv[1]) }
+            if kv[0] == "tier" { tier = HandednessTier(rawValue: kv[1]) }
+        }
+        guard let hand, hand != .unknown, let tier else { return nil }
+        return (hand, tier)
+    }
+}
+
+/// What the pipeline decided for one pinch.
+public struct HandednessOutcome: Hashable, Sendable {
+    /// nil: no pinch was recognised.
+    public var hand: Hand?
+    public var confidence: Double
+    public var truth: Hand
+    public var tier: HandednessTier
+}
+
+/// Accuracy, coverage, accuracy at a fixed coverage and calibration error of a set of outcomes.
+public struct HandednessMetrics: Hashable, Sendable, Codable {
+    public var pinches: Int
+    /// Recordings in which no pinch was recognised (left out of everything else).
+    public var missed: Int
+    /// Share of recognised pinches answered left or right.
+    public var coverage: Double
+    /// Share right among those answered.
+    public var accuracy: Double
+    /// Accuracy over the most confident ``fixedCoverage`` of the pinches (an `unknown` inside that
+    /// share counts as half right: a coin toss).
+    public var accuracyAtFixedCoverage: Double
+    public var fixedCoverage: Double
+    /// Expected calibration error of the answered pinches (10 confidence bins over 0.5…1).
+    public var calibrationError: Double
+
+    public init(_ outcomes: [HandednessOutcome], fixedCoverage: Double = 0.85) {
+        let seen = outcomes.filter { $0.hand != nil }
+        pinches = outcomes.count
+        missed = outcomes.count - seen.count
+        self.fixedCoverage = fixedCoverage
+        let answered = seen.filter { $0.hand != .unknown }
+        let right = answered.filter { $0.hand == $0.truth }
+        coverage = seen.isEmpty ? 0 : Double(answered.count) / Double(seen.count)
+        accuracy = answered.isEmpty ? 0 : Double(right.count) / Double(answered.count)
+        let ranked = seen.sorted { $0.confidence > $1.confidence }
+        let k = Int((Double(ranked.count) * fixedCoverage).rounded())
+        let top = ranked.prefix(k)
+        let score = top.reduce(0.0) { $0 + ($1.hand == .unknown ? 0.5 : $1.hand == $1.truth ? 1 : 0) }
+        accuracyAtFixedCoverage = k == 0 ? 0 : score / Double(k)
+        var error = 0.0
+        for bin in 0..<10 {
+            let lo = 0.5 + Double(bin) * 0.05, hi = lo + 0.05
+            let inBin = answered.filter { $0.confidence >= lo && ($0.confidence < hi || (bin == 9 && $0.confidence <= 1)) }
+            guard !inBin.isEmpty else { continue }
+            let acc = Double(inBin.filter { $0.hand == $0.truth }.count) / Double(inBin.count)
+            let conf = inBin.reduce(0.0) { $0 + $1.confidence } / Double(inBin.count)
+            error += Double(inBin.count) / Double(Swift.max(answered.count, 1)) * Swift.abs(acc - conf)
+        }
+        calibrationError = error
+    }
+}
+
+/// Replays labelled pinches through the real pipeline (tracker + arena) with a given classifier
+/// and collects the hand of the first pinch.
+public enum HandednessEvaluation {
+    /// The hand and confidence of the first pinch `began` event, nil when none.
+    public static func firstPinch(_ p: LabelledPinch, classifier: any HandednessClassifier) -> (hand: Hand, confidence: Double)? {
+        let geometry = DeviceGeometry(description: p.description, calibration: p.calibration)
+        var pipeline = GesturePipeline(deviceID: "eval:\(p.name)", description: p.description, geometry: geometry)
+        pipeline.arena.setHandednessClassifier(classifier)
+        var out = PipelineOutput()
+        for e in p.events {
+            if let deadline = pipeline.nextDeadline, deadline <= e.time {
+                out.gestures += pipeline.advanceTime(to: e.time)
+            }
+            pipeline.handle(e, into: &out)
+            if let g = out.gestures.first(where: { $0.gesture == .pinch && $0.phase == .began }) {
+                return (g.hand ?? .unknown, g.handConfidence ?? 0)
+            }
+            out = PipelineOutput()
+        }
+        return nil
+    }
+
+    public static func outcome(_ p: LabelledPinch, classifier: any HandednessClassifier) -> HandednessOutcome {
+        let r = firstPinch(p, classifier: classifier)
+        return HandednessOutcome(hand: r?.hand, confidence: r?.confidence ?? 0, truth: p.hand, tier: p.tier)
+    }
+
+    /// The features the classifier saw at the first pinch's begin (for fitting weights), nil when none.
+    public static func features(_ p: LabelledPinch) -> HandednessFeatures? {
+        let box = FeatureCapture()
+        _ = firstPinch(p, classifier: box)
+        return box.features
+    }
+
+    /// A labelled set of `count` pinches per tier from the hand model, half right, half left.
+    public static func syntheticSet(count: Int, seed: UInt64, tiers: [HandednessTier] = HandednessTier.allCases,
+                                    model: HandModel = HandModel()) -> [LabelledPinch] {
+        var out: [LabelledPinch] = []
+        for tier in tiers {
+            // One generator per tier, so a tier's set does not depend on which other tiers are made.
+            var rng = SeededRandom(seed: seed &* 1_000_003 &+ UInt64(HandednessTier.allCases.firstIndex(of: tier)!))
+            for i in 0..<count {
+                let hand: Hand = i % 2 == 0 ? .right : .left
+                let p = model.pinch(hand: hand, tier: tier, rng: &rng)
+                out.append(LabelledPinch(name: String(format4(i)) + "-\(tier.rawValue)-\(hand.rawValue)", p))
+            }
+        }
+        return out
+    }
+
+    static func format4(_ i: Int) -> String {
+        let s = String(i)
+        return String(repeating: "0", count: Swift.max(0, 4 - s.count)) + s
+    }
+
+    /// Fits a tier's weights by coordinate search on the log loss of `sigmoid(score)`; only the
+    /// weights in `free` (indices into ``EvidenceHandednessClassifier/Weights/values``) move.
+    public static func fit(_ samples: [(HandednessFeatures, Hand)], start: EvidenceHandednessClassifier.Weights,
+                           free: [Int], rounds: Int = 40) -> (weights: EvidenceHandednessClassifier.Weights, logLoss: Double) {
+        func loss(_ w: EvidenceHandednessClassifier.Weights) -> Double {
+            var total = 0.0
+            for (f, hand) in samples {
+                let s = EvidenceHandednessClassifier.score(f, weights: w) * (hand == .right ? 1 : -1)
+                total += s > 0 ? log1p(exp(-s)) : -s + log1p(exp(s))
+            }
+            return total / Double(Swift.max(samples.count, 1))
+        }
+        var best = start
+        var bestLoss = loss(best)
+        var step = 1.0
+        for _ in 0..<rounds {
+            var improved = false
+            for i in free {
+                for delta in [step, -step] {
+                    var v = best.values
+                    v[i] += delta
+                    var w = best
+                    w.values = v
+                    let l = loss(w)
+                    if l < bestLoss - 1e-9 { best = w; bestLoss = l; improved = true }
+                }
+            }
+            if !improved { step /= 2 }
+            if step < 0.01 { break }
+        }
+        return (best, bestLoss)
+    }
+}
+
+/// Records the features of the pinch it is asked about; answers unknown. Used only to fit weights.
+/// A class (shared with the caller) in a single-threaded replay; never shared across threads.
+final class FeatureCapture: HandednessClassifier, @unchecked Sendable {
+    var features: HandednessFeatures?
+    func classify(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) {
+        if features == nil { features = f }
+        return (.unknown, 0)
+    }
+}

@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import HandyCore
+import HandyProtocol
+import HandyRecording
+
+/// `handyctl eval`: measures recognizers on labelled recordings.
+struct EvalCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eval",
+        abstract: "Evaluate recognizers on labelled recordings.",
+        subcommands: [Handedness.self])
+
+    struct Handedness: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Which hand made each pinch: the evidence classifier side by side with the seed rule.",
+            discussion: """
+                Replays every .evemu file in DIR that has a `# handyd-label: hand=… tier=…` line \
+                through the tracker and recognizers (with the display calibration of its \
+                `# handyd-calibration:` line, identity otherwise), once per classifier, and compares \
+                the hand of the first pinch with the label. Per tier: accuracy (of the pinches \
+                answered left or right), coverage (share answered), accuracy at 85 % coverage (the \
+                most confident 85 %, an unknown among them counting as a coin toss), and the \
+                expected calibration error (ECE, 10 bins). Pinches the pipeline did not recognise \
+                are counted as missed.
+
+                --fit fits the evidence classifier's weights per tier on DIR (a training set, not \
+                the evaluation set) and prints them as Swift to paste into \
+                EvidenceHandednessClassifier.swift.
+
+                Example:
+                  handyctl generate pinches /tmp/pinches --count 600 --seed 2
+                  handyctl eval handedness /tmp/pinches
+                """)
+
+        @Argument(help: ArgumentHelp("Folder of labelled recordings (handyctl generate pinches).", valueName: "DIR"))
+        var directory: String
+
+        @Flag(help: "Print JSON instead of a table.")
+        var json = false
+
+        @Flag(help: "Fit the evidence classifier's weights on DIR and print them.")
+        var fit = false
+
+        func run() throws {
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".evemu") }.sorted()
+            } catch {
+                StandardStream.error("handyctl eval handedness: cannot list \(directory): \(error.localizedDescription)")
+                throw ExitCode.failure
+            }
+            var pinches: [LabelledPinch] = []
+            var skipped = 0
+            for name in names {
+                let path = (directory as NSString).appendingPathComponent(name)
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { skipped += 1; continue }
+                var label: (hand: Hand, tier: HandednessTier)?
+                var calibration = CalibrationMatrix.identity
+                for line in text.split(separator: "\n", omittingEmptySubsequences: true).prefix(40) where line.hasPrefix("#") {
+                    if let r = line.range(of: "handyd-label:") { label = LabelledPinch.parseLabel(String(line[r.upperBound...])) }
+                    if let r = line.range(of: "handyd-calibration:"),
+                       let m = CalibrationMatrix(parsing: String(line[r.upperBound...]).trimmingCharacters(in: .whitespaces)) {
+                        calibration = m
+                    }
+                }
+                guard let label else { skipped += 1; continue }
+                do {
+                    let rec = try Recording.load(path: path)
+                    pinches.append(LabelledPinch(name: name, description: rec.description, calibration: calibration,
+                                                 events: rec.events, hand: label.hand, tier: label.tier))
+                } catch {
+                    StandardStream.error("handyctl eval handedness: \(error)")
+                    skipped += 1
+                }
+            }
+            guard !pinches.isEmpty else {
+                StandardStream.error("handyctl eval handedness: no labelled recordings in \(directory)")
+                throw ExitCode.failure
+            }
+            if fit { fitWeights(pinches); return }
+            let report = HandednessReport(pinches, skipped: skipped)
+            print(json ? report.json : report.table, terminator: "")
+        }
+
+        private func fitWeights(_ pinches: [LabelledPinch]) {
+            let samples = pinches.compactMap { p in HandednessEvaluation.features(p).map { ($0, p.hand, p.tier) } }
+            var lines: [String] = []
+            var previous = EvidenceHandednessClassifier.fittedPositions
+            for tier in HandednessTier.allCases {
+                let set = samples.filter { EvidenceHandednessClassifier.tier(of: $0.0) == tier }.map { ($0.0, $0.1) }
+                let free: [Int] = switch tier {
+                case .positions: [0, 1, 2, 3]
+                case .size: [0, 1, 2, 3, 4, 5]
+                case .orientation: [0, 1, 2, 3, 4, 5, 6]
+                }
+                let (w, loss) = HandednessEvaluation.fit(set, start: previous, free: free)
+                previous = w
+                let v = w.values.map { String(format: "%.2f", $0) }
+                lines.append("// \(tier.rawValue): \(set.count) pinches, log loss \(String(format: "%.4f", loss))")
+                lines.append("Weights(geometry: \(v[0]), motion: \(v[1]), landing: \(v[2]), turn: \(v[3]), area: \(v[4]), pressure: \(v[5]), orientation: \(v[6]))")
+            }
+            print(lines.joined(separator: "\n"))
+        }
+    }
+}
+
+/// Both classifiers' metrics per tier.
+struct HandednessReport {
+    struct Row: Codable {
+        var tier: String
+        var classifier: String
+        var metrics: HandednessMetrics
+    }
+    var rows: [Row] = []
+    var skipped: Int
+
+    init(_ pinches: [LabelledPinch], skipped: Int) {
+        self.skipped = skipped
+        let classifiers: [(String, any HandednessClassifier)] = [("evidence", EvidenceHandednessClassifier()), ("seed", SeedHandednessRule())]
+        for tier in HandednessTier.allCases {
+            let set = pinches.filter { $0.tier == tier }
+            guard !set.isEmpty else { continue }
+            for (name, c) in classifiers {
+                rows.append(Row(tier: tier.rawValue, classifier: name,
+                                metrics: HandednessMetrics(set.map { HandednessEvaluation.outcome($0, classifier: c) })))
+            }
+        }
+    }
+
+    var table: String {
+        func pct(_ v: Double) -> String { String(format: "%5.1f %%", v * 100) }
+        var out = "| tier | classifier | pinches | missed | accuracy | coverage | accuracy at 85 % coverage | ECE |\n"
+        out += "|---|---|---:|---:|---:|---:|---:|---:|\n"
+        for r in rows {
+            let m = r.metrics
+            out += "| \(r.tier) | \(r.classifier) | \(m.pinches) | \(m.missed) | \(pct(m.accuracy)) | \(pct(m.coverage)) | \(pct(m.accuracyAtFixedCoverage)) | \(String(format: "%.3f", m.calibrationError)) |\n"
+        }
+        if skipped > 0 { out += "\n\(skipped) files skipped (no label or unreadable)\n" }
+        return out
+    }
+
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let data = (try? encoder.encode(rows)) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import HandyCore
+import HandyRecording
+
+extension GenerateCommand {
+    /// `handyctl generate pinches DIR`: labelled synthetic pinches from the hand model.
+    struct Pinches: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Labelled synthetic pinches from the parametric hand model (docs/HANDEDNESS.md).",
+            discussion: """
+                Writes COUNT evemu recordings per tier (positions, size, orientation) into DIR, half \
+                right-hand, half left-hand, each with its label and the display's calibration matrix \
+                in comment lines:
+                  # handyd-label: hand=right tier=orientation pinch=in rotation=90
+                  # handyd-calibration: 0 -1 1 1 0 0
+                The same seed gives the same files. Evaluate them with `handyctl eval handedness DIR`.
+
+                Example:
+                  handyctl generate pinches /tmp/pinches --count 600 --seed 2
+                """)
+
+        @Argument(help: ArgumentHelp("Output folder (created if missing).", valueName: "DIR"))
+        var directory: String
+
+        @Option(help: "Pinches per tier.")
+        var count = 600
+
+        @Option(help: "Random seed.")
+        var seed: UInt64 = 2
+
+        func run() throws {
+            guard count > 0, count <= 100_000 else {
+                StandardStream.error("handyctl generate pinches: --count must be 1…100000")
+                throw ExitCode.failure
+            }
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            var written = 0
+            for tier in HandednessTier.allCases {
+                var rng = SeededRandom(seed: seed &* 1_000_003 &+ UInt64(HandednessTier.allCases.firstIndex(of: tier)!))
+                for i in 0..<count {
+                    let hand: Hand = i % 2 == 0 ? .right : .left
+                    let p = HandModel().pinch(hand: hand, tier: tier, rng: &rng)
+                    let m = p.calibration
+                    let comment = """
+                        handyd synthetic pinch (handyctl generate pinches --count \(count) --seed \(seed)), #\(i) of tier \(tier.rawValue)
+                        handyd-label: \(p.label)
+                        handyd-calibration: \(m.a) \(m.b) \(m.c) \(m.d) \(m.e) \(m.f)
+                        """
+                    let text = EvemuWriter.recording(description: p.device.description, events: p.events, comment: comment)
+                    let name = "pinch-\(tier.rawValue)-\(String(format: "%05d", i))-\(hand.rawValue).evemu"
+                    try text.write(toFile: (directory as NSString).appendingPathComponent(name), atomically: true, encoding: .utf8)
+                    written += 1
+                }
+            }
+            print("wrote \(written) recordings to \(directory)")
+        }
+    }
+}
+
+import HandyProtocol
