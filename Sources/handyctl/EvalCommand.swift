@@ -39,6 +39,9 @@ struct EvalCommand: ParsableCommand {
         @Flag(help: "Print JSON instead of a table.")
         var json = false
 
+        @Option(help: "The evidence classifier's minimum confidence (default: its own).")
+        var minimumConfidence: Double?
+
         @Flag(help: "Fit the evidence classifier's weights on DIR and print them.")
         var fit = false
 
@@ -79,7 +82,9 @@ struct EvalCommand: ParsableCommand {
                 throw ExitCode.failure
             }
             if fit { fitWeights(pinches); return }
-            let report = HandednessReport(pinches, skipped: skipped)
+            var evidence = EvidenceHandednessClassifier()
+            if let minimumConfidence { evidence.minimumConfidence = minimumConfidence }
+            let report = HandednessReport(pinches, evidence: evidence, skipped: skipped)
             print(json ? report.json : report.table, terminator: "")
         }
 
@@ -115,9 +120,9 @@ struct HandednessReport {
     var rows: [Row] = []
     var skipped: Int
 
-    init(_ pinches: [LabelledPinch], skipped: Int) {
+    init(_ pinches: [LabelledPinch], evidence: EvidenceHandednessClassifier, skipped: Int) {
         self.skipped = skipped
-        let classifiers: [(String, any HandednessClassifier)] = [("evidence", EvidenceHandednessClassifier()), ("seed", SeedHandednessRule())]
+        let classifiers: [(String, any HandednessClassifier)] = [("evidence", evidence), ("seed", SeedHandednessRule())]
         for tier in HandednessTier.allCases {
             let set = pinches.filter { $0.tier == tier }
             guard !set.isEmpty else { continue }

@@ -150,7 +150,7 @@ public enum HandednessEvaluation {
         return String(repeating: "0", count: Swift.max(0, 4 - s.count)) + s
     }
 
-    /// Fits a tier's weights by coordinate search on the log loss of `sigmoid(score)`; only the
+    /// Fits a tier's weights by coordinate search on the log loss of `sigmoid(score)` (+ 1e-4 Σ w²); only the
     /// weights in `free` (indices into ``EvidenceHandednessClassifier/Weights/values``) move.
     public static func fit(_ samples: [(HandednessFeatures, Hand)], start: EvidenceHandednessClassifier.Weights,
                            free: [Int], rounds: Int = 40) -> (weights: EvidenceHandednessClassifier.Weights, logLoss: Double) {
@@ -160,7 +160,9 @@ public enum HandednessEvaluation {
                 let s = EvidenceHandednessClassifier.score(f, weights: w) * (hand == .right ? 1 : -1)
                 total += s > 0 ? log1p(exp(-s)) : -s + log1p(exp(s))
             }
-            return total / Double(Swift.max(samples.count, 1))
+            // A light ridge keeps weights finite when a tier's training set is (nearly) separable.
+            let ridge = 1e-4 * w.values.reduce(0) { $0 + $1 * $1 }
+            return total / Double(Swift.max(samples.count, 1)) + ridge
         }
         var best = start
         var bestLoss = loss(best)

@@ -73,7 +73,10 @@ public struct HandModel: Hashable, Sendable {
     public var indexAxisDegrees = 45.0
     public var thumbAxisDegrees = -80.0
     /// Orientation noise per contact (normal, degrees).
-    public var orientationSdDegrees = 12.0
+    public var orientationSdDegrees = 15.0
+    /// Share of contacts whose reported orientation is unrelated to the finger (round contacts,
+    /// sensor noise): uniformly random.
+    public var orientationGarbageShare = 0.1
     /// Span at the start: pinch in 45…90 mm, closing to 35…60 %; pinch out 15…35 mm, opening 1.8…3×.
     public var closingStartMm = 45.0...90.0
     public var openingStartMm = 15.0...35.0
@@ -81,9 +84,9 @@ public struct HandModel: Hashable, Sendable {
     public var indexMotionShare = 0.65
     public var indexMotionShareSd = 0.12
     /// Line turn per unit of ln(span ratio) for a right hand, radians (normal): closing a right-hand
-    /// pinch (ln ratio < 0) turns the line clockwise on screen by ~14° per halving.
-    public var turnPerLogRatio = -0.35
-    public var turnPerLogRatioSd = 0.2
+    /// pinch (ln ratio < 0) turns the line clockwise on screen by ~8° per halving, and one pinch in four turns the other way.
+    public var turnPerLogRatio = -0.2
+    public var turnPerLogRatioSd = 0.3
     /// The thumb lands first with this probability; the second finger lands 0…60 ms later.
     public var thumbLandsFirst = 0.6
     /// Index contact major axis (mm, × log-normal 0.12), minor/major 0.6…0.8; the thumb's area is
@@ -148,8 +151,11 @@ public struct HandModel: Hashable, Sendable {
         let s1 = s0 * (closing ? rng.uniform(0.35, 0.6) : rng.uniform(1.8, 3))
         let share = Swift.min(Swift.max(rng.normal(indexMotionShare, indexMotionShareSd), 0.3), 0.95)
         let turnTotal = rng.normal(turnPerLogRatio, turnPerLogRatioSd) * log(s1 / s0)
-        let indexAxis = lineAngle + indexAxisDegrees * degree + rng.normal(0, orientationSdDegrees) * degree
-        let thumbAxis = lineAngle + thumbAxisDegrees * degree + rng.normal(0, orientationSdDegrees) * degree
+        var indexAxisDrawn = lineAngle + indexAxisDegrees * degree + rng.normal(0, orientationSdDegrees) * degree
+        var thumbAxisDrawn = lineAngle + thumbAxisDegrees * degree + rng.normal(0, orientationSdDegrees) * degree
+        if rng.chance(orientationGarbageShare) { indexAxisDrawn = rng.uniform(0, Double.pi) }
+        if rng.chance(orientationGarbageShare) { thumbAxisDrawn = rng.uniform(0, Double.pi) }
+        let indexAxis = indexAxisDrawn, thumbAxis = thumbAxisDrawn
         let margin = 0.5 * s0 + 10
         let cx = rng.uniform(Swift.min(margin, displayWidthMm / 2), Swift.max(displayWidthMm - margin, displayWidthMm / 2))
         let cy = rng.uniform(Swift.min(margin, displayHeightMm / 2), Swift.max(displayHeightMm - margin, displayHeightMm / 2))
