@@ -91,11 +91,13 @@ import Darwin
 
 @Suite struct HandednessConfigurationTests {
     @Test func deadZonesComeFromTheConfiguration() {
-        // A right-hand pinch whose fingers are 23 mm apart vertically at began: unknown once the
-        // vertical dead zone is raised to 40 mm (an override applied after the arena was made).
+        // A right-hand pinch whose fingers are 23 mm apart vertically at began: unknown for the seed
+        // rule once the vertical dead zone is raised to 40 mm (an override applied after the arena
+        // was made). The default classifier (evidence) has no dead zones.
         #expect(run(spread(30, 60)).first { $0.gesture == .pinch }?.hand == .right)
         var arena = GestureArena(deviceID: "t", geometry: TestScreen.geometry)
         _ = arena.configuration.apply(overrides: ["hand-vertical-dead-zone-mm": "40"])
+        arena.setHandednessClassifier(SeedHandednessRule(configuration: arena.configuration))
         let events = runArena(makeFrames(spread(30, 60)), arena: &arena).filter { $0.gesture == .pinch }
         #expect(!events.isEmpty && events.allSatisfy { $0.hand == .unknown && $0.handConfidence == 0 && $0.clearSide == .unknown })
     }
