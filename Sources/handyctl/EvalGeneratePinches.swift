@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HandyCore
+import HandyProtocol
 import HandyRecording
 
 extension GenerateCommand {
@@ -57,5 +58,3 @@ extension GenerateCommand {
         }
     }
 }
-
-import HandyProtocol
