@@ -38,10 +38,8 @@ extension GenerateCommand {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             var written = 0
             for tier in HandednessTier.allCases {
-                var rng = SeededRandom(seed: seed &* 1_000_003 &+ UInt64(HandednessTier.allCases.firstIndex(of: tier)!))
-                for i in 0..<count {
-                    let hand: Hand = i % 2 == 0 ? .right : .left
-                    let p = HandModel().pinch(hand: hand, tier: tier, rng: &rng)
+                for (i, p) in HandednessEvaluation.syntheticPinches(tier: tier, count: count, seed: seed).enumerated() {
+                    let hand = p.hand
                     let m = p.calibration
                     let comment = """
                         handyd synthetic pinch (handyctl generate pinches --count \(count) --seed \(seed)), #\(i) of tier \(tier.rawValue)

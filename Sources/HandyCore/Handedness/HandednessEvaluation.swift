@@ -129,20 +129,22 @@ public enum HandednessEvaluation {
         return box.features
     }
 
+    /// `count` pinches of one tier from the hand model, alternately right and left hand; the same
+    /// seed gives the same pinches (`handyctl generate pinches` writes exactly these).
+    public static func syntheticPinches(tier: HandednessTier, count: Int, seed: UInt64, model: HandModel = HandModel()) -> [SyntheticPinch] {
+        // One generator per tier, so a tier's pinches do not depend on which other tiers are made.
+        var rng = SeededRandom(seed: seed &* 1_000_003 &+ UInt64(HandednessTier.allCases.firstIndex(of: tier)!))
+        return (0..<Swift.max(count, 0)).map { i in model.pinch(hand: i % 2 == 0 ? .right : .left, tier: tier, rng: &rng) }
+    }
+
     /// A labelled set of `count` pinches per tier from the hand model, half right, half left.
     public static func syntheticSet(count: Int, seed: UInt64, tiers: [HandednessTier] = HandednessTier.allCases,
                                     model: HandModel = HandModel()) -> [LabelledPinch] {
-        var out: [LabelledPinch] = []
-        for tier in tiers {
-            // One generator per tier, so a tier's set does not depend on which other tiers are made.
-            var rng = SeededRandom(seed: seed &* 1_000_003 &+ UInt64(HandednessTier.allCases.firstIndex(of: tier)!))
-            for i in 0..<count {
-                let hand: Hand = i % 2 == 0 ? .right : .left
-                let p = model.pinch(hand: hand, tier: tier, rng: &rng)
-                out.append(LabelledPinch(name: String(format4(i)) + "-\(tier.rawValue)-\(hand.rawValue)", p))
+        tiers.flatMap { tier in
+            syntheticPinches(tier: tier, count: count, seed: seed, model: model).enumerated().map { i, p in
+                LabelledPinch(name: format4(i) + "-\(tier.rawValue)-\(p.hand.rawValue)", p)
             }
         }
-        return out
     }
 
     static func format4(_ i: Int) -> String {
