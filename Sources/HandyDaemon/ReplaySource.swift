@@ -1,5 +1,6 @@
 import HandyCore
 import HandyProtocol
+import HandyRecording
 import Logging
 
 /// Plays a recording as if it were a device, in real time (scaled by `speed`), through the same
@@ -35,10 +36,13 @@ public final class ReplaySource: DeviceSource {
     private let firstTime: Timestamp
     private var passes = 0
 
-    init(name: String, path: String, description: DeviceDescription, events: [InputEvent], options: Options, logger: Logger) {
+    init(recording: Recording, options: Options, logger: Logger) {
+        let description = recording.description
+        let events = recording.events
+        let path = recording.path
         let geometry = DeviceGeometry(description: description)
         self.info = DeviceInfo(
-            id: "replay:\(name)", name: description.name, path: path,
+            id: recording.deviceID, name: description.name, path: path,
             vendor: Int(description.vendor), product: Int(description.product), slots: description.slotCount,
             widthMm: rounded(geometry.displayWidthMm, 1), heightMm: rounded(geometry.displayHeightMm, 1))
         self.description = description
@@ -49,24 +53,18 @@ public final class ReplaySource: DeviceSource {
         self.firstTime = events.first?.time ?? .zero
     }
 
-    /// Loads a recording for replay.
+    /// Loads a recording for replay (evemu, split `.desc`/`.events`, or libinput record).
     /// - Parameters:
-    ///   - path: an evemu file with its description, or a `.events` file with `descPath`.
+    ///   - path: the recording.
+    ///   - descPath: a device description overriding the recording's own (or the `.desc` found beside it).
     public static func load(path: String, descPath: String?, options: Options, logger: Logger) throws -> ReplaySource {
-        let recording = try ReplayRecording.load(path: path, descPath: descPath)
+        let recording: Recording
+        do { recording = try Recording.load(path: path, descriptionPath: descPath) } catch {
+            throw DaemonError("cannot replay: \(error)")
+        }
         guard !recording.events.isEmpty else { throw DaemonError("\(path): no events to replay") }
         guard options.speed > 0, options.speed.isFinite else { throw DaemonError("--speed must be a positive number") }
-        return ReplaySource(name: replayName(path: path), path: path, description: recording.description,
-                            events: recording.events, options: options, logger: logger)
-    }
-
-    /// `replay:<file name without extension>`, spaces turned to `-` so the id is easy to type.
-    static func replayName(path: String) -> String {
-        var name = Substring(path.split(separator: "/").last ?? Substring(path))
-        for ext in [".events", ".evemu", ".yml", ".yaml"] where name.hasSuffix(ext) {
-            name = name.dropLast(ext.count)
-        }
-        return String(name.map { $0 == " " ? "-" : $0 })
+        return ReplaySource(recording: recording, options: options, logger: logger)
     }
 
     public var pollDescriptors: [Int32] { [] }
