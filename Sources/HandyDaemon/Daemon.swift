@@ -64,7 +64,7 @@ public func runDaemon(options: DaemonOptions, logger: Logger) async throws {
     logger.info("stopped")
 }
 
-/// The live touchscreens. Until HandyInput's discovery lands this reports that none can be read.
+/// The machine's touchscreens (udev + libevdev).
 func liveSources(logger: Logger) throws -> [any DeviceSource] {
-    throw DaemonError("live touchscreen input is not available in this build; use --replay RECORDING")
+    [try LiveSource(logger: logger)]
 }
