@@ -32,8 +32,6 @@ struct MonitorCommand: AsyncParsableCommand {
     var touches = false
 
     func run() async throws {
-        // One line at a time even into a pipe (`handyctl monitor | grep pinch`).
-        setvbuf(stdout, nil, _IOLBF, 0)
         let request = SubscribeRequest(
             gestures: gestures.map(Self.list), devices: devices.map(Self.list), touches: touches)
         let client = HandyClient(socketPath: socket, subscription: request)
@@ -43,6 +41,8 @@ struct MonitorCommand: AsyncParsableCommand {
             } else {
                 print(message.humanReadableLine)
             }
+            // One line at a time even into a pipe (`handyctl monitor | grep pinch`).
+            fflush(nil)
         }
     }
 
