@@ -52,15 +52,19 @@ public final class LiveSource: DeviceSource {
             while let event = discovery.receive() { handle(event, into: &notices) }
         }
         for (node, device) in devices where readable.contains(device.evdev.fileDescriptor) {
-            var output = PipelineOutput()
             let status: DrainStatus
+            let id = device.info.id
             do {
-                status = try device.evdev.drain { device.pipeline.handle($0, into: &output) }
+                status = try device.evdev.drain { event in
+                    var output = PipelineOutput()
+                    device.pipeline.handle(event, into: &output)
+                    // One notice per event keeps each frame's gestures right after that frame.
+                    if !output.isEmpty { notices.append(.output(device: id, output)) }
+                }
             } catch {
                 logger.error("read failed, closing device", metadata: ["device.path": "\(node)", "error": "\(error)"])
                 status = .gone
             }
-            if !output.isEmpty { notices.append(.output(device: device.info.id, output)) }
             if status == .gone { close(node: node, into: &notices) }
         }
         // Recognizer timeouts (tap, long press) that passed without new input.

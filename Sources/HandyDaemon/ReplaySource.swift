@@ -104,6 +104,12 @@ public final class ReplaySource: DeviceSource {
                 shiftedEvent.time = time
                 pipeline.handle(shiftedEvent, into: &output)
                 index += 1
+                // One notice per event that produced something keeps each frame's gestures
+                // right after that frame on the wire.
+                if !output.isEmpty {
+                    notices.append(.output(device: info.id, output))
+                    output = PipelineOutput()
+                }
             }
             guard index == events.count, options.loop else { break }
             // Next pass: continue after the last event plus a pause.

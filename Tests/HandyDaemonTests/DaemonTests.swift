@@ -1,0 +1,264 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HandyClient
+import HandyProtocol
+import Testing
+
+/// Two fingers put down, held ~0.5 s with small moves, lifted: 58 events, 15 SYN_REPORT frames,
+/// every one of which changes a touch (checked by hand against the file).
+let twoFingerFixture = "whot-evemu-devices/touchscreens/EP0430M09.2-fingers-touch-release.events"
+let twoFingerFrameCount = 15
+/// 24 s free-form session with up to 10 fingers: the volume source for the slow-client test.
+let busyFixture = "whot-evemu-devices/tablets/Wacom DTH2242 Finger.events"
+
+/// Each test starts the real handyd binary on a temporary socket and talks to it over real sockets.
+@Suite(.serialized)
+struct DaemonTests {
+    @Test func everyClientReceivesTheRecordingInOrderWithItsFilters() throws {
+        let expected = try ExpectedOutput(recordingPath: fixture(twoFingerFixture))
+        #expect(expected.touches.count == twoFingerFrameCount, "the model itself sees every frame of the fixture")
+
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--wait-clients", "4"])
+        let all = try LineClient(socketPath: daemon.socketPath)          // touches + gestures
+        let noisy = try LineClient(socketPath: daemon.socketPath)        // touches only, sends garbage
+        let gesturesOnly = try LineClient(socketPath: daemon.socketPath) // the default subscription
+        let otherDevice = try LineClient(socketPath: daemon.socketPath)  // another device's events only
+
+        for client in [all, noisy, gesturesOnly, otherDevice] {
+            guard case .hello(let hello) = try client.readMessage() else { Issue.record("first message is not hello"); return }
+            #expect(hello.protocol == 1)
+            #expect(hello.devices.map(\.id) == [expected.deviceID])
+            #expect(hello.devices.first?.name == "EP0430M09")
+            #expect(hello.devices.first?.slots == 5)
+        }
+        try otherDevice.send(#"{"type":"subscribe","devices":["event99"],"touches":true,"futureField":1}"# + "\n")
+        try gesturesOnly.send(#"{"type":"subscribe"}"# + "\n")
+        try all.send(#"{"type":"subscribe","touches":true}"# + "\n")
+        // The fourth subscription starts the replay; the garbage lands while events flow.
+        try noisy.send(#"{"type":"subscribe","touches":true,"gestures":[]}"# + "\n" + "garbage\n" + #"{"type":"subscribe","touches":"yes"}"# + "\n")
+
+        // `all` receives exactly the model's sequence.
+        var received: [ExpectedOutput.Item] = []
+        while received.count < expected.sequence.count {
+            guard let m = try all.readMessage() else { break }
+            if let item = m.expectedItem { received.append(item) } else { Issue.record("unexpected \(m)") }
+        }
+        #expect(received == expected.sequence)
+
+        // `noisy` got two errors, stayed connected, and still missed no frame.
+        var noisyTouches: [TouchesMessage] = []
+        var noisyErrors: [String] = []
+        while noisyTouches.count < expected.touches.count || noisyErrors.count < 2 {
+            switch try noisy.readMessage() {
+            case .touches(let t): noisyTouches.append(t)
+            case .error(let e): noisyErrors.append(e.code)
+            case .gesture(let g): Issue.record("gestures:[] still got \(g.gesture)")
+            case nil: Issue.record("noisy client was disconnected"); return
+            case let other?: Issue.record("unexpected \(other)")
+            }
+        }
+        #expect(noisyTouches == expected.touches)
+        #expect(noisyErrors == ["invalid-json", "invalid-message"])
+
+        // Asking for status afterwards: whatever arrives before the reply is everything that client got.
+        func messagesBeforeStatus(_ client: LineClient) throws -> ([ServerMessage], StatusMessage?) {
+            try client.send(#"{"type":"status"}"# + "\n")
+            var before: [ServerMessage] = []
+            while let m = try client.readMessage() {
+                if case .status(let s) = m { return (before, s) }
+                before.append(m)
+            }
+            return (before, nil)
+        }
+        let (gestureMessages, _) = try messagesBeforeStatus(gesturesOnly)
+        #expect(gestureMessages.compactMap(\.expectedItem) == expected.gestures.map { .gesture($0) })
+        #expect(!gestureMessages.contains { if case .touches = $0 { true } else { false } })
+        let (otherMessages, _) = try messagesBeforeStatus(otherDevice)
+        #expect(otherMessages.isEmpty, "a device filter for another device lets nothing through")
+
+        let (rest, status) = try messagesBeforeStatus(all)
+        #expect(rest.isEmpty)
+        #expect(status?.clients == 4)
+        #expect(status?.devices == 1)
+        #expect(status?.frames == UInt64(expected.touches.count))
+        #expect(status?.events == UInt64(expected.gestures.count))
+        #expect(status?.drops == 0)
+        #expect(!daemon.log.contains("handyd bug"))
+    }
+
+    @Test func aLineOverTheLimitGetsAnErrorAndIsClosed() throws {
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture)])
+        let bystander = try LineClient(socketPath: daemon.socketPath)
+        let offender = try LineClient(socketPath: daemon.socketPath)
+        _ = try bystander.readMessage()
+        _ = try offender.readMessage()
+        try offender.send(String(repeating: "a", count: JSONLines.maximumLineLength + 10))
+        let after = try offender.readToEOF()
+        #expect(after.count == 1)
+        if case .error(let e)? = after.first { #expect(e.code == "line-too-long") } else { Issue.record("no error: \(after)") }
+        #expect(offender.reachedEOF)
+
+        // A line of exactly the limit is still a (bad) message, not a disconnection.
+        try bystander.send(String(repeating: " ", count: JSONLines.maximumLineLength - 2) + "{}\n")
+        if case .error(let e)? = try bystander.readMessage() { #expect(e.code == "invalid-message") } else { Issue.record("no error") }
+        try bystander.send(#"{"type":"status"}"# + "\n")
+        if case .status(let s)? = try bystander.readMessage() { #expect(s.clients == 1) } else { Issue.record("no status") }
+    }
+
+    @Test func aClientThatNeverReadsIsDroppedAndTheOthersMissNothing() throws {
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", fixture(busyFixture), "--loop", "--speed", "8",
+            "--client-queue-bytes", "65536", "--wait-clients", "2",
+        ])
+        let reader = try LineClient(socketPath: daemon.socketPath)
+        let sleeper = try LineClient(socketPath: daemon.socketPath)
+        // A small receive buffer so the sleeper's backlog builds up in the daemon quickly.
+        var small: Int32 = 4096
+        setsockopt(sleeper.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        _ = try reader.readMessage()
+        _ = try sleeper.readMessage()
+        try sleeper.send(#"{"type":"subscribe","touches":true}"# + "\n")
+        try reader.send(#"{"type":"subscribe","touches":true}"# + "\n")
+
+        // Read until the daemon reports the drop, counting every frame on the way.
+        var frames: UInt64 = 0
+        var lastTime = -Double.infinity
+        var status: StatusMessage?
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            for _ in 0..<200 {
+                guard let m = try reader.readMessage() else { Issue.record("reader disconnected"); return }
+                switch m {
+                case .touches(let t):
+                    frames += 1
+                    #expect(t.time >= lastTime, "frames arrive in time order")
+                    lastTime = t.time
+                case .status(let s): status = s
+                default: break
+                }
+            }
+            try reader.send(#"{"type":"status"}"# + "\n")
+            // Drain up to the status reply so its counters match what we have read.
+            while true {
+                guard let m = try reader.readMessage() else { Issue.record("reader disconnected"); return }
+                if case .touches = m { frames += 1; continue }
+                if case .status(let s) = m { status = s; break }
+            }
+            if let status, status.drops >= 1 { break }
+        }
+        guard let status else { Issue.record("no status"); return }
+        #expect(status.drops == 1)
+        #expect(status.clients == 1)
+        #expect(status.frames == frames, "the reader got every frame published before its status request")
+        #expect(frames > 1000)
+
+        // The sleeper finds its connection closed once it finally reads.
+        let leftovers = try sleeper.readToEOF(timeoutSeconds: 10)
+        #expect(sleeper.reachedEOF)
+        #expect(UInt64(leftovers.count) < frames)
+    }
+
+    @Test func sigtermSendsShutdownAndExitsCleanly() throws {
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--loop"])
+        let a = try LineClient(socketPath: daemon.socketPath)
+        let b = try LineClient(socketPath: daemon.socketPath)
+        _ = try a.readMessage()
+        _ = try b.readMessage()
+        try a.send(#"{"type":"subscribe","touches":true}"# + "\n")
+        usleep(300_000)
+        daemon.signal(SIGTERM)
+        for client in [a, b] {
+            let tail = try client.readToEOF()
+            if case .shutdown? = tail.last {} else { Issue.record("last message is not shutdown: \(String(describing: tail.last))") }
+        }
+        #expect(daemon.waitForExit(timeoutSeconds: 10) == 0)
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "the socket file is removed")
+    }
+
+    @Test func sighupReloadsWithoutDroppingClients() throws {
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture)])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        _ = try client.readMessage()
+        daemon.signal(SIGHUP)
+        let deadline = Date().addingTimeInterval(10)
+        while !daemon.log.contains("reloading configuration") && Date() < deadline { usleep(20_000) }
+        #expect(daemon.log.contains("reloading configuration"))
+        try client.send(#"{"type":"status"}"# + "\n")
+        if case .status(let s)? = try client.readMessage() { #expect(s.clients == 1) } else { Issue.record("no status after SIGHUP") }
+        #expect(daemon.process.isRunning)
+    }
+
+    @Test func clientsBeyondTheMaximumAreRefusedPolitely() throws {
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--max-clients", "2"])
+        let a = try LineClient(socketPath: daemon.socketPath)
+        let b = try LineClient(socketPath: daemon.socketPath)
+        _ = try a.readMessage()
+        _ = try b.readMessage()
+        let c = try LineClient(socketPath: daemon.socketPath)
+        let refused = try c.readToEOF()
+        #expect(refused.count == 1)
+        if case .error(let e)? = refused.first { #expect(e.code == "too-many-clients") } else { Issue.record("no error: \(refused)") }
+        // Once one leaves, there is room again.
+        _ = consume b
+        usleep(200_000)
+        let d = try LineClient(socketPath: daemon.socketPath)
+        if case .hello? = try d.readMessage() {} else { Issue.record("no hello after a client left") }
+        _ = a
+    }
+
+    @Test func handyClientReconnectsWhenTheDaemonRestarts() async throws {
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--wait-clients", "1"])
+        let socketPath = daemon.socketPath
+        let expectedTouches = try ExpectedOutput(recordingPath: fixture(twoFingerFixture)).touches.count
+        let client = HandyClient(socketPath: socketPath, subscription: SubscribeRequest(touches: true),
+                                 reconnect: .init(initialDelaySeconds: 0.05, maximumDelaySeconds: 0.5))
+        let stream = client.messages()
+        let consumer = Task { () throws -> (hellos: Int, touches: Int, shutdown: Bool, restarted: Process?) in
+            var hellos = 0, touches = 0, shutdown = false
+            var restarted: Process?
+            for try await message in stream {
+                switch message {
+                case .hello:
+                    hellos += 1
+                    if hellos == 2 { break }
+                case .touches:
+                    touches += 1
+                    guard touches == expectedTouches else { continue }
+                    // Restart the daemon on the same socket path.
+                    daemon.signal(SIGTERM)
+                    _ = daemon.waitForExit(timeoutSeconds: 10)
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: handydBinary)
+                    process.arguments = ["--socket", socketPath, "--replay", fixture(twoFingerFixture)]
+                    process.standardError = FileHandle.nullDevice
+                    try process.run()
+                    restarted = process
+                    continue
+                case .shutdown:
+                    shutdown = true
+                    continue
+                default:
+                    continue
+                }
+                if hellos == 2 { break }
+            }
+            return (hellos, touches, shutdown, restarted)
+        }
+        let watchdog = Task {
+            try await Task.sleep(nanoseconds: 60_000_000_000)
+            consumer.cancel()
+        }
+        let result = try await consumer.value
+        watchdog.cancel()
+        #expect(result.hellos == 2)
+        #expect(result.touches == expectedTouches)
+        #expect(result.shutdown)
+        if let restarted = result.restarted {
+            restarted.terminate()
+            restarted.waitUntilExit()
+            #expect(restarted.terminationStatus == 0)
+        }
+    }
+}
