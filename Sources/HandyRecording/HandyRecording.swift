@@ -1,1 +1,0 @@
-// HandyRecording: see Package.swift
