@@ -1,0 +1,18 @@
+import ArgumentParser
+
+/// `handyctl`: the command-line tool for handyd. Each subcommand lives in its own file.
+///
+/// `@main` on an async root (not top-level code in main.swift) so async subcommands such as
+/// `monitor` run on ArgumentParser's async entry point.
+@main
+struct Handyctl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "handyctl",
+        abstract: "Talk to handyd, and replay touch recordings through its gesture pipeline.",
+        // Every subcommand, one per line (other commands add their line here).
+        subcommands: [
+            ReplayCommand.self,
+            InjectCommand.self,
+        ]
+    )
+}
