@@ -33,6 +33,9 @@ public final class InputService: Service, @unchecked Sendable {
                 done.resume()
             }
             thread.name = "handyd-input"
+            // The recognizers keep sizeable state on the stack in debug builds; do not depend on
+            // the platform's default thread stack.
+            thread.stackSize = 8 << 20
             thread.start()
             readiness.markReady("input")
             Task {

@@ -1,6 +1,22 @@
 import HandyCore
 import HandyProtocol
 import HandyRecording
+import Foundation
+
+/// Runs `body` on a thread with an 8 MiB stack and waits for it.
+func onLargeStack<T>(_ body: @escaping () throws -> T) throws -> T {
+    nonisolated(unsafe) var result: Result<T, any Error>?
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) let work = body
+    let thread = Thread {
+        result = Result { try work() }
+        done.signal()
+    }
+    thread.stackSize = 8 << 20
+    thread.start()
+    done.wait()
+    return try result!.get()
+}
 
 /// What a subscriber should receive for a recording: the recording run through the same
 /// GesturePipeline in-process, one event at a time, as the daemon's replay does.
@@ -21,6 +37,10 @@ struct ExpectedOutput {
     enum Item: Hashable { case touches(TouchesMessage), gesture(GestureKey) }
 
     init(recordingPath: String) throws {
+        self = try onLargeStack { try ExpectedOutput(computing: recordingPath) }
+    }
+
+    private init(computing recordingPath: String) throws {
         let recording = try Recording.load(path: recordingPath)
         deviceID = recording.deviceID
         var pipeline = GesturePipeline(deviceID: deviceID, description: recording.description)
