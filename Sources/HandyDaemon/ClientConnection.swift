@@ -127,6 +127,9 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
         guard queued > broadcaster.limits.maximumQueuedBytes else { return }
         logger.notice("client too slow, disconnecting", metadata: ["client.queuedBytes": "\(queued)"])
         broadcaster.clientDropped()
+        // It no longer counts as a client, even while its last bytes drain.
+        if registered { broadcaster.unregister(self) }
+        registered = false
         let error = ErrorMessage(code: ServerErrorCode.clientTooSlow.rawValue,
                                  message: "more than \(broadcaster.limits.maximumQueuedBytes) bytes unread; disconnected")
         closeAfter(broadcaster.encode(.error(error)), context: context)

@@ -51,9 +51,10 @@ public func runDaemon(options: DaemonOptions, logger: Logger) async throws {
     let address = ListenAddress.fromSystemd() ?? .path(options.socketPath, group: options.socketGroup)
     let socket = SocketService(address: address, broadcaster: broadcaster, group: group, readiness: readiness, logger: logger)
     let input = InputService(loop: loop, readiness: readiness, logger: logger)
-    // Started in order, stopped in reverse: input stops first, then clients get `shutdown`.
+    // Started in order, stopped in reverse: devices are found before the socket accepts
+    // clients (so the first hello lists them); on shutdown clients get `shutdown` first.
     let services = ServiceGroup(configuration: .init(
-        services: [socket, input], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        services: [input, socket], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     do {
         try await services.run()
     } catch {

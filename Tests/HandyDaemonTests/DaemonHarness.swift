@@ -57,7 +57,9 @@ final class DaemonProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if process.isRunning == false { throw HarnessError("handyd exited early:\n\(log)") }
-            if FileManager.default.fileExists(atPath: socketPath) { return }
+            // A replay's device is announced before clients connect, so hello lists it.
+            if FileManager.default.fileExists(atPath: socketPath),
+               !arguments.contains("--replay") || log.contains("device added") { return }
             usleep(20_000)
         }
         throw HarnessError("handyd did not create \(socketPath):\n\(log)")
@@ -121,15 +123,33 @@ final class LineClient {
         }
     }
 
+    /// Bytes before `start` in `buffer` are consumed; compacted now and then, not per line.
+    private var start = 0
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+
     /// The next line, or nil at EOF. Throws on timeout.
     func readLine(timeoutSeconds: Double = 10) throws -> String? {
+        var ignored: UInt64 = 0
+        return try readLine(countingAndSkipping: [], count: &ignored, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// The next line not starting with `prefix` (nil at EOF); lines starting with it are only
+    /// counted, never decoded, so a debug-built test keeps up with a fast daemon.
+    func readLine(countingAndSkipping prefix: [UInt8], count: inout UInt64, timeoutSeconds: Double = 10) throws -> String? {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
+            while let newline = nextNewline() {
+                let isCounted = !prefix.isEmpty && newline - start >= prefix.count && buffer.withUnsafeBufferPointer {
+                    memcmp($0.baseAddress! + start, prefix, prefix.count) == 0
+                }
+                let lineStart = start
+                start = newline + 1
+                if isCounted { count += 1; continue }
+                let line = String(decoding: buffer[lineStart..<newline], as: UTF8.self)
+                compact()
                 return line
             }
+            compact()
             if reachedEOF { return nil }
             let remainingMs = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
             guard remainingMs > 0 else { throw HarnessError("timed out waiting for a line") }
@@ -137,13 +157,27 @@ final class LineClient {
             let rc = poll(&p, 1, remainingMs)
             if rc == 0 { throw HarnessError("timed out waiting for a line") }
             if rc < 0 { if errno == EINTR { continue }; throw HarnessError("poll: \(errno)") }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = read(fd, &chunk, chunk.count)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == ECONNRESET { reachedEOF = true; continue }
                 throw HarnessError("read: \(String(cString: strerror(errno)))")
             }
             if n == 0 { reachedEOF = true } else { buffer.append(contentsOf: chunk[..<n]) }
+        }
+    }
+
+    private func nextNewline() -> Int? {
+        guard start < buffer.count else { return nil }
+        return buffer.withUnsafeBufferPointer { b -> Int? in
+            guard let hit = memchr(b.baseAddress! + start, Int32(UInt8(ascii: "\n")), b.count - start) else { return nil }
+            return UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)) - b.baseAddress!
+        }
+    }
+
+    private func compact() {
+        if start > 1 << 16 || start == buffer.count {
+            buffer.removeSubrange(..<start)
+            start = 0
         }
     }
 
