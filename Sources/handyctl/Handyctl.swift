@@ -13,6 +13,9 @@ struct Handyctl: AsyncParsableCommand {
         subcommands: [
             ReplayCommand.self,
             InjectCommand.self,
+            GenerateCommand.self,
+            DevicesCommand.self,
+            MonitorCommand.self,
         ]
     )
 }
