@@ -13,7 +13,7 @@ import HandyCore
             .hold(atMm: (100, 80), startSeconds: 0.06, durationSeconds: 0.02),                   // C
         ])
         let (frames, counters) = trackerFrames(screen, events)
-        #expect(frames.map(phases) == [
+        #expect(frames.map(trackerPhases) == [
             ["0:began"],
             ["0:stationary", "1:began"],
             ["0:stationary", "1:moved"],
@@ -32,7 +32,7 @@ import HandyCore
         #expect(bEnd.device.x == 567)
         #expect(frames[4].activeTouches.map(\.id) == [0])
         #expect(bEnd.beganAt == stream.time(ofFrame: 1) && bEnd.time == stream.time(ofFrame: 4))
-        #expect(approx(bEnd.startMm.x, 500.0 / 1999 * 200))
+        #expect(trackerApprox(bEnd.startMm.x, 500.0 / 1999 * 200))
     }
 
     @Test func idFreedInAFrameIsNotReusedInThatFrame() {
@@ -44,7 +44,7 @@ import HandyCore
             .hold(atMm: (70, 20), startSeconds: 0.04, durationSeconds: 0.01),  // D: frame 4 → id 0
         ])
         let (frames, _) = trackerFrames(screen, events)
-        #expect(frames.map(phases) == [
+        #expect(frames.map(trackerPhases) == [
             ["0:began", "1:began"],
             ["0:ended", "1:stationary", "2:began"],
             ["0:began", "1:stationary", "2:stationary"],
@@ -60,14 +60,14 @@ import HandyCore
         var tracker = TouchTracker(description: screen.description)
         let t0 = Timestamp(seconds: 1)
         let frames = trackerFrames(&tracker, [
-            abs(AbsCode.mtTrackingID, 42, at: t0), abs(AbsCode.mtPositionX, 1000, at: t0), abs(AbsCode.mtPositionY, 250, at: t0),
-            synReport(at: t0),
+            trackerAbs(AbsCode.mtTrackingID, 42, at: t0), trackerAbs(AbsCode.mtPositionX, 1000, at: t0), trackerAbs(AbsCode.mtPositionY, 250, at: t0),
+            trackerSynReport(at: t0),
         ])
         let t = try! #require(frames.first?.touches.first)
         #expect(t.id == 0 && t.phase == .began && t.device == DevicePoint(x: 1000, y: 250))
         #expect(tracker.geometry.hasKernelResolution)
         #expect(t.normalized == NormalizedPoint(x: 1000.0 / 1999, y: 250.0 / 999))
-        #expect(approx(t.mm.x, 1000.0 / 1999 * 200) && approx(t.mm.y, 250.0 / 999 * 100))
+        #expect(trackerApprox(t.mm.x, 1000.0 / 1999 * 200) && trackerApprox(t.mm.y, 250.0 / 999 * 100))
         #expect(t.startMm == t.mm && t.velocity == .zero && t.beganAt == t0)
         #expect(t.majorMm == nil && t.orientation == nil && t.pressure == nil && t.tool == .finger)
     }
@@ -79,18 +79,18 @@ import HandyCore
         let (frames, _) = trackerFrames(noRes, events)
         let t = try! #require(frames.first?.touches.first)
         #expect(t.device == DevicePoint(x: 160, y: 80))
-        #expect(approx(t.mm.x, 160.0 / 999 * 250) && approx(t.mm.y, 80.0 / 499 * 125))
-        #expect(approx(t.majorMm, 10) && approx(t.minorMm, 10))
+        #expect(trackerApprox(t.mm.x, 160.0 / 999 * 250) && trackerApprox(t.mm.y, 80.0 / 499 * 125))
+        #expect(trackerApprox(t.majorMm, 10) && trackerApprox(t.minorMm, 10))
         #expect(!DeviceGeometry(description: noRes.description).hasKernelResolution)
     }
 
     @Test func stationaryFrameStillEmittedAndEmptyFrames() {
         var tracker = TouchTracker(description: screen.description)
-        let a = tracker.handle(synReport())
+        let a = tracker.handle(trackerSynReport())
         #expect(a?.touches.isEmpty == true && a?.hasChanges == false)
-        _ = trackerFrames(&tracker, [abs(AbsCode.mtTrackingID, 1), abs(AbsCode.mtPositionX, 10), synReport()])
-        let b = tracker.handle(synReport(at: Timestamp(seconds: 2)))
-        #expect(b.map(phases) == ["0:stationary"])
+        _ = trackerFrames(&tracker, [trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtPositionX, 10), trackerSynReport()])
+        let b = tracker.handle(trackerSynReport(at: Timestamp(seconds: 2)))
+        #expect(b.map(trackerPhases) == ["0:stationary"])
         #expect(b?.hasChanges == false)
         #expect(b?.touches.first?.time == Timestamp(seconds: 2))
     }
@@ -99,9 +99,9 @@ import HandyCore
         // The kernel filters repeated values per slot, so a new contact at the same x sends only y.
         var tracker = TouchTracker(description: screen.description)
         let f = trackerFrames(&tracker, [
-            abs(AbsCode.mtTrackingID, 1), abs(AbsCode.mtPositionX, 300), abs(AbsCode.mtPositionY, 400), synReport(),
-            abs(AbsCode.mtTrackingID, -1), synReport(),
-            abs(AbsCode.mtTrackingID, 2), abs(AbsCode.mtPositionY, 500), synReport(),
+            trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtPositionX, 300), trackerAbs(AbsCode.mtPositionY, 400), trackerSynReport(),
+            trackerAbs(AbsCode.mtTrackingID, -1), trackerSynReport(),
+            trackerAbs(AbsCode.mtTrackingID, 2), trackerAbs(AbsCode.mtPositionY, 500), trackerSynReport(),
         ])
         #expect(f[2].touches.first?.device == DevicePoint(x: 300, y: 500))
     }
@@ -133,46 +133,46 @@ import HandyCore
         let (frames, _) = trackerFrames(full, SyntheticStream(device: full).events([path]))
         let first = try! #require(frames.first?.touches.first)
         #expect(first.tool == .finger)
-        #expect(approx(first.majorMm, 8) && approx(first.minorMm, 6))
-        #expect(approx(first.orientation, Double.pi / 4))
-        #expect(approx(first.pressure, 128.0 / 255))
+        #expect(trackerApprox(first.majorMm, 8) && trackerApprox(first.minorMm, 6))
+        #expect(trackerApprox(first.orientation, Double.pi / 4))
+        #expect(trackerApprox(first.pressure, 128.0 / 255))
         let palm = try! #require(frames.first { $0.touches.first?.tool == .palm }?.touches.first)
-        #expect(approx(palm.majorMm, 30) && approx(palm.minorMm, 20))
-        #expect(approx(palm.orientation, -Double.pi / 2) && approx(palm.pressure, 1))
+        #expect(trackerApprox(palm.majorMm, 30) && trackerApprox(palm.minorMm, 20))
+        #expect(trackerApprox(palm.orientation, -Double.pi / 2) && trackerApprox(palm.pressure, 1))
         #expect(palm.id == first.id)
     }
 
     @Test func orientationWithAZeroOneRangeIsNil() {
         let flag = SyntheticTouchscreen(mtProtocol: .slots(2), orientationRange: 0...1)
         var tracker = TouchTracker(description: flag.description)
-        let f = trackerFrames(&tracker, [abs(AbsCode.mtTrackingID, 1), abs(AbsCode.mtOrientation, 1), synReport()])
+        let f = trackerFrames(&tracker, [trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtOrientation, 1), trackerSynReport()])
         #expect(f.first?.touches.first?.orientation == nil)
         let quarter = SyntheticTouchscreen(mtProtocol: .slots(2), orientationRange: 0...255)
         var t2 = TouchTracker(description: quarter.description)
-        let g = trackerFrames(&t2, [abs(AbsCode.mtTrackingID, 1), abs(AbsCode.mtOrientation, 255), synReport()])
-        #expect(approx(g.first?.touches.first?.orientation, Double.pi / 2))
+        let g = trackerFrames(&t2, [trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtOrientation, 255), trackerSynReport()])
+        #expect(trackerApprox(g.first?.touches.first?.orientation, Double.pi / 2))
     }
 
     @Test func calibrationRotationTurnsPositionsAndOrientation() {
         let full = SyntheticTouchscreen.fullFeatured(slots: 2, widthMm: 200, heightMm: 100, unitsPerMm: 10)
         let geometry = DeviceGeometry(description: full.description, calibration: .rotated90)
-        #expect(approx(geometry.calibrationRotation, Double.pi / 2))
+        #expect(trackerApprox(geometry.calibrationRotation, Double.pi / 2))
         var tracker = TouchTracker(description: full.description, geometry: geometry)
         // Sensor (500, 500) of 2000 × 1000: normalised (500/1999, 500/999) → display (1 − y, x).
         let f = trackerFrames(&tracker, [
-            abs(AbsCode.mtTrackingID, 1), abs(AbsCode.mtPositionX, 500), abs(AbsCode.mtPositionY, 500),
-            abs(AbsCode.mtOrientation, 0), synReport(),
-            abs(AbsCode.mtOrientation, 45), synReport(),
-            abs(AbsCode.mtOrientation, -30), synReport(),
+            trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtPositionX, 500), trackerAbs(AbsCode.mtPositionY, 500),
+            trackerAbs(AbsCode.mtOrientation, 0), trackerSynReport(),
+            trackerAbs(AbsCode.mtOrientation, 45), trackerSynReport(),
+            trackerAbs(AbsCode.mtOrientation, -30), trackerSynReport(),
         ])
         let t = try! #require(f.first?.touches.first)
-        #expect(approx(t.normalized.x, 1 - 500.0 / 999) && approx(t.normalized.y, 500.0 / 1999))
+        #expect(trackerApprox(t.normalized.x, 1 - 500.0 / 999) && trackerApprox(t.normalized.y, 500.0 / 1999))
         // The display is 100 mm wide and 200 mm high after the rotation.
-        #expect(approx(t.mm.x, (1 - 500.0 / 999) * 100) && approx(t.mm.y, 500.0 / 1999 * 200))
+        #expect(trackerApprox(t.mm.x, (1 - 500.0 / 999) * 100) && trackerApprox(t.mm.y, 500.0 / 1999 * 200))
         // Along the sensor's Y → along the display's X; π/4 + π/2 wraps to −π/4 (an ellipse is symmetric).
-        #expect(approx(t.orientation, Double.pi / 2))
-        #expect(approx(f[1].touches.first?.orientation, -Double.pi / 4))
-        #expect(approx(f[2].touches.first?.orientation, Double.pi / 2 - Double.pi / 6))
+        #expect(trackerApprox(t.orientation, Double.pi / 2))
+        #expect(trackerApprox(f[1].touches.first?.orientation, -Double.pi / 4))
+        #expect(trackerApprox(f[2].touches.first?.orientation, Double.pi / 2 - Double.pi / 6))
     }
 
     @Test func singleTouchDevice() {
@@ -183,7 +183,7 @@ import HandyCore
         ])
         let (frames, counters) = trackerFrames(st, events)
         // The hold sends nothing between its down and up frames (unchanged values are not sent).
-        #expect(frames.map(phases) == [["0:began"], ["0:moved"], ["0:moved"], ["0:ended"], ["0:began"], ["0:ended"]])
+        #expect(frames.map(trackerPhases) == [["0:began"], ["0:moved"], ["0:moved"], ["0:ended"], ["0:began"], ["0:ended"]])
         #expect(frames.first?.touches.first?.device == DevicePoint(x: 50, y: 50))
         #expect(counters.unknownEvents == 0)
     }

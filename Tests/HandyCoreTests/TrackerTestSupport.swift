@@ -16,24 +16,24 @@ func trackerFrames(_ device: SyntheticTouchscreen, _ events: [InputEvent], geome
 }
 
 /// "id:phase" per touch, e.g. ["0:began", "1:moved"], for compact expectations.
-func phases(_ frame: TouchFrame) -> [String] {
+func trackerPhases(_ frame: TouchFrame) -> [String] {
     frame.touches.map { "\($0.id):\($0.phase.rawValue)" }
 }
 
-func ev(_ time: Timestamp, _ type: UInt16, _ code: UInt16, _ value: Int32) -> InputEvent {
+func trackerEvent(_ time: Timestamp, _ type: UInt16, _ code: UInt16, _ value: Int32) -> InputEvent {
     InputEvent(time: time, type: type, code: code, value: value)
 }
-func abs(_ code: UInt16, _ value: Int32, at time: Timestamp = Timestamp(seconds: 1)) -> InputEvent {
+func trackerAbs(_ code: UInt16, _ value: Int32, at time: Timestamp = Timestamp(seconds: 1)) -> InputEvent {
     InputEvent(time: time, type: EventType.abs, code: code, value: value)
 }
-func synReport(at time: Timestamp = Timestamp(seconds: 1)) -> InputEvent {
+func trackerSynReport(at time: Timestamp = Timestamp(seconds: 1)) -> InputEvent {
     InputEvent(time: time, type: EventType.syn, code: SynCode.report, value: 0)
 }
-func synDropped(at time: Timestamp = Timestamp(seconds: 1)) -> InputEvent {
+func trackerSynDropped(at time: Timestamp = Timestamp(seconds: 1)) -> InputEvent {
     InputEvent(time: time, type: EventType.syn, code: SynCode.dropped, value: 0)
 }
 
-func approx(_ a: Double?, _ b: Double, _ tolerance: Double = 1e-9) -> Bool {
+func trackerApprox(_ a: Double?, _ b: Double, _ tolerance: Double = 1e-9) -> Bool {
     guard let a else { return false }
     return Swift.abs(a - b) <= tolerance
 }
