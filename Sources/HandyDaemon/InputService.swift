@@ -27,22 +27,23 @@ public final class InputService: Service, @unchecked Sendable {
         hangup.resume()
         defer { hangup.cancel() }
 
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let thread = Thread {
-                loop.run()
-                done.resume()
+        // Graceful shutdown (SIGTERM) or cancellation (another service failed) stops the loop.
+        await withTaskCancellationOrGracefulShutdownHandler {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                let thread = Thread {
+                    loop.run()
+                    done.resume()
+                }
+                thread.name = "handyd-input"
+                // The recognizers keep sizeable state on the stack in debug builds; do not depend
+                // on the platform's default thread stack.
+                thread.stackSize = 8 << 20
+                thread.start()
+                readiness.markReady("input")
             }
-            thread.name = "handyd-input"
-            // The recognizers keep sizeable state on the stack in debug builds; do not depend on
-            // the platform's default thread stack.
-            thread.stackSize = 8 << 20
-            thread.start()
-            readiness.markReady("input")
-            Task {
-                try? await gracefulShutdown()
-                readiness.markStopping()
-                loop.send(.stop)
-            }
+        } onCancelOrGracefulShutdown: { [readiness] in
+            readiness.markStopping()
+            loop.send(.stop)
         }
     }
 }

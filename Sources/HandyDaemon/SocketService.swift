@@ -83,8 +83,34 @@ public final class SocketService: Service, @unchecked Sendable {
                                                     attributes: [.posixPermissions: 0o755])
         }
         var info = stat()
-        if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFSOCK {
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFSOCK else {
             throw DaemonError("\(path) exists and is not a socket; not removing it")
+        }
+        // A socket someone still accepts on belongs to a running handyd: never steal it. Only a
+        // stale one (connection refused) is removed, by the bind below.
+        if isListening(path: path) {
+            throw DaemonError("another handyd is already listening on \(path)")
+        }
+    }
+
+    /// Whether connecting to the Unix socket at `path` succeeds.
+    static func isListening(path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
         }
     }
 
