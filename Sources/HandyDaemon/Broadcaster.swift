@@ -88,6 +88,10 @@ public final class Broadcaster: @unchecked Sendable {
     public func publish(_ notices: [InputNotice]) {
         eventLoop.preconditionInEventLoop()
         guard !shuttingDown else { return }
+        // The backlog is judged before new data is added: what is still unwritten from earlier
+        // batches, after the event loop had time to write it. A burst (a replay catching up after
+        // a stall) to a client that reads fine is not a slow client.
+        for client in clients.values { client.dropIfBacklogged() }
         var touched: [ObjectIdentifier: ClientConnection] = [:]
         for notice in notices {
             switch notice {
@@ -119,8 +123,8 @@ public final class Broadcaster: @unchecked Sendable {
                 }
             }
         }
-        // One flush per batch, then check each client's backlog once.
-        for c in touched.values { c.flushAndCheckBacklog() }
+        // One flush per batch.
+        for c in touched.values { c.flush() }
     }
 
     // MARK: shutdown

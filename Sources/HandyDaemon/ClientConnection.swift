@@ -119,10 +119,14 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
         context.write(wrapOutboundOut(line), promise: nil)
     }
 
-    /// Flushes, then drops the client if the bytes its socket has not taken pass the bound.
-    func flushAndCheckBacklog() {
+    func flush() {
         guard !closing, let context else { return }
         context.flush()
+    }
+
+    /// Drops the client if the bytes its socket has not taken pass the bound.
+    func dropIfBacklogged() {
+        guard !closing, let context else { return }
         let queued = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
         guard queued > broadcaster.limits.maximumQueuedBytes else { return }
         logger.notice("client too slow, disconnecting", metadata: ["client.queuedBytes": "\(queued)"])

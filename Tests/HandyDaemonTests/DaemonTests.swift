@@ -120,8 +120,9 @@ struct DaemonTests {
         setsockopt(sleeper.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         _ = try reader.readMessage()
         _ = try sleeper.readMessage()
-        try sleeper.send(#"{"type":"subscribe","touches":true}"# + "\n")
-        try reader.send(#"{"type":"subscribe","touches":true}"# + "\n")
+        // Touches only: the volume is in them, and this debug-built reader only counts them.
+        try sleeper.send(#"{"type":"subscribe","touches":true,"gestures":[]}"# + "\n")
+        try reader.send(#"{"type":"subscribe","touches":true,"gestures":[]}"# + "\n")
 
         // Read until the daemon reports the drop, counting every frame on the way. Touch lines
         // are only recognised, not decoded, so this debug-built reader keeps up.
@@ -256,5 +257,64 @@ struct DaemonTests {
             restarted.waitUntilExit()
             #expect(restarted.terminationStatus == 0)
         }
+    }
+}
+
+/// Command-line behaviour around the socket, and `handyctl` against the real daemon.
+@Suite(.serialized)
+struct DaemonCommandLineTests {
+    @Test func aSecondDaemonDoesNotStealALiveSocket() throws {
+        let first = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture)])
+        let second = Process()
+        second.executableURL = URL(fileURLWithPath: handydBinary)
+        second.arguments = ["--socket", first.socketPath, "--replay", fixture(twoFingerFixture)]
+        let errors = Pipe()
+        second.standardError = errors
+        try second.run()
+        second.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(second.terminationStatus == 1)
+        #expect(message.contains("already listening"))
+        // The first one still serves.
+        let client = try LineClient(socketPath: first.socketPath)
+        if case .hello? = try client.readMessage() {} else { Issue.record("first daemon no longer answers") }
+    }
+
+    @Test func aStaleSocketFileIsReplaced() throws {
+        let first = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture)])
+        // SIGKILL leaves the socket file behind with nobody listening.
+        first.signal(SIGKILL)
+        _ = first.waitForExit(timeoutSeconds: 10)
+        #expect(FileManager.default.fileExists(atPath: first.socketPath))
+        let second = Process()
+        second.executableURL = URL(fileURLWithPath: handydBinary)
+        second.arguments = ["--socket", first.socketPath, "--replay", fixture(twoFingerFixture)]
+        second.standardError = FileHandle.nullDevice
+        try second.run()
+        defer { second.terminate(); second.waitUntilExit() }
+        var client: LineClient?
+        let deadline = Date().addingTimeInterval(20)
+        while client == nil && Date() < deadline {
+            client = try? LineClient(socketPath: first.socketPath)
+            if client == nil { usleep(50_000) }
+        }
+        guard let client else { Issue.record("second daemon never listened"); return }
+        if case .hello? = try client.readMessage() {} else { Issue.record("no hello") }
+    }
+
+    @Test func handyctlDevicesListsTheReplayDevice() throws {
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture)])
+        let handyctl = URL(fileURLWithPath: handydBinary).deletingLastPathComponent().appendingPathComponent("handyctl")
+        let process = Process()
+        process.executableURL = handyctl
+        process.arguments = ["devices", "--socket", daemon.socketPath]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0)
+        #expect(text.hasPrefix("replay:EP0430M09.2-fingers-touch-release\tEP0430M09\t"))
+        #expect(text.contains("5 slots"))
     }
 }
