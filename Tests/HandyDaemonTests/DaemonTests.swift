@@ -19,6 +19,8 @@ struct DaemonTests {
     @Test func everyClientReceivesTheRecordingInOrderWithItsFilters() throws {
         let expected = try ExpectedOutput(recordingPath: fixture(twoFingerFixture))
         #expect(expected.touches.count == twoFingerFrameCount, "the model itself sees every frame of the fixture")
+        // Both fingers stay down 0.51 s, past the 500 ms long-press delay.
+        #expect(expected.gestures.contains(.init(gesture: .longPress, phase: .began)))
 
         let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--wait-clients", "4"])
         let all = try LineClient(socketPath: daemon.socketPath)          // touches + gestures
@@ -86,6 +88,32 @@ struct DaemonTests {
         #expect(status?.events == UInt64(expected.gestures.count))
         #expect(status?.drops == 0)
         #expect(!daemon.log.contains("handyd bug"))
+    }
+
+    /// The bundled demo recording: a right-hand pinch (1.66 s), then a left-hand one (3.21 s),
+    /// among pans, rotations, taps and a swipe. A pinch-only subscriber gets exactly the pinches.
+    @Test func aGestureFilterDeliversOnlyPinchesWithTheirHand() throws {
+        let demo = packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
+        let expected = try ExpectedOutput(recordingPath: demo)
+        let pinches = expected.gestures.filter { $0.gesture == .pinch }
+        #expect(pinches.count > 4)
+        #expect(expected.gestures.count > pinches.count, "the demo has other gestures to filter out")
+
+        let daemon = try DaemonProcess(arguments: ["--replay", demo, "--speed", "4", "--wait-clients", "1"])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        _ = try client.readMessage()
+        try client.send(#"{"type":"subscribe","gestures":["pinch"]}"# + "\n")
+        var received: [GestureEvent] = []
+        while received.count < pinches.count {
+            guard let m = try client.readMessage() else { Issue.record("disconnected"); return }
+            guard case .gesture(let g) = m else { Issue.record("unexpected \(m)"); continue }
+            received.append(g)
+        }
+        #expect(received.map { ExpectedOutput.GestureKey(gesture: $0.gesture, phase: $0.phase) } == pinches)
+        let began = received.filter { $0.phase == .began }
+        #expect(began.map(\.hand) == [.right, .left])
+        #expect(began.map(\.clearSide) == [.left, .right])
+        #expect(Set(received.map(\.id)).count == 2, "all events of one pinch share its id")
     }
 
     @Test func aLineOverTheLimitGetsAnErrorAndIsClosed() throws {
