@@ -19,6 +19,8 @@ public struct AbsInfo: Hashable, Sendable {
 
     /// Number of distinct values (maximum - minimum + 1), at least 1.
     public var span: Int64 { Swift.max(1, Int64(maximum) - Int64(minimum) + 1) }
+    /// Distance from minimum to maximum (maximum - minimum), at least 1.
+    public var extent: Int64 { Swift.max(1, Int64(maximum) - Int64(minimum)) }
     public func contains(_ v: Int32) -> Bool { v >= minimum && v <= maximum }
     public func clamp(_ v: Int32) -> Int32 { Swift.min(Swift.max(v, minimum), maximum) }
 }

@@ -75,7 +75,7 @@ public struct CalibrationMatrix: Hashable, Sendable {
 ///
 /// Resolution fallback: when an axis reports resolution 0 (many older touchscreens do), handyd
 /// assumes the sensor is ``fallbackWidthMm`` wide with square units, i.e. both axes get
-/// `(xmax - xmin + 1) / fallbackWidthMm` units per mm. A kiosk can state the real size with the
+/// `(xmax - xmin) / fallbackWidthMm` units per mm. A kiosk can state the real size with the
 /// udev property `HANDYD_SIZE_MM="width height"`, which wins over both.
 public struct DeviceGeometry: Hashable, Sendable {
     /// 250 mm: the width of a ~11.6" 16:9 panel, a middle ground between phone-sized and kiosk-sized
@@ -102,15 +102,15 @@ public struct DeviceGeometry: Hashable, Sendable {
         self.yAxis = yAxis
         self.calibration = calibration
         if let size = sizeMm, size.width > 0, size.height > 0 {
-            unitsPerMmX = Double(xAxis.span) / size.width
-            unitsPerMmY = Double(yAxis.span) / size.height
+            unitsPerMmX = Double(xAxis.extent) / size.width
+            unitsPerMmY = Double(yAxis.extent) / size.height
             hasKernelResolution = false
         } else if xAxis.resolution > 0 && yAxis.resolution > 0 {
             unitsPerMmX = Double(xAxis.resolution)
             unitsPerMmY = Double(yAxis.resolution)
             hasKernelResolution = true
         } else {
-            let perMm = Double(xAxis.span) / Self.fallbackWidthMm
+            let perMm = Double(xAxis.extent) / Self.fallbackWidthMm
             unitsPerMmX = xAxis.resolution > 0 ? Double(xAxis.resolution) : perMm
             unitsPerMmY = yAxis.resolution > 0 ? Double(yAxis.resolution) : perMm
             hasKernelResolution = false
@@ -118,8 +118,10 @@ public struct DeviceGeometry: Hashable, Sendable {
     }
 
     /// Sensor size in mm (before calibration).
-    public var sensorWidthMm: Double { Double(xAxis.span) / unitsPerMmX }
-    public var sensorHeightMm: Double { Double(yAxis.span) / unitsPerMmY }
+    /// Distance from the minimum to the maximum position, so `millimetres` of a point is exactly
+    /// `(value - minimum) / unitsPerMm`.
+    public var sensorWidthMm: Double { Double(xAxis.extent) / unitsPerMmX }
+    public var sensorHeightMm: Double { Double(yAxis.extent) / unitsPerMmY }
 
     /// Display size in mm: the sensor size seen through the calibration matrix's linear part.
     public var displayWidthMm: Double { Swift.abs(calibration.a) * sensorWidthMm + Swift.abs(calibration.b) * sensorHeightMm }
@@ -127,8 +129,8 @@ public struct DeviceGeometry: Hashable, Sendable {
 
     /// Sensor-normalised coordinates, 0…1, before calibration.
     @inline(__always) public func sensorNormalized(_ p: DevicePoint) -> (x: Double, y: Double) {
-        (Double(Int64(p.x) - Int64(xAxis.minimum)) / Double(Swift.max(1, xAxis.span - 1)),
-         Double(Int64(p.y) - Int64(yAxis.minimum)) / Double(Swift.max(1, yAxis.span - 1)))
+        (Double(Int64(p.x) - Int64(xAxis.minimum)) / Double(xAxis.extent),
+         Double(Int64(p.y) - Int64(yAxis.minimum)) / Double(yAxis.extent))
     }
 
     /// Normalised display coordinates (after calibration).

@@ -20,19 +20,21 @@ public struct GestureArena: Sendable {
     private var context: ArenaContext
     private var motion = MotionTracker()
     private var longPress = LongPressRecognizer()
-    private var pinch: PinchRecognizer
+    private var pinch = PinchRecognizer()
     private var rotate = RotateRecognizer()
     private var pan = PanRecognizer()
     private var swipe = SwipeRecognizer()
     private var tap = TapRecognizer()
     private var touchGestures = TouchGestureRecognizer()
     private var cachedDeadline: Timestamp?
+    /// Every finger down since the last time none was.
+    private var sequenceFingers = TouchMask()
 
     public init(deviceID: String, geometry: DeviceGeometry, configuration: GestureConfiguration = .init()) {
         self.deviceID = deviceID
         self.geometry = geometry
         self.context = ArenaContext(device: deviceID, configuration: configuration, geometry: geometry)
-        self.pinch = PinchRecognizer(classifier: SeedHandednessRule(configuration: configuration))
+        self.pinch = PinchRecognizer()
     }
 
     /// Replaces the handedness classifier used by pinch.
@@ -42,6 +44,19 @@ public struct GestureArena: Sendable {
 
     /// "handyd bug: ..." reports of impossible transitions (the daemon logs them; tests want none).
     public var bugReports: [String] { context.bugs }
+
+    /// When true, every state change of the multi-finger recognizers is recorded in
+    /// ``transitions`` as `recognizer: state -> input -> state` (libinput's tap log; the daemon
+    /// drains it at trace level). Off by default: it costs string building per input.
+    public var tracesTransitions = false
+    /// Recorded transitions (see ``tracesTransitions``); the caller empties it with ``drainTransitions()``.
+    public private(set) var transitions: [String] = []
+
+    /// Returns and clears the recorded transitions.
+    public mutating func drainTransitions() -> [String] {
+        defer { transitions.removeAll(keepingCapacity: true) }
+        return transitions
+    }
     /// Touches ignored because their id is beyond the 64 the recognizers track.
     public var ignoredTouches: UInt64 { motion.ignoredTouches }
 
@@ -57,7 +72,14 @@ public struct GestureArena: Sendable {
         fireTimers(upTo: frame.time, into: &out)
         if frame.resynced { cancelRecognizers(at: frame.time, reason: "resync", into: &out) }
         let m = motion.motion(for: frame, configuration: context.configuration)
+        // A finger of this sequence turned into a palm: what it took part in is cancelled, and the
+        // multi-finger recognizers wait for every finger to lift.
+        if m.newPalmMask.intersects(sequenceFingers), context.configuration.policy.palmCancels {
+            cancelMultiFinger(at: m.time, reason: "palm", into: &out)
+        }
+        sequenceFingers = m.fingers == 0 ? TouchMask() : sequenceFingers | m.fingerMask
         let input = RecognizerInput.frame(m)
+        let before = tracesTransitions ? stateNames : nil
         longPress.handle(input, &context, into: &out)
         updateGate()
         pinch.handle(input, &context, into: &out)
@@ -66,6 +88,7 @@ public struct GestureArena: Sendable {
         swipe.handle(input, &context, into: &out)
         tap.handle(input, &context, into: &out)
         touchGestures.handle(input, &context, into: &out)
+        if let before { trace(before, "frame@\(m.time)") }
         if m.fingers == 0 { context.startedKinds = 0 }
         refreshDeadline()
     }
@@ -90,6 +113,15 @@ public struct GestureArena: Sendable {
     public var nextDeadline: Timestamp? { cachedDeadline }
 
     private mutating func cancelRecognizers(at time: Timestamp, reason: String, into out: inout [GestureEvent]) {
+        cancelMultiFinger(at: time, reason: reason, into: &out)
+        touchGestures.handle(.cancel(at: time, reason: reason), &context, into: &out)
+        motion.reset()
+        sequenceFingers = TouchMask()
+    }
+
+    private mutating func cancelMultiFinger(at time: Timestamp, reason: String, into out: inout [GestureEvent]) {
+        let before = tracesTransitions ? stateNames : nil
+        defer { if let before { trace(before, "cancel(\(reason))@\(time)") } }
         let input = RecognizerInput.cancel(at: time, reason: reason)
         longPress.handle(input, &context, into: &out)
         updateGate()
@@ -98,8 +130,6 @@ public struct GestureArena: Sendable {
         pan.handle(input, &context, into: &out)
         swipe.handle(input, &context, into: &out)
         tap.handle(input, &context, into: &out)
-        touchGestures.handle(input, &context, into: &out)
-        motion.reset()
     }
 
     /// Fires due timers one deadline at a time, so events come out in time order.
@@ -107,17 +137,39 @@ public struct GestureArena: Sendable {
         var guardCount = 0
         while let deadline = cachedDeadline, deadline <= time {
             let input = RecognizerInput.timeAdvanced(to: deadline)
+            let states = tracesTransitions ? stateNames : nil
             longPress.handle(input, &context, into: &out)
             updateGate()
             tap.handle(input, &context, into: &out)
             touchGestures.handle(input, &context, into: &out)
-            let before = cachedDeadline
+            if let states { trace(states, "timer@\(deadline)") }
+            let previous = cachedDeadline
             refreshDeadline()
             guardCount += 1
-            if cachedDeadline == before || guardCount > 1000 {
+            if cachedDeadline == previous || guardCount > 1000 {
                 context.bug("timer at \(deadline) did not advance")
                 break
             }
+        }
+    }
+
+    /// The case name of each multi-finger recognizer's state, in arena order.
+    private var stateNames: [String] {
+        [Self.caseName(longPress.state), Self.caseName(pinch.state), Self.caseName(rotate.state),
+         Self.caseName(pan.state), Self.caseName(swipe.state), Self.caseName(tap.state)]
+    }
+    private static let recognizerNames = ["long-press", "pinch", "rotate", "pan", "swipe", "tap"]
+
+    private static func caseName(_ state: Any) -> String {
+        let s = String(describing: state)
+        return s.firstIndex(of: "(").map { String(s[..<$0]) } ?? s
+    }
+
+    private mutating func trace(_ before: [String], _ input: String) {
+        let after = stateNames
+        for i in before.indices where before[i] != after[i] {
+            if transitions.count >= 10_000 { transitions.removeFirst(5_000) }   // bounded if nobody drains
+            transitions.append("\(Self.recognizerNames[i]): \(before[i]) -> \(input) -> \(after[i])")
         }
     }
 

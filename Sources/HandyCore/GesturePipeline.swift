@@ -44,11 +44,12 @@ public struct GesturePipeline: Sendable {
     /// The device is gone: cancel its touches and gestures.
     public mutating func deviceRemoved(at time: Timestamp) -> PipelineOutput {
         var out = PipelineOutput()
+        // Cancel gestures first so subscribers see the real reason, then the touches.
+        out.gestures.append(contentsOf: arena.cancelAll(at: time, reason: "device-removed"))
         if let frame = tracker.cancelAll(at: time) {
             out.frames.append(frame)
             out.gestures.append(contentsOf: arena.handle(frame))
         }
-        out.gestures.append(contentsOf: arena.cancelAll(at: time, reason: "device-removed"))
         return out
     }
 }

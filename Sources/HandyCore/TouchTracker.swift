@@ -1,6 +1,8 @@
 /// Counts of input that was wrong but handled (never a crash).
 public struct TrackerCounters: Hashable, Sendable {
+    /// Frames emitted.
     public var frames: UInt64 = 0
+    /// Events handled.
     public var events: UInt64 = 0
     /// ABS_MT_SLOT beyond the device's declared slots (the events for that slot are ignored).
     public var outOfRangeSlots: UInt64 = 0
@@ -21,6 +23,7 @@ public struct TrackerCounters: Hashable, Sendable {
     public var discardedEvents: UInt64 = 0
     /// Protocol-A contacts beyond ``TouchTracker/maxContacts`` in one frame (ignored).
     public var droppedContacts: UInt64 = 0
+    /// All zero.
     public init() {}
 }
 
@@ -32,6 +35,13 @@ public struct TrackerCounters: Hashable, Sendable {
 ///
 /// Ids: each touch gets the lowest id no other touch in the same frame has; an id freed by a lift
 /// is reused from the next frame on.
+///
+/// Phases: `moved` means the position (device units) changed; a touch whose only change is its
+/// pressure, ellipse or tool is `stationary` with the new values.
+///
+/// Hover: on a device with ABS_MT_DISTANCE, a contact above its minimum distance is hovering, not
+/// touching (kernel doc: zero distance means touching). It begins no touch; a touch whose contact
+/// rises into hover ends (a lift) and a new one begins if it comes back down.
 ///
 /// SYN_DROPPED: by default (``SynDroppedHandling/resyncEventsFollow``) the events after SYN_DROPPED up
 /// to the next SYN_REPORT are the resync libevdev produces: the device's current state. At that
@@ -71,15 +81,20 @@ public struct TouchTracker: Sendable {
         case singleTouch
     }
 
+    /// The device the events come from.
     public let description: DeviceDescription
+    /// Unit conversion (device units → mm, normalised; calibration).
     public let geometry: DeviceGeometry
+    /// Protocol B, A or single touch, from the description.
     public let layout: Layout
+    /// How SYN_DROPPED is read.
     public let synDroppedHandling: SynDroppedHandling
     /// Protocol A: a contact farther than this from every unmatched touch of the previous frame
     /// begins a new touch (and the old touch ends).
     public var maxContactJumpMm: Double
     /// Protocol A: the most contacts read from one frame.
     public let maxContacts: Int
+    /// Malformed input seen so far (and frames/events).
     public private(set) var counters = TrackerCounters()
 
     // MARK: storage
@@ -95,6 +110,7 @@ public struct TouchTracker: Sendable {
         var orientation: Int32 = 0
         var pressure: Int32 = 0
         var toolType: Int32 = 0
+        var distance: Int32 = 0
         /// Protocol A: which of x/y this contact has sent (bit 0 x, bit 1 y).
         var positionBits: UInt8 = 0
     }
@@ -139,6 +155,7 @@ public struct TouchTracker: Sendable {
     private var pendingContact = RawContact()
     private var pendingContactHasValues = false
     /// Protocol A matching scratch: distance per (touch, contact) and matched flags.
+    private var contactMm: ContiguousArray<PhysicalPoint>
     private var matchedContact: ContiguousArray<Bool>
     private var matchedTouch: ContiguousArray<Bool>
     /// Single-touch state.
@@ -163,6 +180,9 @@ public struct TouchTracker: Sendable {
     private let hasOrientation: Bool
     private let hasPressure: Bool
     private let hasToolType: Bool
+    /// ABS_MT_DISTANCE: contacts above `touchDistanceMax` hover.
+    private let hasDistance: Bool
+    private let touchDistanceMax: Int32
     private let pressureAxis: AxisRange
     private let displayWidthMm: Double
     private let displayHeightMm: Double
@@ -178,6 +198,7 @@ public struct TouchTracker: Sendable {
 
     // MARK: init
 
+    /// A tracker reading SYN_DROPPED as libevdev's resync (``SynDroppedHandling/resyncEventsFollow``).
     public init(description: DeviceDescription, geometry: DeviceGeometry? = nil) {
         self.init(description: description, geometry: geometry, synDroppedHandling: .resyncEventsFollow)
     }
@@ -226,6 +247,8 @@ public struct TouchTracker: Sendable {
         hasWidthMinor = axes[AbsCode.mtWidthMinor] != nil
         hasPressure = axes[AbsCode.mtPressure] != nil || (layout == .singleTouch && axes[AbsCode.pressure] != nil)
         hasToolType = axes[AbsCode.mtToolType] != nil
+        hasDistance = axes[AbsCode.mtDistance] != nil
+        touchDistanceMax = axes[AbsCode.mtDistance]?.minimum ?? 0
         pressureAxis = range(layout == .singleTouch ? AbsCode.pressure : AbsCode.mtPressure)
         // A [0,1] range is a "rotated or not" flag on some devices, not an angle.
         if let o = axes[AbsCode.mtOrientation], o.maximum > 1 || (o.minimum < 0 && o.maximum > 0) {
@@ -255,6 +278,7 @@ public struct TouchTracker: Sendable {
         idStates = ContiguousArray(repeating: .free, count: idCapacity)
         contacts = ContiguousArray(repeating: RawContact(), count: layout == .contacts ? self.maxContacts : 0)
         matchedContact = ContiguousArray(repeating: false, count: layout == .contacts ? self.maxContacts : 0)
+        contactMm = ContiguousArray(repeating: .zero, count: layout == .contacts ? self.maxContacts : 0)
         matchedTouch = ContiguousArray(repeating: false, count: layout == .contacts ? idCapacity : 0)
         frameBuffer = []
         frameBuffer.reserveCapacity(idCapacity)
@@ -271,6 +295,7 @@ public struct TouchTracker: Sendable {
         r.orientation = axes[AbsCode.mtOrientation]?.value ?? 0
         r.pressure = axes[AbsCode.mtPressure]?.value ?? axes[AbsCode.pressure]?.value ?? 0
         r.toolType = 0
+        r.distance = axes[AbsCode.mtDistance]?.value ?? 0
         return r
     }
 
@@ -340,18 +365,18 @@ public struct TouchTracker: Sendable {
                 guard currentSlot >= 0 else { return nil }
                 return setTrackingID(event.value, at: event.time)
             }
-            if code >= AbsCode.mtTouchMajor && code <= AbsCode.mtPressure {
+            if code >= AbsCode.mtTouchMajor && code <= AbsCode.mtDistance {
                 guard currentSlot >= 0 else { return nil }
                 var raw = slots[currentSlot].raw
                 setValue(code: code, value: event.value, in: &raw)
                 slots[currentSlot].raw = raw
                 return nil
             }
-            if code <= AbsCode.max { return nil }  // ABS_X/Y pointer emulation, ABS_MT_DISTANCE, ...: not needed
+            if code <= AbsCode.max { return nil }  // ABS_X/Y pointer emulation, ABS_MT_TOOL_X/Y, ...: not needed
             counters.unknownEvents &+= 1
             return nil
         case .contacts:
-            if code >= AbsCode.mtTouchMajor && code <= AbsCode.mtPressure && code != AbsCode.mtBlobID {
+            if code >= AbsCode.mtTouchMajor && code <= AbsCode.mtDistance && code != AbsCode.mtBlobID && code != AbsCode.mtTrackingID {
                 var raw = pendingContact
                 setValue(code: code, value: event.value, in: &raw)
                 pendingContact = raw
@@ -371,6 +396,11 @@ public struct TouchTracker: Sendable {
             }
             return nil
         }
+    }
+
+    /// False for a hovering contact (ABS_MT_DISTANCE above its minimum).
+    @inline(__always) private func isTouching(_ raw: RawContact) -> Bool {
+        !hasDistance || raw.distance <= touchDistanceMax
     }
 
     @inline(__always) private mutating func clamped(_ v: Int32, _ axis: AxisRange) -> Int32 {
@@ -395,6 +425,7 @@ public struct TouchTracker: Sendable {
         case AbsCode.mtOrientation: raw.orientation = value  // may exceed max (360° devices)
         case AbsCode.mtPressure: raw.pressure = clamped(value, mtAxes[Int(AbsCode.mtPressure - AbsCode.mtTouchMajor)])
         case AbsCode.mtToolType: raw.toolType = value
+        case AbsCode.mtDistance: raw.distance = value
         default: break  // ABS_MT_BLOB_ID, ABS_MT_TRACKING_ID handled elsewhere
         }
     }
@@ -416,7 +447,7 @@ public struct TouchTracker: Sendable {
                 return closed
             }
             if slots[s].touchID >= 0 {
-                finish(touchID: Int(slots[s].touchID), from: slots[s].raw, phase: .ended, at: time)
+                finish(touchID: Int(slots[s].touchID), phase: .ended, at: time)
                 slots[s].touchID = -1
             }
             slots[s].trackingID = -1
@@ -434,7 +465,7 @@ public struct TouchTracker: Sendable {
             // New contact without a lift: the old one's end is unknown, so cancel it.
             counters.reusedTrackingIDs &+= 1
             if slots[s].touchID >= 0 {
-                finish(touchID: Int(slots[s].touchID), from: nil, phase: .cancelled, at: time)
+                finish(touchID: Int(slots[s].touchID), phase: .cancelled, at: time)
                 slots[s].touchID = -1
             }
         }
@@ -451,7 +482,7 @@ public struct TouchTracker: Sendable {
             pendingContactHasValues = false
         }
         // An empty SYN_MT_REPORT (no contacts) or a contact without a position carries nothing.
-        guard pendingContactHasValues, pendingContact.positionBits == 3 else { return }
+        guard pendingContactHasValues, pendingContact.positionBits == 3, isTouching(pendingContact) else { return }
         guard contactCount < contacts.count else {
             counters.droppedContacts &+= 1
             return
@@ -483,29 +514,35 @@ public struct TouchTracker: Sendable {
     private mutating func finishDiscardResync(at time: Timestamp) -> TouchFrame? {
         for i in slots.indices {
             if slots[i].touchID >= 0 {
-                finish(touchID: Int(slots[i].touchID), from: nil, phase: .cancelled, at: time)
+                finish(touchID: Int(slots[i].touchID), phase: .cancelled, at: time)
                 slots[i].touchID = -1
             }
             if slots[i].trackingID >= 0 { slots[i].stale = true }
             slots[i].startedThisFrame = false
         }
         if singleTouchID >= 0 {
-            finish(touchID: Int(singleTouchID), from: nil, phase: .cancelled, at: time)
+            finish(touchID: Int(singleTouchID), phase: .cancelled, at: time)
             singleTouchID = -1
         }
         for id in idStates.indices where idStates[id] == .active {
-            finish(touchID: id, from: nil, phase: .cancelled, at: time)
+            finish(touchID: id, phase: .cancelled, at: time)
         }
         return buildFrame(at: time)
     }
 
     // MARK: frames
 
-    /// Marks a touch ended or cancelled in the frame being built. `raw` (its last values) is
-    /// applied first for a lift; a cancelled touch keeps its last emitted values.
-    private mutating func finish(touchID id: Int, from raw: RawContact?, phase: TouchPhase, at time: Timestamp) {
+    /// Marks a touch ended or cancelled in the frame being built. It keeps the values of the last
+    /// frame it was in: drivers often zero pressure or the ellipse in the lift frame itself, and
+    /// Android's InputReader reports the lift with the previous values too. For a lift, the
+    /// velocity decays by the time since that frame, so a finger that stopped before lifting has
+    /// no fling.
+    private mutating func finish(touchID id: Int, phase: TouchPhase, at time: Timestamp) {
         guard id >= 0 && id < idStates.count && idStates[id] == .active else { return }
-        if let raw { update(id: id, from: raw, at: time) }
+        if phase == .ended {
+            let dt = (Double(time.microseconds) - Double(touchesByID[id].time.microseconds)) / 1_000_000
+            if dt > 0 { touchesByID[id].velocity = touchesByID[id].velocity * (Self.velocityTimeConstantSeconds / (Self.velocityTimeConstantSeconds + dt)) }
+        }
         touchesByID[id].phase = phase
         touchesByID[id].time = time
         idStates[id] = .finishing
@@ -556,7 +593,8 @@ public struct TouchTracker: Sendable {
     private mutating func update(id: Int, from raw: RawContact, at time: Timestamp) {
         var t = touchesByID[id]
         let p = DevicePoint(x: raw.x, y: raw.y)
-        let dt = time.seconds(since: t.time)
+        // Doubles, not Int64 subtraction: timestamps from a file may be anything (no trap).
+        let dt = (Double(time.microseconds) - Double(t.time.microseconds)) / 1_000_000
         if p != t.device {
             let n = normalized(p)
             let mm = PhysicalPoint(x: n.x * displayWidthMm, y: n.y * displayHeightMm)
@@ -637,25 +675,39 @@ public struct TouchTracker: Sendable {
             let wasResync = resyncing
             resyncing = false
             for s in slots.indices {
+                if slots[s].touchID < 0 && slots[s].trackingID < 0 {
+                    slots[s].startedThisFrame = false  // idle slot: nothing to copy
+                    continue
+                }
                 var slot = slots[s]
                 slot.startedThisFrame = false
-                if wasResync && slot.touchID >= 0 && slot.trackingID != slot.trackingIDAtDrop {
-                    // Lost or replaced during the drop: cancelled, never ended (see the type's doc).
-                    finish(touchID: Int(slot.touchID), from: nil, phase: .cancelled, at: time)
-                    slot.touchID = -1
+                if wasResync && slot.trackingID != slot.trackingIDAtDrop {
+                    if slot.touchID >= 0 {
+                        // Lost or replaced during the drop: cancelled, never ended (see the type's doc).
+                        finish(touchID: Int(slot.touchID), phase: .cancelled, at: time)
+                        slot.touchID = -1
+                    }
+                    slot.stale = false  // a contact the resync introduced is known again
                 }
                 if slot.touchID >= 0 {
-                    update(id: Int(slot.touchID), from: slot.raw, at: time)
-                } else if slot.trackingID >= 0 && !slot.stale {
+                    if isTouching(slot.raw) {
+                        update(id: Int(slot.touchID), from: slot.raw, at: time)
+                    } else {
+                        finish(touchID: Int(slot.touchID), phase: .ended, at: time)  // rose into hover
+                        slot.touchID = -1
+                    }
+                } else if slot.trackingID >= 0 && !slot.stale && isTouching(slot.raw) {
                     slot.touchID = Int32(begin(from: slot.raw, at: time))
                 }
                 slots[s] = slot
             }
         case .contacts:
+            resyncing = false
             if pendingContactHasValues { closeContact() }  // the last SYN_MT_REPORT may be omitted
             matchContacts(at: time)
             contactCount = 0
         case .singleTouch:
+            resyncing = false
             if singleDown {
                 if singleTouchID >= 0 {
                     update(id: Int(singleTouchID), from: singleRaw, at: time)
@@ -663,7 +715,8 @@ public struct TouchTracker: Sendable {
                     singleTouchID = Int32(begin(from: singleRaw, at: time))
                 }
             } else if singleTouchID >= 0 {
-                finish(touchID: Int(singleTouchID), from: singleRaw, phase: .ended, at: time)
+                // A lift learnt from a resync is not a real lift: cancel.
+                finish(touchID: Int(singleTouchID), phase: resyncedFrame ? .cancelled : .ended, at: time)
                 singleTouchID = -1
             }
         }
@@ -674,7 +727,11 @@ public struct TouchTracker: Sendable {
     /// within ``maxContactJumpMm``); unmatched touches end, unmatched contacts begin.
     private mutating func matchContacts(at time: Timestamp) {
         let n = contactCount
-        for c in 0..<n { matchedContact[c] = false }
+        for c in 0..<n {
+            matchedContact[c] = false
+            let cn = normalized(DevicePoint(x: contacts[c].x, y: contacts[c].y))
+            contactMm[c] = PhysicalPoint(x: cn.x * displayWidthMm, y: cn.y * displayHeightMm)
+        }
         for i in matchedTouch.indices { matchedTouch[i] = false }
         if matchedTouch.count < idStates.count {
             matchedTouch.append(contentsOf: repeatElement(false, count: idStates.count - matchedTouch.count))
@@ -688,8 +745,7 @@ public struct TouchTracker: Sendable {
             for id in idStates.indices where idStates[id] == .active && !matchedTouch[id] {
                 let mm = touchesByID[id].mm
                 for c in 0..<n where !matchedContact[c] {
-                    let cn = normalized(DevicePoint(x: contacts[c].x, y: contacts[c].y))
-                    let dx = cn.x * displayWidthMm - mm.x, dy = cn.y * displayHeightMm - mm.y
+                    let dx = contactMm[c].x - mm.x, dy = contactMm[c].y - mm.y
                     let d = dx * dx + dy * dy
                     if d < best { best = d; bestTouch = id; bestContact = c }
                 }
@@ -699,8 +755,11 @@ public struct TouchTracker: Sendable {
             matchedContact[bestContact] = true
             update(id: bestTouch, from: contacts[bestContact], at: time)
         }
+        // Protocol A carries the whole state in every frame, so after SYN_DROPPED the contacts
+        // that are still there continue; the ones gone were lost in the drop: cancelled.
+        let gonePhase: TouchPhase = resyncedFrame ? .cancelled : .ended
         for id in idStates.indices where idStates[id] == .active && !matchedTouch[id] {
-            finish(touchID: id, from: nil, phase: .ended, at: time)
+            finish(touchID: id, phase: gonePhase, at: time)
         }
         for c in 0..<n where !matchedContact[c] {
             _ = begin(from: contacts[c], at: time)
@@ -714,8 +773,7 @@ public struct TouchTracker: Sendable {
             switch idStates[id] {
             case .free: continue
             case .active:
-                touchesByID[id].time = time
-                frameBuffer.append(touchesByID[id])
+                frameBuffer.append(touchesByID[id])  // already updated to `time` by emitFrame
             case .finishing:
                 frameBuffer.append(touchesByID[id])
                 idStates[id] = .free
@@ -733,7 +791,7 @@ public struct TouchTracker: Sendable {
         guard idStates.contains(where: { $0 != .free }) else { return nil }
         for i in slots.indices {
             if slots[i].touchID >= 0 {
-                finish(touchID: Int(slots[i].touchID), from: nil, phase: .cancelled, at: time)
+                finish(touchID: Int(slots[i].touchID), phase: .cancelled, at: time)
                 slots[i].touchID = -1
             }
             if slots[i].trackingID >= 0 { slots[i].stale = true }
@@ -741,7 +799,7 @@ public struct TouchTracker: Sendable {
         }
         singleTouchID = -1
         for id in idStates.indices where idStates[id] == .active {
-            finish(touchID: id, from: nil, phase: .cancelled, at: time)
+            finish(touchID: id, phase: .cancelled, at: time)
         }
         return buildFrame(at: time)
     }

@@ -34,8 +34,7 @@ public enum EvemuWriter {
                 out += "\n"
             }
         }
-        for code in d.absAxes.keys.sorted() {
-            let a = d.absAxes[code]!
+        for (code, a) in d.absAxes.sorted(by: { $0.key < $1.key }) {
             out += "A: \(hex2(UInt8(truncatingIfNeeded: code))) \(a.minimum) \(a.maximum) \(a.fuzz) \(a.flat) \(a.resolution)\n"
         }
         return out

@@ -5,7 +5,7 @@ import HandyCore
 ///
 /// The same model the input layer produces from a live device, so a replay runs exactly the code
 /// the daemon runs.
-public struct Recording: Sendable {
+public struct Recording: Sendable, Equatable {
     /// The file format the events were read from.
     public enum Format: String, Sendable, Hashable {
         /// evemu-record / evemu-describe text (one file, or a `.desc` + `.events` pair).
@@ -70,7 +70,7 @@ public struct Recording: Sendable {
         guard let found = findDescription(forEventsAt: path) else {
             throw RecordingError(.missingDescription, file: path,
                                  "no device description: the file has no N:/I:/A: header and no .desc file beside it "
-                                 + "starts its name (give one with --desc)")
+                                 + "has a name this file's name begins with (name one, e.g. handyctl replay --desc FILE)")
         }
         return Recording(description: try loadDescription(path: found), events: parsed.events, format: .evemu,
                          path: path, descriptionPath: found)

@@ -119,7 +119,8 @@ struct ReplayStatistics {
     private(set) var touchesBegan = 0
     private(set) var mostAtOnce = 0
     private(set) var finishedTouches: [TouchLife] = []
-    private var open: [Int: TouchLife] = [:]
+    /// Touches down now, with the time of the frame they began in.
+    private var open: [Int: (life: TouchLife, since: Timestamp)] = [:]
     private(set) var gesturesByKind: [String: Int] = [:]
     private(set) var gestures = 0
     private var lastTime: Timestamp?
@@ -137,15 +138,18 @@ struct ReplayStatistics {
         lastTime = frame.time
         if frame.hasChanges { changedFrames += 1 }
         mostAtOnce = max(mostAtOnce, frame.activeTouches.count)
+        // Durations run from the frame a touch began in to the frame it finished in: frame (SYN_REPORT)
+        // times are the one clock every touch shares.
         for touch in frame.touches {
             if touch.phase == .began {
                 touchesBegan += 1
-                open[touch.id] = TouchLife(id: touch.id, began: touch.beganAt.seconds, durationMs: 0, end: "down")
+                open[touch.id] = (TouchLife(id: touch.id, began: frame.time.seconds, durationMs: 0, end: "down"), frame.time)
             }
             if touch.phase.isFinished {
-                var life = open.removeValue(forKey: touch.id)
-                    ?? TouchLife(id: touch.id, began: touch.beganAt.seconds, durationMs: 0, end: "down")
-                life.durationMs = rounded(touch.time.milliseconds(since: touch.beganAt), 3)
+                let opened = open.removeValue(forKey: touch.id)
+                    ?? (TouchLife(id: touch.id, began: touch.beganAt.seconds, durationMs: 0, end: "down"), touch.beganAt)
+                var life = opened.life
+                life.durationMs = frame.time.milliseconds(since: opened.since)
                 life.end = touch.phase.rawValue
                 finishedTouches.append(life)
             }
@@ -182,9 +186,9 @@ struct ReplayStatistics {
     func summaryJSON(recording: Recording, counters c: TrackerCounters) -> [UInt8] {
         // Touches still down at the end count up to the last frame.
         var lives = finishedTouches
-        for life in open.values.sorted(by: { $0.began < $1.began }) {
+        for (life, since) in open.values.sorted(by: { $0.since < $1.since }) {
             var l = life
-            if let lastTime { l.durationMs = rounded((lastTime.seconds - life.began) * 1000, 3) }
+            if let lastTime { l.durationMs = lastTime.milliseconds(since: since) }
             lives.append(l)
         }
         let first = recording.events.first?.time ?? .zero

@@ -36,6 +36,15 @@ import HandyCore
         #expect(counters.reusedTrackingIDs == 0 && counters.missingSynReports == 0)
     }
 
+    @Test func aLiftLostInTheDropIsACancel() {
+        // Frames 4…5 lost: B's lift (N → −1 needs no terminating frame in libevdev's sync).
+        let (out, counters) = trackerFrames(screen, SyntheticFault.libevdevSynDropped(dropScenario(), dropping: 4..<6).flatMap { $0 })
+        let i = try! #require(out.firstIndex { $0.resynced })
+        #expect(trackerPhases(out[i]) == ["0:moved", "1:cancelled"])
+        #expect(trackerPhases(out[i + 1]) == ["0:moved"])
+        #expect(counters.cancelledTouches == 1)
+    }
+
     @Test func resyncWithANewTrackingIDInOneFrame() {
         // libevdev before 1.10: the changed tracking id comes without a −1 first.
         var tracker = TouchTracker(description: screen.description)
@@ -178,7 +187,9 @@ import HandyCore
                 let type = UInt16([0, 0, 1, 3, 3, 3, 3, 4, 0x1f][Int(state >> 60) % 9])
                 let code = UInt16(truncatingIfNeeded: (state >> 20) % (type == 3 ? 0x42 : 5))
                 let value = values[Int((state >> 40) % UInt64(values.count))]
-                _ = tracker.handle(InputEvent(time: Timestamp(microseconds: Int64(state >> 44)), type: type, code: code, value: value))
+                // Mostly ordered times, sometimes the extremes of Int64.
+                let micros: Int64 = state % 97 == 0 ? Int64.max : state % 89 == 0 ? Int64.min : Int64(state >> 44)
+                _ = tracker.handle(InputEvent(time: Timestamp(microseconds: micros), type: type, code: code, value: value))
             }
             #expect(tracker.counters.events == 20_000)
             _ = tracker.cancelAll(at: .zero)

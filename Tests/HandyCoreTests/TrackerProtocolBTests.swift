@@ -32,7 +32,7 @@ import HandyCore
         #expect(bEnd.device.x == 567)
         #expect(frames[4].activeTouches.map(\.id) == [0])
         #expect(bEnd.beganAt == stream.time(ofFrame: 1) && bEnd.time == stream.time(ofFrame: 4))
-        #expect(trackerApprox(bEnd.startMm.x, 500.0 / 1999 * 200))
+        #expect(trackerApprox(bEnd.startMm.x, 50))  // 500 units at 10 units/mm
     }
 
     @Test func idFreedInAFrameIsNotReusedInThatFrame() {
@@ -67,20 +67,21 @@ import HandyCore
         #expect(t.id == 0 && t.phase == .began && t.device == DevicePoint(x: 1000, y: 250))
         #expect(tracker.geometry.hasKernelResolution)
         #expect(t.normalized == NormalizedPoint(x: 1000.0 / 1999, y: 250.0 / 999))
-        #expect(trackerApprox(t.mm.x, 1000.0 / 1999 * 200) && trackerApprox(t.mm.y, 250.0 / 999 * 100))
+        #expect(trackerApprox(t.mm.x, 100) && trackerApprox(t.mm.y, 25))  // (value - min) / resolution
         #expect(t.startMm == t.mm && t.velocity == .zero && t.beganAt == t0)
         #expect(t.majorMm == nil && t.orientation == nil && t.pressure == nil && t.tool == .finger)
     }
 
     @Test func millimetresFallBackWhenResolutionIsZero() {
-        // 1000 × 500 units, no resolution: 250 mm wide, square units → 4 units/mm, 125 mm high.
+        // 1000 × 500 units, no resolution: min…max is 250 mm wide, square units → 999/250 units/mm.
         let noRes = SyntheticTouchscreen(mtProtocol: .slots(2), maxX: 999, maxY: 499, resolution: 0, touchMajorMax: 255)
         let events = SyntheticStream(device: noRes).events([.hold(atMm: (40, 20), startSeconds: 0, durationSeconds: 0.01, majorMm: 10)])
         let (frames, _) = trackerFrames(noRes, events)
         let t = try! #require(frames.first?.touches.first)
         #expect(t.device == DevicePoint(x: 160, y: 80))
-        #expect(trackerApprox(t.mm.x, 160.0 / 999 * 250) && trackerApprox(t.mm.y, 80.0 / 499 * 125))
-        #expect(trackerApprox(t.majorMm, 10) && trackerApprox(t.minorMm, 10))
+        #expect(trackerApprox(t.mm.x, 160.0 / 999 * 250) && trackerApprox(t.mm.y, 80.0 / 999 * 250))
+        // 10 mm is 39.96 units, sent as 40.
+        #expect(trackerApprox(t.majorMm, 40.0 / 999 * 250) && trackerApprox(t.minorMm, 40.0 / 999 * 250))
         #expect(!DeviceGeometry(description: noRes.description).hasKernelResolution)
     }
 
@@ -167,8 +168,8 @@ import HandyCore
         ])
         let t = try! #require(f.first?.touches.first)
         #expect(trackerApprox(t.normalized.x, 1 - 500.0 / 999) && trackerApprox(t.normalized.y, 500.0 / 1999))
-        // The display is 100 mm wide and 200 mm high after the rotation.
-        #expect(trackerApprox(t.mm.x, (1 - 500.0 / 999) * 100) && trackerApprox(t.mm.y, 500.0 / 1999 * 200))
+        // The display is 99.9 mm wide and 199.9 mm high after the rotation (min…max at 10 units/mm).
+        #expect(trackerApprox(t.mm.x, (1 - 500.0 / 999) * 99.9) && trackerApprox(t.mm.y, 50))
         // Along the sensor's Y → along the display's X; π/4 + π/2 wraps to −π/4 (an ellipse is symmetric).
         #expect(trackerApprox(t.orientation, Double.pi / 2))
         #expect(trackerApprox(f[1].touches.first?.orientation, -Double.pi / 4))
@@ -186,5 +187,48 @@ import HandyCore
         #expect(frames.map(trackerPhases) == [["0:began"], ["0:moved"], ["0:moved"], ["0:ended"], ["0:began"], ["0:ended"]])
         #expect(frames.first?.touches.first?.device == DevicePoint(x: 50, y: 50))
         #expect(counters.unknownEvents == 0)
+    }
+}
+
+@Suite struct TrackerBufferTests {
+    @Test func frameBufferIsReusedAndKeptFramesStayIntact() {
+        let screen = SyntheticTouchscreen(mtProtocol: .slots(10), maxX: 1999, maxY: 999, resolution: 10)
+        let events = SyntheticStream(device: screen).events([
+            .line(fromMm: (10, 10), toMm: (110, 10), startSeconds: 0, durationSeconds: 1),
+            .line(fromMm: (10, 60), toMm: (110, 60), startSeconds: 0, durationSeconds: 1),
+        ])
+        // Dropping each frame before the next SYN_REPORT: the same storage every time (no allocation).
+        var tracker = TouchTracker(description: screen.description)
+        var addresses = Set<UInt>()
+        var count = 0
+        for e in events {
+            if let f = tracker.handle(e), f.touches.count == 2 {
+                count += 1
+                f.touches.withUnsafeBufferPointer { addresses.insert(UInt(bitPattern: $0.baseAddress)) }
+            }
+        }
+        #expect(count == 101 && addresses.count == 1)  // k0 (began) … k100 (both ended)
+        // Keeping frames: each keeps its own values (copy on write).
+        var keeper = TouchTracker(description: screen.description)
+        let kept = trackerFrames(&keeper, events)
+        #expect(kept[0].touches[0].device.x == 100 && kept[1].touches[0].device.x == 110)
+    }
+}
+
+@Suite struct TrackerHoverTests {
+    @Test func hoveringContactsAreNotTouches() {
+        var description = SyntheticTouchscreen(mtProtocol: .slots(2)).description
+        description.absAxes[AbsCode.mtDistance] = AbsInfo(minimum: 0, maximum: 10)
+        var tracker = TouchTracker(description: description)
+        let out = trackerFrames(&tracker, [
+            trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtPositionX, 100), trackerAbs(AbsCode.mtDistance, 5), trackerSynReport(),
+            trackerAbs(AbsCode.mtDistance, 0), trackerSynReport(),
+            trackerAbs(AbsCode.mtDistance, 3), trackerSynReport(),
+            trackerAbs(AbsCode.mtDistance, 0), trackerAbs(AbsCode.mtPositionX, 120), trackerSynReport(),
+            trackerAbs(AbsCode.mtTrackingID, -1), trackerSynReport(),
+        ])
+        #expect(out.map(trackerPhases) == [[], ["0:began"], ["0:ended"], ["0:began"], ["0:ended"]])
+        #expect(out[3].touches.first?.device.x == 120)
+        #expect(tracker.counters.cancelledTouches == 0)
     }
 }

@@ -109,6 +109,32 @@ import HandyRecording
         Self.expectClean(s)
     }
 
+    /// The Pixel Tablet recording comes with what Android's InputReader made of it (AOSP test data):
+    /// per frame, the same raw position, and the same pressure (value / max) and orientation
+    /// (value / max · π/2, clockwise from vertical, as the kernel and Android both define it).
+    @Test func pixelTabletMatchesAndroidsInputReader() throws {
+        let s = try Self.run("aosp-frameworks-base/google_pixel_tablet_touchscreen.evemu")
+        let json = try Data(contentsOf: URL(fileURLWithPath: Self.fixture("aosp-frameworks-base/google_pixel_tablet_touchscreen_events.json")))
+        let cases = try #require(try JSONSerialization.jsonObject(with: json) as? [[String: Any]])
+        let android = try #require(cases.first?["events"] as? [[String: Any]])
+        #expect(android.count == 26 && s.frames.count == 26)
+        let actions = ["DOWN": TouchPhase.began, "MOVE": .moved, "UP": .ended]
+        for (frame, event) in zip(s.frames, android) {
+            let axes = try #require(event["axes"] as? [String: Double])
+            let t = try #require(frame.touches.first)
+            #expect(frame.touches.count == 1)
+            #expect(actions[event["action"] as? String ?? ""] == t.phase)
+            #expect(Double(t.device.x) == axes["AXIS_X"] && Double(t.device.y) == axes["AXIS_Y"])
+            // Android's values are Float: compare to its precision.
+            #expect(trackerApprox(t.pressure, axes["AXIS_PRESSURE"] ?? -1, 1e-6))
+            #expect(trackerApprox(t.orientation, axes["AXIS_ORIENTATION"] ?? -1, 1e-6))
+            // TOUCH_MAJOR/MINOR in device units, 11 units/mm.
+            #expect(trackerApprox(t.majorMm.map { $0 * 11 }, axes["AXIS_TOUCH_MAJOR"] ?? -1, 1e-9))
+            #expect(trackerApprox(t.minorMm.map { $0 * 11 }, axes["AXIS_TOUCH_MINOR"] ?? -1, 1e-9))
+        }
+        Self.expectClean(s)
+    }
+
     /// Every recording of a multitouch device goes through without a fault counted or a touch left behind.
     @Test(arguments: [
         "whot-evemu-devices/tablets/Wacom Bamboo 16FG 4x5 Finger double-center-circle.events",

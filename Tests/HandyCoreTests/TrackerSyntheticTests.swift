@@ -66,3 +66,28 @@ import Testing
         #expect(sync.contains { $0.code == AbsCode.mtPositionX && $0.value == 300 })
     }
 }
+
+@Suite struct TrackerFingerPathTests {
+    @Test func keyframesInterpolateAndTransformsCompose() {
+        let path = FingerPath(keyframes: [
+            (0, FingerSample(xMm: 0, yMm: 0, pressure: 0)),
+            (1, FingerSample(xMm: 10, yMm: 20, pressure: 1, tool: .palm)),
+        ])
+        #expect(path.sample(0.5) == FingerSample(xMm: 5, yMm: 10, pressure: 0.5))
+        #expect(path.sample(1).tool == .palm)
+        let moved = path.delayed(bySeconds: 2).translated(byMm: 1, -1)
+        #expect(moved.downSeconds == 2 && moved.upSeconds == 3)
+        #expect(moved.sample(2.5) == FingerSample(xMm: 6, yMm: 9, pressure: 0.5))
+        let palm = path.mapSamples { t, s in var s = s; if t > 0.7 { s.tool = .palm }; return s }
+        #expect(palm.sample(0.5).tool == .finger && palm.sample(0.8).tool == .palm)
+    }
+
+    @Test func trackingIDsWrapAt65535() {
+        let screen = SyntheticTouchscreen(mtProtocol: .slots(2))
+        let events = SyntheticStream(device: screen, firstTrackingID: 65535).events([
+            .hold(atMm: (10, 10), startSeconds: 0, durationSeconds: 0.01),
+            .hold(atMm: (10, 10), startSeconds: 0.05, durationSeconds: 0.01),
+        ])
+        #expect(events.filter { $0.code == AbsCode.mtTrackingID && $0.type == EventType.abs }.map(\.value) == [65535, -1, 0, -1])
+    }
+}

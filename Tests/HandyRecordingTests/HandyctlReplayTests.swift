@@ -124,6 +124,50 @@ struct HandyctlReplayTests {
         #expect(shape(evemu) == shape(yaml))
     }
 
+    @Test("--summary touch durations: SYN_REPORT of the lift minus SYN_REPORT of the touch-down")
+    func durations() throws {
+        let run = try Self.run(["replay", "--summary",
+            FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events")])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any])
+        let lives = try #require(object["touchDurations"] as? [[String: Any]])
+        // SYN_REPORTs at 1330496004.684655 and 1330496004.716634: 31.979 ms.
+        #expect(lives.map { $0["durationMs"] as? Double } == [31.979, 31.979])
+        #expect(lives.map { $0["end"] as? String } == ["ended", "ended"])
+        #expect(object["device"] as? String == "replay:Wacom ISDv4 E6 Finger.2fg-tap")
+    }
+
+    @Test("default output is gesture lines only; with --touches, touches and gestures in time order")
+    func lineKinds() throws {
+        let demo = FixturePaths.packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
+        let gestures = try Self.run(["replay", demo])
+        #expect(gestures.status == 0, "\(gestures.stderr)")
+        var times: [Double] = []
+        for line in gestures.lines {
+            guard case .gesture(let g) = try JSONLines.decodeServerMessage(line) else {
+                Issue.record("not a gesture line: \(String(decoding: line, as: UTF8.self))")
+                continue
+            }
+            #expect(g.device == "replay:demo")
+            times.append(g.time)
+        }
+        #expect(times == times.sorted())
+
+        let both = try Self.run(["replay", "--touches", demo])
+        var allTimes: [Double] = []
+        var touchLines = 0
+        for line in both.lines {
+            switch try JSONLines.decodeServerMessage(line) {
+            case .touches(let m): touchLines += 1; allTimes.append(m.time)
+            case .gesture(let g): allTimes.append(g.time)
+            default: Issue.record("unexpected line \(String(decoding: line, as: UTF8.self))")
+            }
+        }
+        #expect(touchLines > 0)
+        #expect(allTimes == allTimes.sorted())
+        // The gesture lines are the same with or without --touches.
+        #expect(both.lines.count - touchLines == gestures.lines.count)
+    }
+
     @Test("replay is deterministic")
     func deterministic() throws {
         let path = FixturePaths.path("whot-evemu-devices/touchscreens/EP0430M09.4-finger-drag-down.events")

@@ -144,10 +144,16 @@ struct MotionTracker: Sendable {
                     cross += p.x * q.y - p.y * q.x
                     dot += p.x * q.x + p.y * q.y
                 }
-                if prevR > 1e-9 { m.deltaScale = curR / prevR }
+                // Fingers reported on one spot (a bad device) have no span: no scale change then.
+                if prevR > 1e-6 && curR > 1e-6 { m.deltaScale = curR / prevR }
                 if cross != 0 || dot != 0 { m.deltaRotation = atan2(cross, dot) }
             }
         }
+        // Floating-point dust (a mirrored or translated stream) is no motion: only real changes
+        // make `changed` events.
+        if Swift.abs(m.deltaMm.x) < 1e-9 && Swift.abs(m.deltaMm.y) < 1e-9 { m.deltaMm = .zero }
+        if Swift.abs(m.deltaScale - 1) < 1e-12 { m.deltaScale = 1 }
+        if Swift.abs(m.deltaRotation) < 1e-12 { m.deltaRotation = 0 }
         if n >= 2 {
             var r = 0.0
             for t in frame.touches where m.fingerMask.contains(t.id) && !t.phase.isFinished {
@@ -234,11 +240,11 @@ public struct ArenaContext: Sendable {
         GestureEvent(gesture: kind, phase: phase, id: id, time: time.seconds, device: device)
     }
 
-    @inline(__always) func wire(_ p: PhysicalPoint) -> WirePoint { WirePoint(x: rounded(p.x, 3), y: rounded(p.y, 3)) }
-    @inline(__always) func wire(_ p: NormalizedPoint) -> WirePoint { WirePoint(x: rounded(p.x, 5), y: rounded(p.y, 5)) }
+    @inline(__always) func wire(_ p: PhysicalPoint) -> WirePoint { WirePoint(x: wireRounded(p.x, 3), y: wireRounded(p.y, 3)) }
+    @inline(__always) func wire(_ p: NormalizedPoint) -> WirePoint { WirePoint(x: wireRounded(p.x, 5), y: wireRounded(p.y, 5)) }
     /// A translation in mm as a fraction of the display.
     @inline(__always) func normalized(_ d: PhysicalPoint) -> WirePoint {
-        WirePoint(x: rounded(d.x / displayWidthMm, 5), y: rounded(d.y / displayHeightMm, 5))
+        WirePoint(x: wireRounded(d.x / displayWidthMm, 5), y: wireRounded(d.y / displayHeightMm, 5))
     }
 }
 
@@ -260,5 +266,36 @@ func swipeDirection(_ d: PhysicalPoint, maxAngleDegrees: Double) -> SwipeDirecti
     } else {
         guard ax <= ay * limit else { return nil }
         return d.y > 0 ? .down : .up
+    }
+}
+
+/// `rounded(_:_:)` for the recognizers' hot path: the same result (10^digits is exact), no loop.
+@inline(__always) func wireRounded(_ v: Double, _ digits: Int) -> Double {
+    let p: Double
+    switch digits {
+    case 1: p = 10
+    case 2: p = 100
+    case 3: p = 1_000
+    case 4: p = 10_000
+    case 5: p = 100_000
+    default: return rounded(v, digits)
+    }
+    return (v * p).rounded() / p
+}
+
+extension Timestamp {
+    /// `advanced(byMilliseconds:)` that saturates instead of trapping: a device (or a file) may send
+    /// any 64-bit time, and a deadline must never crash the daemon.
+    @inline(__always) func after(milliseconds ms: Double) -> Timestamp {
+        let (sum, overflow) = microseconds.addingReportingOverflow(Int64((ms * 1000).rounded()))
+        return Timestamp(microseconds: overflow ? Int64.max : sum)
+    }
+    /// Milliseconds since `earlier`, computed in Double (no overflow on extreme timestamps).
+    @inline(__always) func ms(since earlier: Timestamp) -> Double {
+        (Double(microseconds) - Double(earlier.microseconds)) / 1000
+    }
+    /// Seconds since `earlier`, computed in Double.
+    @inline(__always) func s(since earlier: Timestamp) -> Double {
+        (Double(microseconds) - Double(earlier.microseconds)) / 1_000_000
     }
 }

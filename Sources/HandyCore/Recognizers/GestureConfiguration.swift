@@ -20,7 +20,7 @@ import HandyProtocol
 ///   means a tap never also pans.
 /// - `tapTimeoutMs` 180 ms: libinput's tap timeout (first finger down to last finger up).
 /// - `doubleTapTimeoutMs` 300 ms: Android DOUBLE_TAP_TIMEOUT (lift to the next touch down).
-/// - `doubleTapSlopMm` 15.9 mm: Android DOUBLE_TAP_SLOP 100 dp (how far the next tap may land).
+/// - `doubleTapSlopMm` 15.875 mm: Android DOUBLE_TAP_SLOP 100 dp = 100/160 in (how far the next tap may land).
 /// - `longPressMs` 500 ms: iOS minimumPressDuration 0.5 s and Android's long-press timeout before
 ///   Android 13 (400 ms after); 500 keeps it well apart from taps on slow touchscreens.
 /// - `decideMotionPerFingerMm` 1.5 mm: libinput decides a multi-finger gesture once the fingers
@@ -34,9 +34,10 @@ import HandyProtocol
 /// - `palmMajorMm` 25 mm: fingertip contacts are 8–15 mm long, a flat thumb ~20 mm, the heel of a
 ///   hand 30 mm and more (libinput's touchpad palm size quirks use the same idea in device units).
 /// - `swipeMinDistanceMm` 15 mm, `swipeMinSpeedMmPerSecond` 150 mm/s, `swipeMaxDurationMs` 400 ms,
-///   `swipeMaxAngleDegrees` 30°: a swipe is short, fast and straight (ratio of the common Android
-///   100 px / 100 px/s swipe recipe turned into mm on a ~160 dpi screen, doubled for speed so a drag
-///   is not a swipe); 30° around an axis as libinput's direction buckets (it uses 45° octants).
+///   `swipeMaxAngleDegrees` 30°: a swipe is short, fast and straight. 15 mm ≈ 100 px at 160 dpi
+///   (the distance of the common Android swipe recipe); 150 mm/s is faster than the recorded
+///   two-finger scrolls (55–100 mm/s), so a drag is not a swipe; 30° around an axis (libinput
+///   buckets directions in 45° octants, narrower here so a diagonal stroke is no swipe).
 /// - `flickMinSpeedMmPerSecond` 100 mm/s: a release velocity below it is a stop, not a flick
 ///   (Android's minimum fling velocity 50 dp/s ≈ 8 mm/s is for continuing a scroll, too low to call
 ///   a stroke a flick).
@@ -50,7 +51,7 @@ public struct GestureConfiguration: Hashable, Sendable {
     public var touchSlopMm: Double = 2.5
     public var tapTimeoutMs: Double = 180
     public var doubleTapTimeoutMs: Double = 300
-    public var doubleTapSlopMm: Double = 15.9
+    public var doubleTapSlopMm: Double = 15.875
     public var longPressMs: Double = 500
     public var decideMotionPerFingerMm: Double = 1.5
     public var pinchRatio: Double = 1.1
@@ -182,15 +183,36 @@ public struct GestureConfiguration: Hashable, Sendable {
 }
 
 /// The arena policy as data: which gestures may coexist, and the few switches of the seed library.
+///
+/// Stored as bit masks, so copying a configuration on the hot path costs no reference counting.
 public struct GesturePolicy: Hashable, Sendable {
+    /// Bit `index(a) * kinds + index(b)` set when a and b may coexist (both orders are set).
+    private var pairsLow: UInt64 = 0
+    private var pairsHigh: UInt64 = 0
+    /// Bit n set when an n-finger tap waits for the double-tap timeout.
+    private var tapWaitBits: UInt32 = 0
+
     /// Unordered pairs of gestures that may both be recognised in one touch sequence (from the
     /// first finger down to the last finger up). A gesture whose kind is not paired with every
     /// gesture already recognised in the sequence does not start until all fingers lift.
     /// Per-touch sub-gestures (`touch-*`) are a separate layer and are not governed by this table.
-    public var simultaneous: Set<GesturePair>
-    /// Finger counts whose tap waits for the double-tap timeout to pass, then reports once with the
-    /// final `taps` count. Other finger counts report every tap at once (`taps` 1, then 2, ...).
-    public var tapWaitsForDoubleTapFingers: Set<Int>
+    public var simultaneous: Set<GesturePair> {
+        get {
+            var out = Set<GesturePair>()
+            for a in GestureKind.allCases { for b in GestureKind.allCases where a != b && pairBit(a, b) { out.insert(GesturePair(a, b)) } }
+            return out
+        }
+        set {
+            pairsLow = 0; pairsHigh = 0
+            for p in newValue { setPair(p.first, p.second); setPair(p.second, p.first) }
+        }
+    }
+    /// Finger counts (1…31) whose tap waits for the double-tap timeout to pass, then reports once
+    /// with the final `taps` count. Other finger counts report every tap at once (`taps` 1, then 2, ...).
+    public var tapWaitsForDoubleTapFingers: Set<Int> {
+        get { Set((1...31).filter { tapWaitBits & (1 << UInt32($0)) != 0 }) }
+        set { tapWaitBits = 0; for n in newValue where n >= 1 && n <= 31 { tapWaitBits |= 1 << UInt32(n) } }
+    }
     /// A touch that becomes a palm cancels the gestures it took part in (reason `palm`).
     public var palmCancels: Bool
     /// Seed option: two-finger pan and rotate only move while a two-finger long press is held.
@@ -198,10 +220,10 @@ public struct GesturePolicy: Hashable, Sendable {
 
     public init(simultaneous: Set<GesturePair>, tapWaitsForDoubleTapFingers: Set<Int> = [], palmCancels: Bool = true,
                 twoFingerLongPressGatesPanAndRotate: Bool = false) {
-        self.simultaneous = simultaneous
-        self.tapWaitsForDoubleTapFingers = tapWaitsForDoubleTapFingers
         self.palmCancels = palmCancels
         self.twoFingerLongPressGatesPanAndRotate = twoFingerLongPressGatesPanAndRotate
+        self.simultaneous = simultaneous
+        self.tapWaitsForDoubleTapFingers = tapWaitsForDoubleTapFingers
     }
 
     /// pinch, rotate and pan together (pinch-rotate-drag in one motion); a long press may turn into
@@ -214,7 +236,22 @@ public struct GesturePolicy: Hashable, Sendable {
 
     /// True when `a` and `b` may both be recognised in one sequence (a kind always coexists with itself).
     @inline(__always) public func allows(_ a: GestureKind, with b: GestureKind) -> Bool {
-        a == b || simultaneous.contains(GesturePair(a, b))
+        a == b || pairBit(a, b)
+    }
+
+    /// True when an n-finger tap waits for the double-tap timeout.
+    @inline(__always) public func tapWaits(fingers n: Int) -> Bool {
+        n >= 1 && n <= 31 && tapWaitBits & (1 << UInt32(n)) != 0
+    }
+
+    @inline(__always) private func pairBit(_ a: GestureKind, _ b: GestureKind) -> Bool {
+        let i = a.policyIndex * GestureKind.allCases.count + b.policyIndex
+        return i < 64 ? pairsLow & (1 << UInt64(i)) != 0 : pairsHigh & (1 << UInt64(i - 64)) != 0
+    }
+
+    private mutating func setPair(_ a: GestureKind, _ b: GestureKind) {
+        let i = a.policyIndex * GestureKind.allCases.count + b.policyIndex
+        if i < 64 { pairsLow |= 1 << UInt64(i) } else { pairsHigh |= 1 << UInt64(i - 64) }
     }
 
     /// Parses `pinch+rotate,pinch+pan` (or `none`); nil when a name is unknown.
@@ -227,6 +264,25 @@ public struct GesturePolicy: Hashable, Sendable {
             out.insert(GesturePair(a, b))
         }
         return out
+    }
+}
+
+extension GestureKind {
+    /// 0…10, the position in `allCases` (11 kinds: 121 pair bits fit in two words).
+    @inline(__always) var policyIndex: Int {
+        switch self {
+        case .pinch: 0
+        case .rotate: 1
+        case .pan: 2
+        case .tap: 3
+        case .longPress: 4
+        case .swipe: 5
+        case .touchTap: 6
+        case .touchHold: 7
+        case .touchSwipe: 8
+        case .touchPan: 9
+        case .touchFlick: 10
+        }
     }
 }
 

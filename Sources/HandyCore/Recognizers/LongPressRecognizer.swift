@@ -72,7 +72,9 @@ public struct LongPressRecognizer: Sendable {
         guard ctx.mayStart(.longPress) else { state = .failed; return }
         let a = Active(id: ctx.start(.longPress), fingers: fingers, participants: fingerMask, firstDown: firstDown)
         state = .active(a)
-        out.append(event(.began, a, deadline, ctx))
+        var began = event(.began, a, deadline, ctx)
+        began.touches = a.participants.ids   // once per gesture: which touches it started with
+        out.append(began)
     }
 
     private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
@@ -87,7 +89,7 @@ public struct LongPressRecognizer: Sendable {
         switch state {
         case .idle:
             if m.fingers > 0 {
-                state = .waiting(deadline: m.time.advanced(byMilliseconds: c.longPressMs), firstDown: m.time)
+                state = .waiting(deadline: m.time.after(milliseconds: c.longPressMs), firstDown: m.time)
                 if m.anyFingerBeyondSlop { state = .failed }
             }
         case .failed:
@@ -100,7 +102,7 @@ public struct LongPressRecognizer: Sendable {
                 return
             }
             if !m.beganMask.isEmpty {
-                state = .waiting(deadline: m.time.advanced(byMilliseconds: c.longPressMs), firstDown: firstDown)
+                state = .waiting(deadline: m.time.after(milliseconds: c.longPressMs), firstDown: firstDown)
             }
         case .active(let a):
             if m.newPalmMask.intersects(a.participants), c.policy.palmCancels {
@@ -131,7 +133,7 @@ public struct LongPressRecognizer: Sendable {
     private func event(_ phase: GesturePhase, _ a: Active, _ time: Timestamp, _ ctx: ArenaContext) -> GestureEvent {
         var e = ctx.event(.longPress, phase, id: a.id, time: time)
         e.fingers = a.fingers
-        e.duration = rounded(time.seconds(since: a.firstDown), 4)
+        e.duration = wireRounded(time.s(since: a.firstDown), 4)
         e.position = ctx.wire(centroidNormalized)
         e.positionMm = ctx.wire(centroidMm)
         return e

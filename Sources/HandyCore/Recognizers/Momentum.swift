@@ -28,7 +28,7 @@ struct VelocityEstimator: Sendable {
     mutating func add(_ time: Timestamp, x vx: Double, y vy: Double = 0, pauseMs: Double) {
         if count > 0 {
             let last = (head + Self.capacity - 1) % Self.capacity
-            if Double(time.microseconds - t[last]) / 1000 > pauseMs { count = 0 }
+            if (Double(time.microseconds) - Double(t[last])) / 1000 > pauseMs { count = 0 }
         }
         t[head] = time.microseconds
         x[head] = vx
@@ -42,12 +42,12 @@ struct VelocityEstimator: Sendable {
         guard count >= 2 else { return (0, 0) }
         let last = (head + Self.capacity - 1) % Self.capacity
         let tLast = t[last]
-        if Double(time.microseconds - tLast) / 1000 > pauseMs { return (0, 0) }
+        if (Double(time.microseconds) - Double(tLast)) / 1000 > pauseMs { return (0, 0) }
         // Least-squares slope over samples no older than the window before the last sample.
         var n = 0.0, st = 0.0, sx = 0.0, sy = 0.0, stt = 0.0, stx = 0.0, sty = 0.0
         var i = last
         for _ in 0..<count {
-            let age = Double(tLast - t[i]) / 1000
+            let age = (Double(tLast) - Double(t[i])) / 1000
             if age > windowMs { break }
             let ts = -age / 1000   // seconds relative to the last sample
             n += 1; st += ts; sx += x[i]; sy += y[i]; stt += ts * ts; stx += ts * x[i]; sty += ts * y[i]

@@ -74,7 +74,9 @@ public struct PanRecognizer: Sendable {
             velocity.reset()
             velocity.add(m.time, x: 0, y: 0, pauseMs: c.velocityPauseMs)
             state = .active(a)
-            out.append(event(.began, a, m.time, ctx))
+            var began = event(.began, a, m.time, ctx)
+            began.touches = a.participants.ids   // once per gesture: which touches it started with
+            out.append(began)
         case .active(var a):
             if m.newPalmMask.intersects(a.participants), c.policy.palmCancels {
                 cancel(at: m.time, reason: "palm", &ctx, &out)
@@ -92,8 +94,8 @@ public struct PanRecognizer: Sendable {
                 var e = event(.ended, a, m.time, ctx)
                 let v = velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
                 let tau = c.momentumTimeConstantSeconds
-                e.velocity = WirePoint(x: rounded(v.x, 1), y: rounded(v.y, 1))
-                e.glideMm = WirePoint(x: rounded(v.x * tau, 2), y: rounded(v.y * tau, 2))
+                e.velocity = WirePoint(x: wireRounded(v.x, 1), y: wireRounded(v.y, 1))
+                e.glideMm = WirePoint(x: wireRounded(v.x * tau, 2), y: wireRounded(v.y * tau, 2))
                 out.append(e)
                 state = m.fingers == 0 ? .idle : .blocked
                 return
@@ -104,7 +106,7 @@ public struct PanRecognizer: Sendable {
             if moved || fingersChanged {
                 var e = event(.changed, a, m.time, ctx)
                 let v = velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
-                e.velocity = WirePoint(x: rounded(v.x, 1), y: rounded(v.y, 1))
+                e.velocity = WirePoint(x: wireRounded(v.x, 1), y: wireRounded(v.y, 1))
                 out.append(e)
             }
         }

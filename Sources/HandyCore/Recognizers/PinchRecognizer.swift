@@ -47,10 +47,12 @@ public struct PinchRecognizer: Sendable {
     private var lastCentroidMm = PhysicalPoint.zero
     private var lastCentroidNormalized = NormalizedPoint(x: 0, y: 0)
     private var lastSpanMm = 0.0
-    /// The handedness classifier; replaceable (a later issue brings a better one).
-    public var classifier: any HandednessClassifier
+    /// The handedness classifier; nil = ``SeedHandednessRule`` with the configuration's dead zones
+    /// (built when a pinch begins, so configuration overrides apply). Replaceable: a later issue
+    /// brings a better one.
+    public var classifier: (any HandednessClassifier)?
 
-    public init(classifier: any HandednessClassifier = SeedHandednessRule()) {
+    public init(classifier: (any HandednessClassifier)? = nil) {
         self.classifier = classifier
     }
 
@@ -85,13 +87,15 @@ public struct PinchRecognizer: Sendable {
             let radialMm = Swift.abs(m.spanMm - m.spanMm / r.scale) / 2
             if ratio >= c.pinchRatio && radialMm >= c.decideMotionPerFingerMm {
                 guard ctx.mayStart(.pinch) else { state = .blocked; return }
-                let decided = Self.decideHand(m.frame, mask: m.fingerMask, classifier)
+                let decided = Self.decideHand(m.frame, mask: m.fingerMask, classifier ?? SeedHandednessRule(configuration: c))
                 let a = Active(id: ctx.start(.pinch), scale: 1, participants: m.fingerMask, fingers: m.fingers,
                                hand: decided.hand, handConfidence: decided.confidence)
                 velocity.reset()
                 velocity.add(m.time, x: 1, pauseMs: c.velocityPauseMs)
                 state = .active(a)
-                out.append(event(.began, a, m.time, ctx))
+                var began = event(.began, a, m.time, ctx)
+                began.touches = a.participants.ids   // once per gesture: which touches it started with
+                out.append(began)
                 return
             }
             if r.travelMm.length > c.transformWindowMm { r = Reference() }
@@ -109,8 +113,8 @@ public struct PinchRecognizer: Sendable {
             if m.fingers < 2 {
                 var e = event(.ended, a, m.time, ctx)
                 let v = velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs).x
-                e.scaleVelocity = rounded(v, 4)
-                e.glideScale = rounded(exp(c.momentumTimeConstantSeconds * v / Swift.max(a.scale, 1e-6)), 4)
+                e.scaleVelocity = wireRounded(v, 4)
+                e.glideScale = wireRounded(exp(c.momentumTimeConstantSeconds * v / Swift.max(a.scale, 1e-6)), 4)
                 out.append(e)
                 state = m.fingers == 0 ? .idle : .possible(Reference())
                 return
@@ -121,7 +125,7 @@ public struct PinchRecognizer: Sendable {
             state = .active(a)
             if changedScale || fingersChanged || m.deltaMm != .zero {
                 var e = event(.changed, a, m.time, ctx)
-                e.scaleVelocity = rounded(velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs).x, 4)
+                e.scaleVelocity = wireRounded(velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs).x, 4)
                 out.append(e)
             }
         }
@@ -150,8 +154,8 @@ public struct PinchRecognizer: Sendable {
     private func event(_ phase: GesturePhase, _ a: Active, _ time: Timestamp, _ ctx: ArenaContext) -> GestureEvent {
         var e = ctx.event(.pinch, phase, id: a.id, time: time)
         e.fingers = a.fingers
-        e.scale = rounded(a.scale, 5)
-        e.spanMm = rounded(lastSpanMm, 3)
+        e.scale = wireRounded(a.scale, 5)
+        e.spanMm = wireRounded(lastSpanMm, 3)
         e.centroid = ctx.wire(lastCentroidNormalized)
         e.centroidMm = ctx.wire(lastCentroidMm)
         e.hand = a.hand

@@ -58,7 +58,7 @@ public struct SwipeRecognizer: Sendable {
         case .failed:
             if m.fingers == 0 { state = .idle }
         case .stroking(var s):
-            if !m.newPalmMask.isEmpty || !m.cancelledMask.isEmpty || m.time.milliseconds(since: s.firstDown) > c.swipeMaxDurationMs {
+            if !m.newPalmMask.isEmpty || !m.cancelledMask.isEmpty || m.time.ms(since: s.firstDown) > c.swipeMaxDurationMs {
                 state = m.fingers == 0 ? .idle : .failed
                 return
             }
@@ -68,7 +68,7 @@ public struct SwipeRecognizer: Sendable {
             guard m.fingers == 0 else { state = .stroking(s); return }
             state = .idle
             let distance = s.displacementMm.length
-            let seconds = Swift.max(m.time.seconds(since: s.firstDown), 1e-3)
+            let seconds = Swift.max(m.time.s(since: s.firstDown), 1e-3)
             guard distance >= c.swipeMinDistanceMm, distance / seconds >= c.swipeMinSpeedMmPerSecond,
                   s.pathMm <= Self.maxPathRatio * distance,
                   let direction = swipeDirection(s.displacementMm, maxAngleDegrees: c.swipeMaxAngleDegrees),
@@ -76,7 +76,7 @@ public struct SwipeRecognizer: Sendable {
             var e = ctx.event(.swipe, .recognized, id: ctx.start(.swipe), time: m.time)
             e.direction = direction
             e.fingers = s.maxFingers
-            e.velocity = WirePoint(x: rounded(s.displacementMm.x / seconds, 1), y: rounded(s.displacementMm.y / seconds, 1))
+            e.velocity = WirePoint(x: wireRounded(s.displacementMm.x / seconds, 1), y: wireRounded(s.displacementMm.y / seconds, 1))
             e.translationMm = ctx.wire(s.displacementMm)
             e.translation = ctx.normalized(s.displacementMm)
             e.centroid = ctx.wire(lastCentroidNormalized)

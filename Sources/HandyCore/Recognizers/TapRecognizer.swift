@@ -55,7 +55,7 @@ public struct TapRecognizer: Sendable {
 
     func nextDeadline(_ c: GestureConfiguration) -> Timestamp? {
         guard let last, last.pending else { return nil }
-        return last.lift.advanced(byMilliseconds: c.doubleTapTimeoutMs)
+        return last.lift.after(milliseconds: c.doubleTapTimeoutMs)
     }
 
     mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [GestureEvent]) {
@@ -106,7 +106,7 @@ public struct TapRecognizer: Sendable {
             if m.fingers == 0 { state = .idle }
         case .touching(var s):
             if m.anyFingerBeyondSlop || !m.newPalmMask.isEmpty || !m.cancelledMask.isEmpty
-                || m.time.milliseconds(since: s.firstDown) > c.tapTimeoutMs {
+                || m.time.ms(since: s.firstDown) > c.tapTimeoutMs {
                 state = m.fingers == 0 ? .idle : .failed
                 return
             }
@@ -128,7 +128,7 @@ public struct TapRecognizer: Sendable {
     }
 
     private func canContinue(_ l: LastTap, _ s: Sequence, _ c: GestureConfiguration) -> Bool {
-        s.firstDown.milliseconds(since: l.lift) <= c.doubleTapTimeoutMs
+        s.firstDown.ms(since: l.lift) <= c.doubleTapTimeoutMs
             && s.positionMm.distance(to: l.positionMm) <= c.doubleTapSlopMm
     }
 
@@ -139,7 +139,7 @@ public struct TapRecognizer: Sendable {
         guard s.maxFingers > 0, ctx.mayStart(.tap) else { return }
         var taps = 1
         if let l = last, l.fingers == s.maxFingers, canContinue(l, s, c) { taps = l.taps + 1 }
-        let waits = c.policy.tapWaitsForDoubleTapFingers.contains(s.maxFingers)
+        let waits = c.policy.tapWaits(fingers: s.maxFingers)
         // A pending tap of another finger count is reported before this one.
         if let l = last, l.pending, taps == 1 {
             last?.pending = false

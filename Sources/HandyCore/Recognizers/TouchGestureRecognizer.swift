@@ -6,8 +6,9 @@ import HandyProtocol
 ///
 /// - `touch-tap` (recognized): lifted within `tapTimeoutMs`, never beyond `touchSlopMm`.
 /// - `touch-hold` (recognized): still for `longPressMs`; reports `duration`.
-/// - `touch-pan` (began/changed/ended): moved beyond the slop slowly, or a stroke that went on past
-///   `swipeMaxDurationMs`; `translation` since began, `velocity` (the tracker's estimate, mm/s).
+/// - `touch-pan` (began/changed/ended): moved beyond the slop slowly, or a quick stroke that went on
+///   past `swipeMaxDurationMs` or past `swipeMinDistanceMm` slower than a swipe; `translation` since
+///   began, `velocity` (the tracker's estimate, mm/s).
 /// - `touch-swipe` (recognized): a quick stroke (beyond the slop at ≥ `flickMinSpeedMmPerSecond`,
 ///   lifted within `swipeMaxDurationMs`) that is long, fast and within `swipeMaxAngleDegrees` of an
 ///   axis; `direction`, `velocity` (mean).
@@ -19,7 +20,8 @@ import HandyProtocol
 ///             │  │ └──── still for longPressMs (time input) ─────────▶ (touch-hold) ─▶ claimed
 ///             │  └ beyond slop, slow ─▶ panning ─ move: changed ─ lift: ended / palm: cancelled
 ///             └ beyond slop, fast ─▶ stroke ─ lift: (touch-swipe) or (touch-flick) or nothing
-///                                      └ still down after swipeMaxDurationMs ─▶ panning
+///                                      └ still down after swipeMaxDurationMs, or past
+///                                        swipeMinDistanceMm slower than a swipe ─▶ panning
 ///  claimed / failed ── lift ──▶ gone          palm or lost touch: anything in progress stops
 /// ```
 public struct TouchGestureRecognizer: Sendable {
@@ -45,7 +47,7 @@ public struct TouchGestureRecognizer: Sendable {
             let i = b.trailingZeroBitCount
             b &= b - 1
             if case .undecided(let down) = states[i] {
-                let d = down.advanced(byMilliseconds: c.longPressMs)
+                let d = down.after(milliseconds: c.longPressMs)
                 if best == nil || d < best! { best = d }
             }
         }
@@ -78,11 +80,11 @@ public struct TouchGestureRecognizer: Sendable {
             let i = b.trailingZeroBitCount
             b &= b - 1
             guard case .undecided(let down) = states[i] else { continue }
-            let deadline = down.advanced(byMilliseconds: c.longPressMs)
+            let deadline = down.after(milliseconds: c.longPressMs)
             guard deadline <= time else { continue }
             var e = ctx.event(.touchHold, .recognized, id: ctx.allocateID(), time: deadline)
             e.touch = i
-            e.duration = rounded(deadline.seconds(since: down), 4)
+            e.duration = wireRounded(deadline.s(since: down), 4)
             if let p = lastPosition[i] {
                 e.positionMm = ctx.wire(p.mm)
                 e.position = ctx.wire(p.normalized)
@@ -123,7 +125,7 @@ public struct TouchGestureRecognizer: Sendable {
             }
             let d = t.mm - t.startMm
             let beyondSlop = d.x * d.x + d.y * d.y > slop2
-            let elapsedMs = t.time.milliseconds(since: t.beganAt)
+            let elapsedMs = t.time.ms(since: t.beganAt)
             switch states[i] {
             case .none:
                 if !t.phase.isFinished { states[i] = .claimed }   // a touch we did not see begin
@@ -153,10 +155,10 @@ public struct TouchGestureRecognizer: Sendable {
             case .stroke(let down):
                 if t.phase == .ended {
                     states[i] = .none
-                    let seconds = Swift.max(t.time.seconds(since: down), 1e-3)
+                    let seconds = Swift.max(t.time.s(since: down), 1e-3)
                     let distance = d.length
                     let speed = distance / seconds
-                    let v = WirePoint(x: rounded(d.x / seconds, 1), y: rounded(d.y / seconds, 1))
+                    let v = WirePoint(x: wireRounded(d.x / seconds, 1), y: wireRounded(d.y / seconds, 1))
                     if distance >= c.swipeMinDistanceMm, speed >= c.swipeMinSpeedMmPerSecond,
                        let direction = swipeDirection(d, maxAngleDegrees: c.swipeMaxAngleDegrees) {
                         var e = ctx.event(.touchSwipe, .recognized, id: ctx.allocateID(), time: m.time)
@@ -174,7 +176,9 @@ public struct TouchGestureRecognizer: Sendable {
                         e.translation = ctx.normalized(d)
                         out.append(e)
                     }
-                } else if elapsedMs > c.swipeMaxDurationMs {
+                } else if elapsedMs > c.swipeMaxDurationMs
+                            || (d.length >= c.swipeMinDistanceMm && d.length / Swift.max(elapsedMs / 1000, 1e-3) < c.swipeMinSpeedMmPerSecond) {
+                    // Too long for a swipe, or long enough but too slow for one: a drag after all.
                     beginPan(t, at: m.time, &ctx, &out)
                 }
             case .panning(let id, let began):
@@ -184,10 +188,10 @@ public struct TouchGestureRecognizer: Sendable {
                 e.touch = i
                 e.translationMm = ctx.wire(t.mm - began)
                 e.translation = ctx.normalized(t.mm - began)
-                e.velocity = WirePoint(x: rounded(t.velocity.x, 1), y: rounded(t.velocity.y, 1))
+                e.velocity = WirePoint(x: wireRounded(t.velocity.x, 1), y: wireRounded(t.velocity.y, 1))
                 if phase == .ended {
                     let tau = c.momentumTimeConstantSeconds
-                    e.glideMm = WirePoint(x: rounded(t.velocity.x * tau, 2), y: rounded(t.velocity.y * tau, 2))
+                    e.glideMm = WirePoint(x: wireRounded(t.velocity.x * tau, 2), y: wireRounded(t.velocity.y * tau, 2))
                     states[i] = .none
                 }
                 out.append(e)
@@ -202,7 +206,7 @@ public struct TouchGestureRecognizer: Sendable {
         e.touch = t.id
         e.translationMm = WirePoint(x: 0, y: 0)
         e.translation = WirePoint(x: 0, y: 0)
-        e.velocity = WirePoint(x: rounded(t.velocity.x, 1), y: rounded(t.velocity.y, 1))
+        e.velocity = WirePoint(x: wireRounded(t.velocity.x, 1), y: wireRounded(t.velocity.y, 1))
         out.append(e)
     }
 }
