@@ -13,6 +13,7 @@ struct Handyctl: AsyncParsableCommand {
         subcommands: [
             ReplayCommand.self,
             InjectCommand.self,
+            GenerateCommand.self,
         ]
     )
 }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages handyd needs to build, test and run its guest suite.
+# Swift itself is expected to be on PATH already (swift.org toolchain).
+set -euo pipefail
+pkgs=(pkg-config libevdev-dev libudev-dev libsystemd-dev evemu-tools socat python3)
+if [ "${1:-}" = "--vm" ]; then
+  # The qemu guest suite runs the host's userland over 9p, so the guest's tools are host packages.
+  pkgs+=(qemu-system-x86 busybox-static cpio kmod udev python3-libevdev)
+fi
+need=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+command -v swift >/dev/null || { echo "install-deps: swift is not on PATH (get a toolchain from swift.org)" >&2; exit 1; }

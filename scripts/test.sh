@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# README command 2: installs what is needed, builds, runs every test.
+#   scripts/test.sh            host tests, then the qemu guest suite (real kernel, uinput, udev)
+#   scripts/test.sh --host     host tests only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-all}
+if [ "$mode" = --host ]; then scripts/install-deps.sh; else scripts/install-deps.sh --vm; fi
+start=$(date +%s)
+swift build --build-tests
+swift test --skip-build
+if [ "$mode" != --host ] && [ -x scripts/vm/run-guest-tests.sh ]; then
+  scripts/vm/run-guest-tests.sh
+fi
+echo "test.sh: all done in $(( $(date +%s) - start )) s"
