@@ -23,10 +23,7 @@ step HandyInputTests 120 env HANDYD_REQUIRE_UINPUT=1 HANDYD_TEST_RULES=1 \
   "$BIN/handydPackageTests.xctest" --testing-library swift-testing --filter HandyInputTests
 
 if [ -x "$BIN/handyd" ] && "$BIN/handyd" --help 2>&1 | grep -q -- --socket; then
-  for t in scripts/vm/guest/daemon-*.sh; do
-    [ -f "$t" ] || continue
-    step "$(basename "$t" .sh)" 90 /bin/bash "$t"
-  done
+  step daemon-guest-tests 240 python3 scripts/vm/guest/handyd_guest.py --bin "$BIN"
 else
   echo "SKIP daemon guest tests: $BIN/handyd has no --socket yet" | tee -a "$RESULTS/summary"
 fi
