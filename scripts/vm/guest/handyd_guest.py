@@ -14,6 +14,11 @@ ABS = {0x00: (0, W - 1, RES), 0x01: (0, H - 1, RES), 0x2f: (0, 9, 0), 0x35: (0, 
        0x36: (0, H - 1, RES), 0x39: (0, 65535, 0)}
 
 
+# Timeouts are generous: under TCG on a loaded 2-core host a Swift binary takes seconds to start.
+# HANDYD_GUEST_TIMEOUT_SCALE multiplies them all.
+SCALE = float(os.environ.get("HANDYD_GUEST_TIMEOUT_SCALE", "1"))
+
+
 class Failure(Exception):
     pass
 
@@ -110,7 +115,7 @@ class Injector:
              "--speed", str(speed), recording],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.devnode = None
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30 * SCALE
         while time.monotonic() < deadline:
             r, _, _ = select.select([self.proc.stdout], [], [], 0.5)
             if r:
@@ -122,7 +127,8 @@ class Injector:
                     break
         check(self.devnode, f"handyctl inject gave no device: {self.proc.stderr.read() if self.proc.poll() is not None else 'still running'}")
 
-    def wait_done(self, timeout=20):
+    def wait_done(self, timeout=30):
+        timeout *= SCALE
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             r, _, _ = select.select([self.proc.stdout], [], [], 0.5)
@@ -143,6 +149,7 @@ class Injector:
 
 class Client:
     def __init__(self, path, subscribe=None, timeout=10):
+        timeout *= SCALE
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         deadline = time.monotonic() + timeout
         while True:
@@ -180,7 +187,8 @@ class Client:
         self.seen.append(msg)
         return msg
 
-    def expect(self, pred, what, timeout=10):
+    def expect(self, pred, what, timeout=15):
+        timeout *= SCALE
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -256,10 +264,10 @@ class Context:
         logf = open(self.log, "a")
         self.daemon = subprocess.Popen([self.handyd, "--socket", self.socket, "--log-level", "debug"],
                                        stdout=logf, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 30 * SCALE
         while not os.path.exists(self.socket):
             check(self.daemon.poll() is None, f"handyd exited with {self.daemon.returncode}")
-            check(time.monotonic() < deadline, "handyd made no socket within 15 s")
+            check(time.monotonic() < deadline, "handyd made no socket within 30 s")
             time.sleep(0.05)
 
     def inject(self, recording, name, **kw):
@@ -303,7 +311,7 @@ def test_enumeration_hotplug_ignore(ctx):
     check(before.devnode in paths, f"enumerated device {before.devnode} not in hello devices {paths}")
 
     ignored = ctx.inject(idle, "handyd-test ignored touchscreen", hold=60)
-    later = ctx.inject(idle, "handyd-test touchscreen later", hold=60)
+    later = ctx.inject(idle, "handyd-test touchscreen later", hold=60)  # created after: udev sees it second
     msg = c.expect(added(later.devnode), f"device added {later.devnode}")
     check(msg["device"].get("name") == "handyd-test touchscreen later", f"added device name: {msg['device']}")
     # udev processes devices in order: by the time the later one is announced, the ignored one was seen.
