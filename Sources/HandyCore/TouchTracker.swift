@@ -1,10 +1,13 @@
 /// Counts of input that was wrong but handled (never a crash).
 public struct TrackerCounters: Hashable, Sendable {
+    /// Frames emitted.
     public var frames: UInt64 = 0
+    /// Events handled.
     public var events: UInt64 = 0
-    /// ABS_MT_SLOT beyond the device's declared slots.
+    /// ABS_MT_SLOT beyond the device's declared slots (the events for that slot are ignored).
     public var outOfRangeSlots: UInt64 = 0
-    /// Axis values outside min…max (clamped).
+    /// Axis values outside min…max (clamped). ABS_MT_ORIENTATION is exempt: the kernel lets
+    /// devices with full 360° orientation exceed its maximum.
     public var outOfRangeValues: UInt64 = 0
     /// A new tracking id in a slot that had an active touch, without a lift.
     public var reusedTrackingIDs: UInt64 = 0
@@ -14,30 +17,775 @@ public struct TrackerCounters: Hashable, Sendable {
     public var resyncs: UInt64 = 0
     /// Touches cancelled (resync, id reuse, device removed).
     public var cancelledTouches: UInt64 = 0
+    /// Events of a type or code the tracker does not know (ignored).
+    public var unknownEvents: UInt64 = 0
+    /// Events discarded after a raw-kernel SYN_DROPPED (``TouchTracker/SynDroppedHandling/discardUntilReport``).
+    public var discardedEvents: UInt64 = 0
+    /// Protocol-A contacts beyond ``TouchTracker/maxContacts`` in one frame (ignored).
+    public var droppedContacts: UInt64 = 0
+    /// All zero.
     public init() {}
 }
 
 /// Turns evdev events into ``TouchFrame``s: one per SYN_REPORT.
 ///
-/// STUB: replaced by the real tracker (issue 2).
+/// Supports multitouch protocol B (slots: ABS_MT_SLOT, ABS_MT_TRACKING_ID), protocol A (anonymous
+/// contacts closed by SYN_MT_REPORT, matched to touches by nearest neighbour) and single-touch
+/// devices (ABS_X/ABS_Y + BTN_TOUCH, one touch).
+///
+/// Ids: each touch gets the lowest id no other touch in the same frame has; an id freed by a lift
+/// is reused from the next frame on.
+///
+/// Phases: `moved` means the position (device units) changed; a touch whose only change is its
+/// pressure, ellipse or tool is `stationary` with the new values. ABS_MT_DISTANCE (hover) is not
+/// read: a hovering contact with a tracking id counts as a touch.
+///
+/// SYN_DROPPED: by default (``SynDroppedHandling/resyncEventsFollow``) the events after SYN_DROPPED up
+/// to the next SYN_REPORT are the resync libevdev produces: the device's current state. At that
+/// SYN_REPORT, a touch whose slot's tracking id changed, or is −1, is **cancelled** — not ended,
+/// because the lift (if any) was lost and whatever happened in between is unknown, so nothing may
+/// take it as a tap or the end of a stroke. Touches whose slot kept its tracking id survive with
+/// their ids; new tracking ids begin new touches. That frame has ``TouchFrame/resynced`` set so the
+/// arena cancels gestures in progress. libevdev ≥ 1.10 first sends a terminating frame (−1 for
+/// changed slots) and then the new state; both forms give the same result.
+///
+/// Malformed input never traps: out-of-range slots are ignored, out-of-range values are clamped, a
+/// tracking id reused without a lift cancels the old touch, a second tracking id for a slot in one
+/// frame closes the frame as if SYN_REPORT had been sent; each is counted in ``counters``.
+///
+/// Performance: per-slot and per-id storage is allocated at init (and grows only when more ids
+/// are needed than ever before); each frame's touches are written into one reused array, so a
+/// caller that drops the previous frame before the next SYN_REPORT causes no allocation.
 public struct TouchTracker: Sendable {
-    public let description: DeviceDescription
-    public let geometry: DeviceGeometry
-    public private(set) var counters = TrackerCounters()
-
-    public init(description: DeviceDescription, geometry: DeviceGeometry? = nil) {
-        self.description = description
-        self.geometry = geometry ?? DeviceGeometry(description: description)
+    /// How to read what follows a SYN_DROPPED.
+    public enum SynDroppedHandling: Hashable, Sendable {
+        /// SYN_DROPPED, then libevdev's sync events giving the current state, then SYN_REPORT
+        /// (what the input layer hands over). Touches that did not survive are cancelled.
+        case resyncEventsFollow
+        /// SYN_DROPPED as the kernel writes it into a raw stream or a recording: events up to and
+        /// including the next SYN_REPORT are discarded (kernel doc), the real state is unknown, so
+        /// every active touch is cancelled and slots stay ignored until their next tracking id.
+        case discardUntilReport
     }
 
-    /// Feeds one event; returns the frame completed by a SYN_REPORT, else nil.
+    /// The frame layout the device uses.
+    public enum Layout: Hashable, Sendable {
+        /// Protocol B with this many slots.
+        case slots(Int)
+        /// Protocol A (SYN_MT_REPORT).
+        case contacts
+        /// ABS_X/ABS_Y + BTN_TOUCH only.
+        case singleTouch
+    }
+
+    /// The device the events come from.
+    public let description: DeviceDescription
+    /// Unit conversion (device units → mm, normalised; calibration).
+    public let geometry: DeviceGeometry
+    /// Protocol B, A or single touch, from the description.
+    public let layout: Layout
+    /// How SYN_DROPPED is read.
+    public let synDroppedHandling: SynDroppedHandling
+    /// Protocol A: a contact farther than this from every unmatched touch of the previous frame
+    /// begins a new touch (and the old touch ends).
+    public var maxContactJumpMm: Double
+    /// Protocol A: the most contacts read from one frame.
+    public let maxContacts: Int
+    /// Malformed input seen so far (and frames/events).
+    public private(set) var counters = TrackerCounters()
+
+    // MARK: storage
+
+    /// Raw axis values of one contact (device units).
+    struct RawContact {
+        var x: Int32 = 0
+        var y: Int32 = 0
+        var touchMajor: Int32 = 0
+        var touchMinor: Int32 = 0
+        var widthMajor: Int32 = 0
+        var widthMinor: Int32 = 0
+        var orientation: Int32 = 0
+        var pressure: Int32 = 0
+        var toolType: Int32 = 0
+        /// Protocol A: which of x/y this contact has sent (bit 0 x, bit 1 y).
+        var positionBits: UInt8 = 0
+    }
+
+    struct Slot {
+        var raw = RawContact()
+        /// Kernel tracking id, −1 = no contact.
+        var trackingID: Int32 = -1
+        /// Id of our touch for this slot, −1 = none yet (it begins at SYN_REPORT).
+        var touchID: Int32 = -1
+        /// Got a tracking id in the current frame (a second one means a lost SYN_REPORT).
+        var startedThisFrame = false
+        /// After a raw-kernel SYN_DROPPED: the slot's contact is unknown, no touch until a new tracking id.
+        var stale = false
+        /// Tracking id when SYN_DROPPED arrived.
+        var trackingIDAtDrop: Int32 = -1
+    }
+
+    enum IDState: UInt8 {
+        case free
+        case active
+        /// Ended or cancelled in the frame being built; free after it is emitted.
+        case finishing
+    }
+
+    /// Range of one axis, resolved at init.
+    struct AxisRange {
+        var exists = false
+        var minimum: Int32 = 0
+        var maximum: Int32 = 0
+        @inline(__always) var clamps: Bool { exists && maximum > minimum }
+    }
+
+    private var slots: ContiguousArray<Slot>
+    private var currentSlot: Int
+    /// Touch values per id, valid where `idStates` is not `.free`.
+    private var touchesByID: ContiguousArray<Touch>
+    private var idStates: ContiguousArray<IDState>
+    /// Protocol A: contacts of the frame being read, and the one being read.
+    private var contacts: ContiguousArray<RawContact>
+    private var contactCount = 0
+    private var pendingContact = RawContact()
+    private var pendingContactHasValues = false
+    /// Protocol A matching scratch: distance per (touch, contact) and matched flags.
+    private var contactMm: ContiguousArray<PhysicalPoint>
+    private var matchedContact: ContiguousArray<Bool>
+    private var matchedTouch: ContiguousArray<Bool>
+    /// Single-touch state.
+    private var singleRaw = RawContact()
+    private var singleDown = false
+    private var singleTouchID: Int32 = -1
+
+    private var resyncing = false
+    private var discarding = false
+    /// The next frame reports a resync.
+    private var resyncedFrame = false
+    private var frameBuffer: [Touch]
+
+    // Axis ranges (codes ABS_MT_TOUCH_MAJOR 0x30 … ABS_MT_PRESSURE 0x3a at index code - 0x30).
+    private var mtAxes: ContiguousArray<AxisRange>
+    private let xAxis: AxisRange
+    private let yAxis: AxisRange
+    private let hasTouchMajor: Bool
+    private let hasTouchMinor: Bool
+    private let hasWidthMajor: Bool
+    private let hasWidthMinor: Bool
+    private let hasOrientation: Bool
+    private let hasPressure: Bool
+    private let hasToolType: Bool
+    private let pressureAxis: AxisRange
+    private let displayWidthMm: Double
+    private let displayHeightMm: Double
+    /// Device units per mm for ellipse axes (the X axis's, per the kernel doc).
+    private let ellipseUnitsPerMm: Double
+    /// ABS_MT_ORIENTATION maximum (radians = value / max · π/2).
+    private let orientationMax: Double
+    private let isIdentityCalibration: Bool
+    /// Velocity smoothing time constant (seconds).
+    static let velocityTimeConstantSeconds = 0.03
+    /// Upper bound on slots allocated whatever the description claims (the kernel's own limit is far lower in practice).
+    static let maxSlots = 256
+
+    // MARK: init
+
+    /// A tracker reading SYN_DROPPED as libevdev's resync (``SynDroppedHandling/resyncEventsFollow``).
+    public init(description: DeviceDescription, geometry: DeviceGeometry? = nil) {
+        self.init(description: description, geometry: geometry, synDroppedHandling: .resyncEventsFollow)
+    }
+
+    /// - Parameters:
+    ///   - description: the device; its axes decide the layout (slots → protocol B, MT axes without
+    ///     slots → protocol A, otherwise single touch).
+    ///   - geometry: unit conversion; defaults to `DeviceGeometry(description:)`.
+    ///   - synDroppedHandling: how to read what follows SYN_DROPPED.
+    ///   - maxContactJumpMm: protocol A: farthest a contact may be from a touch to continue it.
+    ///   - maxContacts: protocol A: most contacts per frame.
+    public init(description: DeviceDescription, geometry: DeviceGeometry? = nil, synDroppedHandling: SynDroppedHandling,
+                maxContactJumpMm: Double = 40, maxContacts: Int = 32) {
+        let geometry = geometry ?? DeviceGeometry(description: description)
+        self.description = description
+        self.geometry = geometry
+        self.synDroppedHandling = synDroppedHandling
+        self.maxContactJumpMm = maxContactJumpMm
+        self.maxContacts = Swift.max(1, Swift.min(maxContacts, Self.maxSlots))
+
+        let axes = description.absAxes
+        func range(_ code: UInt16) -> AxisRange {
+            guard let a = axes[code] else { return AxisRange() }
+            return AxisRange(exists: true, minimum: a.minimum, maximum: a.maximum)
+        }
+        if description.usesSlots {
+            layout = .slots(Swift.max(1, Swift.min(description.slotCount, Self.maxSlots)))
+        } else if description.isMultitouch {
+            layout = .contacts
+        } else {
+            layout = .singleTouch
+        }
+        var mt = ContiguousArray<AxisRange>()
+        for code in AbsCode.mtTouchMajor...AbsCode.mtPressure { mt.append(range(code)) }
+        mtAxes = mt
+        if layout == .singleTouch {
+            xAxis = range(AbsCode.x)
+            yAxis = range(AbsCode.y)
+        } else {
+            xAxis = range(AbsCode.mtPositionX)
+            yAxis = range(AbsCode.mtPositionY)
+        }
+        hasTouchMajor = axes[AbsCode.mtTouchMajor] != nil
+        hasTouchMinor = axes[AbsCode.mtTouchMinor] != nil
+        hasWidthMajor = axes[AbsCode.mtWidthMajor] != nil
+        hasWidthMinor = axes[AbsCode.mtWidthMinor] != nil
+        hasPressure = axes[AbsCode.mtPressure] != nil || (layout == .singleTouch && axes[AbsCode.pressure] != nil)
+        hasToolType = axes[AbsCode.mtToolType] != nil
+        pressureAxis = range(layout == .singleTouch ? AbsCode.pressure : AbsCode.mtPressure)
+        // A [0,1] range is a "rotated or not" flag on some devices, not an angle.
+        if let o = axes[AbsCode.mtOrientation], o.maximum > 1 || (o.minimum < 0 && o.maximum > 0) {
+            hasOrientation = true
+            orientationMax = Double(o.maximum)
+        } else {
+            hasOrientation = false
+            orientationMax = 1
+        }
+        displayWidthMm = geometry.displayWidthMm
+        displayHeightMm = geometry.displayHeightMm
+        ellipseUnitsPerMm = geometry.unitsPerMmX > 0 ? geometry.unitsPerMmX : 1
+        isIdentityCalibration = geometry.calibration == .identity
+
+        let slotCount: Int
+        if case .slots(let n) = layout { slotCount = n } else { slotCount = 1 }
+        var initial = Slot()
+        initial.raw = Self.initialRaw(axes)
+        slots = ContiguousArray(repeating: initial, count: slotCount)
+        singleRaw = initial.raw
+        let startSlot = Int(axes[AbsCode.mtSlot]?.value ?? 0)
+        currentSlot = startSlot >= 0 && startSlot < slotCount ? startSlot : 0
+        let idCapacity = layout == .contacts ? self.maxContacts * 2 : slotCount * 2
+        let blank = Touch(id: 0, phase: .ended, device: DevicePoint(x: 0, y: 0), mm: .zero,
+                          normalized: NormalizedPoint(x: 0, y: 0), beganAt: .zero, time: .zero)
+        touchesByID = ContiguousArray(repeating: blank, count: idCapacity)
+        idStates = ContiguousArray(repeating: .free, count: idCapacity)
+        contacts = ContiguousArray(repeating: RawContact(), count: layout == .contacts ? self.maxContacts : 0)
+        matchedContact = ContiguousArray(repeating: false, count: layout == .contacts ? self.maxContacts : 0)
+        contactMm = ContiguousArray(repeating: .zero, count: layout == .contacts ? self.maxContacts : 0)
+        matchedTouch = ContiguousArray(repeating: false, count: layout == .contacts ? idCapacity : 0)
+        frameBuffer = []
+        frameBuffer.reserveCapacity(idCapacity)
+    }
+
+    private static func initialRaw(_ axes: [UInt16: AbsInfo]) -> RawContact {
+        var r = RawContact()
+        r.x = axes[AbsCode.mtPositionX]?.value ?? axes[AbsCode.x]?.value ?? 0
+        r.y = axes[AbsCode.mtPositionY]?.value ?? axes[AbsCode.y]?.value ?? 0
+        r.touchMajor = axes[AbsCode.mtTouchMajor]?.value ?? 0
+        r.touchMinor = axes[AbsCode.mtTouchMinor]?.value ?? 0
+        r.widthMajor = axes[AbsCode.mtWidthMajor]?.value ?? 0
+        r.widthMinor = axes[AbsCode.mtWidthMinor]?.value ?? 0
+        r.orientation = axes[AbsCode.mtOrientation]?.value ?? 0
+        r.pressure = axes[AbsCode.mtPressure]?.value ?? axes[AbsCode.pressure]?.value ?? 0
+        r.toolType = 0
+        return r
+    }
+
+    // MARK: events
+
+    /// Feeds one event; returns the frame completed by a SYN_REPORT (or by a lost SYN_REPORT
+    /// detected at this event), else nil.
     public mutating func handle(_ event: InputEvent) -> TouchFrame? {
-        counters.events += 1
-        return nil
+        counters.events &+= 1
+        if discarding {
+            // Raw-kernel SYN_DROPPED: drop everything up to and including the next SYN_REPORT.
+            counters.discardedEvents &+= 1
+            if event.isSynReport {
+                discarding = false
+                return finishDiscardResync(at: event.time)
+            }
+            return nil
+        }
+        switch event.type {
+        case EventType.syn:
+            switch event.code {
+            case SynCode.report:
+                return emitFrame(at: event.time)
+            case SynCode.mtReport:
+                if layout == .contacts { closeContact() }
+                return nil
+            case SynCode.dropped:
+                beginResync()
+                return nil
+            case SynCode.config:
+                return nil
+            default:
+                counters.unknownEvents &+= 1
+                return nil
+            }
+        case EventType.abs:
+            return handleAbs(event)
+        case EventType.key:
+            if event.code == KeyCode.btnTouch && layout == .singleTouch {
+                singleDown = event.value != 0
+            }
+            return nil
+        case EventType.msc, EventType.rel, EventType.sw, EventType.led, EventType.snd, EventType.rep,
+             EventType.ff, EventType.pwr, EventType.ffStatus:
+            return nil
+        default:
+            counters.unknownEvents &+= 1
+            return nil
+        }
+    }
+
+    private mutating func handleAbs(_ event: InputEvent) -> TouchFrame? {
+        let code = event.code
+        switch layout {
+        case .slots:
+            if code == AbsCode.mtSlot {
+                let v = Int(event.value)
+                if v >= 0 && v < slots.count {
+                    currentSlot = v
+                } else {
+                    currentSlot = -1
+                    counters.outOfRangeSlots &+= 1
+                }
+                return nil
+            }
+            if code == AbsCode.mtTrackingID {
+                guard currentSlot >= 0 else { return nil }
+                return setTrackingID(event.value, at: event.time)
+            }
+            if code >= AbsCode.mtTouchMajor && code <= AbsCode.mtPressure {
+                guard currentSlot >= 0 else { return nil }
+                var raw = slots[currentSlot].raw
+                setValue(code: code, value: event.value, in: &raw)
+                slots[currentSlot].raw = raw
+                return nil
+            }
+            if code <= AbsCode.max { return nil }  // ABS_X/Y pointer emulation, ABS_MT_DISTANCE, ...: not needed
+            counters.unknownEvents &+= 1
+            return nil
+        case .contacts:
+            if code >= AbsCode.mtTouchMajor && code <= AbsCode.mtPressure && code != AbsCode.mtBlobID {
+                var raw = pendingContact
+                setValue(code: code, value: event.value, in: &raw)
+                pendingContact = raw
+                pendingContactHasValues = true
+                return nil
+            }
+            if code <= AbsCode.max { return nil }
+            counters.unknownEvents &+= 1
+            return nil
+        case .singleTouch:
+            switch code {
+            case AbsCode.x: singleRaw.x = clamped(event.value, xAxis)
+            case AbsCode.y: singleRaw.y = clamped(event.value, yAxis)
+            case AbsCode.pressure: singleRaw.pressure = clamped(event.value, pressureAxis)
+            default:
+                if code > AbsCode.max { counters.unknownEvents &+= 1 }
+            }
+            return nil
+        }
+    }
+
+    @inline(__always) private mutating func clamped(_ v: Int32, _ axis: AxisRange) -> Int32 {
+        guard axis.clamps else { return v }
+        if v < axis.minimum { counters.outOfRangeValues &+= 1; return axis.minimum }
+        if v > axis.maximum { counters.outOfRangeValues &+= 1; return axis.maximum }
+        return v
+    }
+
+    @inline(__always) private mutating func setValue(code: UInt16, value: Int32, in raw: inout RawContact) {
+        switch code {
+        case AbsCode.mtPositionX:
+            raw.x = clamped(value, xAxis)
+            raw.positionBits |= 1
+        case AbsCode.mtPositionY:
+            raw.y = clamped(value, yAxis)
+            raw.positionBits |= 2
+        case AbsCode.mtTouchMajor: raw.touchMajor = clamped(value, mtAxes[0])
+        case AbsCode.mtTouchMinor: raw.touchMinor = clamped(value, mtAxes[1])
+        case AbsCode.mtWidthMajor: raw.widthMajor = clamped(value, mtAxes[2])
+        case AbsCode.mtWidthMinor: raw.widthMinor = clamped(value, mtAxes[3])
+        case AbsCode.mtOrientation: raw.orientation = value  // may exceed max (360° devices)
+        case AbsCode.mtPressure: raw.pressure = clamped(value, mtAxes[Int(AbsCode.mtPressure - AbsCode.mtTouchMajor)])
+        case AbsCode.mtToolType: raw.toolType = value
+        default: break  // ABS_MT_BLOB_ID, ABS_MT_TRACKING_ID handled elsewhere
+        }
+    }
+
+    /// ABS_MT_TRACKING_ID for the current slot.
+    private mutating func setTrackingID(_ value: Int32, at time: Timestamp) -> TouchFrame? {
+        let s = currentSlot
+        if resyncing {
+            // The state after the resync decides at SYN_REPORT; nothing begins or ends here.
+            slots[s].trackingID = value < 0 ? -1 : value
+            return nil
+        }
+        if value < 0 {
+            if slots[s].startedThisFrame {
+                // Began and lifted in one frame: the SYN_REPORT between them was lost.
+                counters.missingSynReports &+= 1
+                let closed = emitFrame(at: time)
+                _ = setTrackingID(value, at: time)
+                return closed
+            }
+            if slots[s].touchID >= 0 {
+                finish(touchID: Int(slots[s].touchID), from: slots[s].raw, phase: .ended, at: time)
+                slots[s].touchID = -1
+            }
+            slots[s].trackingID = -1
+            slots[s].stale = false
+            return nil
+        }
+        if value == slots[s].trackingID { return nil }  // repeated value
+        var closed: TouchFrame? = nil
+        if slots[s].startedThisFrame {
+            // Two contacts started in one slot in one frame: the SYN_REPORT between them was lost.
+            counters.missingSynReports &+= 1
+            closed = emitFrame(at: time)
+        }
+        if slots[s].trackingID >= 0 && !slots[s].stale {
+            // New contact without a lift: the old one's end is unknown, so cancel it.
+            counters.reusedTrackingIDs &+= 1
+            if slots[s].touchID >= 0 {
+                finish(touchID: Int(slots[s].touchID), from: nil, phase: .cancelled, at: time)
+                slots[s].touchID = -1
+            }
+        }
+        slots[s].trackingID = value
+        slots[s].stale = false
+        slots[s].startedThisFrame = true
+        return closed
+    }
+
+    /// SYN_MT_REPORT: the pending protocol-A contact is complete.
+    private mutating func closeContact() {
+        defer {
+            pendingContact = RawContact()
+            pendingContactHasValues = false
+        }
+        // An empty SYN_MT_REPORT (no contacts) or a contact without a position carries nothing.
+        guard pendingContactHasValues, pendingContact.positionBits == 3 else { return }
+        guard contactCount < contacts.count else {
+            counters.droppedContacts &+= 1
+            return
+        }
+        contacts[contactCount] = pendingContact
+        contactCount += 1
+    }
+
+    private mutating func beginResync() {
+        counters.resyncs &+= 1
+        resyncedFrame = true
+        switch synDroppedHandling {
+        case .discardUntilReport:
+            discarding = true
+        case .resyncEventsFollow:
+            if !resyncing {
+                resyncing = true
+                for i in slots.indices { slots[i].trackingIDAtDrop = slots[i].trackingID }
+            }
+        }
+        // Half-read protocol-A contacts are unreliable after a drop.
+        contactCount = 0
+        pendingContact = RawContact()
+        pendingContactHasValues = false
+    }
+
+    /// After a raw-kernel SYN_DROPPED: everything active is cancelled; slots holding a contact stay
+    /// ignored until they get a new tracking id (or a lift).
+    private mutating func finishDiscardResync(at time: Timestamp) -> TouchFrame? {
+        for i in slots.indices {
+            if slots[i].touchID >= 0 {
+                finish(touchID: Int(slots[i].touchID), from: nil, phase: .cancelled, at: time)
+                slots[i].touchID = -1
+            }
+            if slots[i].trackingID >= 0 { slots[i].stale = true }
+            slots[i].startedThisFrame = false
+        }
+        if singleTouchID >= 0 {
+            finish(touchID: Int(singleTouchID), from: nil, phase: .cancelled, at: time)
+            singleTouchID = -1
+        }
+        for id in idStates.indices where idStates[id] == .active {
+            finish(touchID: id, from: nil, phase: .cancelled, at: time)
+        }
+        return buildFrame(at: time)
+    }
+
+    // MARK: frames
+
+    /// Marks a touch ended or cancelled in the frame being built. `raw` (its last values) is
+    /// applied first for a lift; a cancelled touch keeps its last emitted values.
+    private mutating func finish(touchID id: Int, from raw: RawContact?, phase: TouchPhase, at time: Timestamp) {
+        guard id >= 0 && id < idStates.count && idStates[id] == .active else { return }
+        if let raw { update(id: id, from: raw, at: time) }
+        touchesByID[id].phase = phase
+        touchesByID[id].time = time
+        idStates[id] = .finishing
+        if phase == .cancelled { counters.cancelledTouches &+= 1 }
+    }
+
+    /// Lowest free id (ids finishing in this frame are not free yet).
+    private mutating func allocateID() -> Int {
+        for i in idStates.indices where idStates[i] == .free {
+            idStates[i] = .active
+            return i
+        }
+        // More touches than ever before (e.g. cancellations plus new touches in one frame).
+        let blank = touchesByID[0]
+        touchesByID.append(blank)
+        idStates.append(.active)
+        return idStates.count - 1
+    }
+
+    private mutating func begin(from raw: RawContact, at time: Timestamp) -> Int {
+        let id = allocateID()
+        let p = DevicePoint(x: raw.x, y: raw.y)
+        let n = normalized(p)
+        let mm = PhysicalPoint(x: n.x * displayWidthMm, y: n.y * displayHeightMm)
+        var t = touchesByID[id]
+        t.id = id
+        t.phase = .began
+        t.device = p
+        t.mm = mm
+        t.normalized = n
+        t.startMm = mm
+        t.beganAt = time
+        t.time = time
+        t.velocity = .zero
+        fillAttributes(&t, raw)
+        touchesByID[id] = t
+        return id
+    }
+
+    @inline(__always) private func normalized(_ p: DevicePoint) -> NormalizedPoint {
+        let s = geometry.sensorNormalized(p)
+        if isIdentityCalibration { return NormalizedPoint(x: s.x, y: s.y) }
+        let c = geometry.calibration.apply(x: s.x, y: s.y)
+        return NormalizedPoint(x: c.x, y: c.y)
+    }
+
+    /// Updates an active touch from raw values: position, phase (moved/stationary), velocity, attributes.
+    private mutating func update(id: Int, from raw: RawContact, at time: Timestamp) {
+        var t = touchesByID[id]
+        let p = DevicePoint(x: raw.x, y: raw.y)
+        let dt = time.seconds(since: t.time)
+        if p != t.device {
+            let n = normalized(p)
+            let mm = PhysicalPoint(x: n.x * displayWidthMm, y: n.y * displayHeightMm)
+            if dt > 0 {
+                let instant = (mm - t.mm) / dt
+                if t.velocity == .zero && t.phase == .began {
+                    t.velocity = instant  // first motion: no history to smooth with
+                } else {
+                    t.velocity = t.velocity + (instant - t.velocity) * (dt / (Self.velocityTimeConstantSeconds + dt))
+                }
+            }
+            t.device = p
+            t.normalized = n
+            t.mm = mm
+            t.phase = .moved
+        } else {
+            if dt > 0 && t.velocity != .zero {
+                // A frame without motion: the finger slowed down.
+                let a = dt / (Self.velocityTimeConstantSeconds + dt)
+                t.velocity = t.velocity * (1 - a)
+            }
+            t.phase = .stationary
+        }
+        t.time = time
+        fillAttributes(&t, raw)
+        touchesByID[id] = t
+    }
+
+    @inline(__always) private func fillAttributes(_ t: inout Touch, _ raw: RawContact) {
+        if hasToolType {
+            t.tool = raw.toolType == MTTool.palm ? .palm : raw.toolType == MTTool.pen ? .pen : .finger
+        }
+        if hasTouchMajor {
+            let major = Double(raw.touchMajor) / ellipseUnitsPerMm
+            t.majorMm = major
+            t.minorMm = hasTouchMinor ? Double(raw.touchMinor) / ellipseUnitsPerMm : major
+        }
+        if hasWidthMajor {
+            let major = Double(raw.widthMajor) / ellipseUnitsPerMm
+            t.widthMajorMm = major
+            t.widthMinorMm = hasWidthMinor ? Double(raw.widthMinor) / ellipseUnitsPerMm : major
+        }
+        if hasOrientation {
+            t.orientation = displayOrientation(Double(raw.orientation) / orientationMax * (Double.pi / 2))
+        }
+        if hasPressure {
+            let a = pressureAxis
+            if a.maximum > a.minimum {
+                let v = (Double(raw.pressure) - Double(a.minimum)) / (Double(a.maximum) - Double(a.minimum))
+                t.pressure = Swift.min(Swift.max(v, 0), 1)
+            }
+        }
+    }
+
+    /// Brings a kernel-convention orientation (0 = along the sensor's Y, positive clockwise) into
+    /// the display frame through the calibration matrix, keeping the same convention.
+    private func displayOrientation(_ sensorRadians: Double) -> Radians {
+        if isIdentityCalibration { return sensorRadians }
+        // Direction of the major axis in sensor mm (y down; "along Y" points to -y, north).
+        let dx = sine(sensorRadians), dy = -cosine(sensorRadians)
+        // Sensor mm -> sensor-normalised -> calibrated -> display mm.
+        let w = geometry.sensorWidthMm, h = geometry.sensorHeightMm
+        let v = geometry.calibration.applyLinear(x: dx / w, y: dy / h)
+        let ex = v.x * displayWidthMm, ey = v.y * displayHeightMm
+        var r = atan2Radians(ex, -ey)
+        // Ellipses are symmetric: keep a quarter-revolution value in (-π/2, π/2] when the device's was.
+        if Swift.abs(sensorRadians) <= Double.pi / 2 + 1e-12 {
+            if r > Double.pi / 2 + 1e-12 { r -= Double.pi }
+            if r <= -Double.pi / 2 - 1e-12 { r += Double.pi }
+        }
+        return r
+    }
+
+    /// SYN_REPORT (or a detected missing one): applies the frame and returns it.
+    private mutating func emitFrame(at time: Timestamp) -> TouchFrame {
+        switch layout {
+        case .slots:
+            let wasResync = resyncing
+            resyncing = false
+            for s in slots.indices {
+                if slots[s].touchID < 0 && slots[s].trackingID < 0 {
+                    slots[s].startedThisFrame = false  // idle slot: nothing to copy
+                    continue
+                }
+                var slot = slots[s]
+                slot.startedThisFrame = false
+                if wasResync && slot.trackingID != slot.trackingIDAtDrop {
+                    if slot.touchID >= 0 {
+                        // Lost or replaced during the drop: cancelled, never ended (see the type's doc).
+                        finish(touchID: Int(slot.touchID), from: nil, phase: .cancelled, at: time)
+                        slot.touchID = -1
+                    }
+                    slot.stale = false  // a contact the resync introduced is known again
+                }
+                if slot.touchID >= 0 {
+                    update(id: Int(slot.touchID), from: slot.raw, at: time)
+                } else if slot.trackingID >= 0 && !slot.stale {
+                    slot.touchID = Int32(begin(from: slot.raw, at: time))
+                }
+                slots[s] = slot
+            }
+        case .contacts:
+            resyncing = false
+            if pendingContactHasValues { closeContact() }  // the last SYN_MT_REPORT may be omitted
+            matchContacts(at: time)
+            contactCount = 0
+        case .singleTouch:
+            resyncing = false
+            if singleDown {
+                if singleTouchID >= 0 {
+                    update(id: Int(singleTouchID), from: singleRaw, at: time)
+                } else {
+                    singleTouchID = Int32(begin(from: singleRaw, at: time))
+                }
+            } else if singleTouchID >= 0 {
+                // A lift learnt from a resync is not a real lift: cancel.
+                finish(touchID: Int(singleTouchID), from: resyncedFrame ? nil : singleRaw,
+                       phase: resyncedFrame ? .cancelled : .ended, at: time)
+                singleTouchID = -1
+            }
+        }
+        return buildFrame(at: time)
+    }
+
+    /// Protocol A: continues each touch with the nearest contact (greedy, closest pairs first,
+    /// within ``maxContactJumpMm``); unmatched touches end, unmatched contacts begin.
+    private mutating func matchContacts(at time: Timestamp) {
+        let n = contactCount
+        for c in 0..<n {
+            matchedContact[c] = false
+            let cn = normalized(DevicePoint(x: contacts[c].x, y: contacts[c].y))
+            contactMm[c] = PhysicalPoint(x: cn.x * displayWidthMm, y: cn.y * displayHeightMm)
+        }
+        for i in matchedTouch.indices { matchedTouch[i] = false }
+        if matchedTouch.count < idStates.count {
+            matchedTouch.append(contentsOf: repeatElement(false, count: idStates.count - matchedTouch.count))
+        }
+        let maxJumpSquared = maxContactJumpMm * maxContactJumpMm
+        // Few contacts (≤ 10 on real hardware): repeated closest-pair search beats building a
+        // sorted pair list and allocates nothing.
+        while true {
+            var best = Double.infinity
+            var bestTouch = -1, bestContact = -1
+            for id in idStates.indices where idStates[id] == .active && !matchedTouch[id] {
+                let mm = touchesByID[id].mm
+                for c in 0..<n where !matchedContact[c] {
+                    let dx = contactMm[c].x - mm.x, dy = contactMm[c].y - mm.y
+                    let d = dx * dx + dy * dy
+                    if d < best { best = d; bestTouch = id; bestContact = c }
+                }
+            }
+            guard bestTouch >= 0, best <= maxJumpSquared else { break }
+            matchedTouch[bestTouch] = true
+            matchedContact[bestContact] = true
+            update(id: bestTouch, from: contacts[bestContact], at: time)
+        }
+        // Protocol A carries the whole state in every frame, so after SYN_DROPPED the contacts
+        // that are still there continue; the ones gone were lost in the drop: cancelled.
+        let gonePhase: TouchPhase = resyncedFrame ? .cancelled : .ended
+        for id in idStates.indices where idStates[id] == .active && !matchedTouch[id] {
+            finish(touchID: id, from: nil, phase: gonePhase, at: time)
+        }
+        for c in 0..<n where !matchedContact[c] {
+            _ = begin(from: contacts[c], at: time)
+        }
+    }
+
+    /// Copies every non-free touch, ordered by id, into the reused buffer; frees finished ids.
+    private mutating func buildFrame(at time: Timestamp) -> TouchFrame {
+        frameBuffer.removeAll(keepingCapacity: true)
+        for id in idStates.indices {
+            switch idStates[id] {
+            case .free: continue
+            case .active:
+                frameBuffer.append(touchesByID[id])  // already updated to `time` by emitFrame
+            case .finishing:
+                frameBuffer.append(touchesByID[id])
+                idStates[id] = .free
+            }
+        }
+        counters.frames &+= 1
+        let resynced = resyncedFrame
+        resyncedFrame = false
+        return TouchFrame(time: time, touches: frameBuffer, resynced: resynced)
     }
 
     /// Ends every active touch as cancelled (device removed); nil when none was active.
+    /// Slots that still hold a contact are ignored until their next tracking id.
     public mutating func cancelAll(at time: Timestamp) -> TouchFrame? {
-        nil
+        guard idStates.contains(where: { $0 != .free }) else { return nil }
+        for i in slots.indices {
+            if slots[i].touchID >= 0 {
+                finish(touchID: Int(slots[i].touchID), from: nil, phase: .cancelled, at: time)
+                slots[i].touchID = -1
+            }
+            if slots[i].trackingID >= 0 { slots[i].stale = true }
+            slots[i].startedThisFrame = false
+        }
+        singleTouchID = -1
+        for id in idStates.indices where idStates[id] == .active {
+            finish(touchID: id, from: nil, phase: .cancelled, at: time)
+        }
+        return buildFrame(at: time)
     }
+
+    /// Number of touches currently down (not counting those that ended in the last frame).
+    public var activeTouchCount: Int { idStates.reduce(0) { $0 + ($1 == .active ? 1 : 0) } }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@inline(__always) func atan2Radians(_ y: Double, _ x: Double) -> Double { atan2(y, x) }

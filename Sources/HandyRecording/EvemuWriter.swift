@@ -22,7 +22,8 @@ public enum EvemuWriter {
         out += "I: \(hex4(d.bustype)) \(hex4(d.vendor)) \(hex4(d.product)) \(hex4(d.version))\n"
         out += "P:" + bytes(bits: d.properties, count: 8) + "\n"
         var supported = d.supportedEvents
-        supported[EventType.syn, default: []].formUnion([SynCode.report, SynCode.config, SynCode.dropped])
+        // evemu's "B: 00" line is EVIOCGBIT(0): the mask of supported event *types*, not SYN codes.
+        supported[EventType.syn] = Set(d.supportedEvents.keys).union([EventType.syn])
         for (type, max) in typeMaxima {
             let byteCount = (max + 8) / 8
             let lines = (byteCount + 7) / 8

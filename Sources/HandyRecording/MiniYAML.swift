@@ -43,7 +43,12 @@ struct MiniYAML {
 
     private var lines: [Line] = []
     private var pos = 0
+    private var depth = 0
     private let file: String
+
+    /// Deepest nesting accepted (libinput record uses 6): bounds the recursion, so a garbage file of
+    /// "- - - - ..." or "[[[[..." gives an error instead of exhausting the stack.
+    static let maximumDepth = 64
 
     static func parse(_ numbered: [NumberedLine], file: String) throws(RecordingError) -> YAMLNode {
         var parser = MiniYAML(file: file)
@@ -88,6 +93,11 @@ struct MiniYAML {
     private static func isSequenceItem(_ s: Substring) -> Bool { s == "-" || s.hasPrefix("- ") }
 
     private mutating func block(indent: Int) throws(RecordingError) -> YAMLNode {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else {
+            throw error(lines[pos].number, "nested deeper than \(Self.maximumDepth) levels")
+        }
         if Self.isSequenceItem(lines[pos].content) { return try sequence(indent: indent) }
         if splitKey(lines[pos].content) != nil { return try mapping(indent: indent) }
         // A lone scalar as a block (e.g. a list item on its own line).
@@ -223,6 +233,7 @@ private struct FlowParser {
     let line: Int
     let file: String
     var i: Substring.Index
+    var depth = 0
 
     init(text: Substring, line: Int, file: String) {
         self.text = text
@@ -253,6 +264,18 @@ private struct FlowParser {
     mutating func value() throws(RecordingError) -> YAMLNode {
         skipSpaces()
         guard i < text.endIndex else { throw error("line ends where a value was expected") }
+        switch text[i] {
+        case "[", "{":
+            depth += 1
+            guard depth <= MiniYAML.maximumDepth else { throw error("nested deeper than \(MiniYAML.maximumDepth) levels") }
+            defer { depth -= 1 }
+            return try collection()
+        default:
+            return try scalar(stopAt: ",]}")
+        }
+    }
+
+    private mutating func collection() throws(RecordingError) -> YAMLNode {
         switch text[i] {
         case "[":
             i = text.index(after: i)

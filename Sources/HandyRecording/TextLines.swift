@@ -10,7 +10,7 @@ struct NumberedLine {
 /// without one means the file was cut short: reported as truncated rather than parsed, because a
 /// cut number ("12" from "1234") would otherwise read as a valid, wrong value.
 func textLines(_ bytes: [UInt8], file: String) throws(RecordingError) -> [NumberedLine] {
-    guard let text = String(validating: bytes, as: UTF8.self) else {
+    guard String(validating: bytes, as: UTF8.self) != nil else {
         // Find the line with the bad byte so the message points somewhere useful.
         var line = 1
         var start = 0
@@ -21,26 +21,27 @@ func textLines(_ bytes: [UInt8], file: String) throws(RecordingError) -> [Number
         }
         throw RecordingError(.notText, file: file, line: line, "not UTF-8 text (a binary or garbage file?)")
     }
-    if text.isEmpty { return [] }
+    if bytes.isEmpty { return [] }
+    // Split the bytes, not the String: Swift makes "\r\n" one Character, so a CRLF file would not split on "\n".
     var lines: [NumberedLine] = []
     var number = 0
-    for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    var start = 0
+    var endsWithNewline = false
+    while start < bytes.count {
         number += 1
-        var t = raw
-        if t.last == "\r" { t = t.dropLast() }
-        if t.contains("\0") {
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+        endsWithNewline = end < bytes.count
+        var slice = bytes[start..<end]
+        if slice.last == UInt8(ascii: "\r") { slice = slice.dropLast() }
+        if slice.contains(0) {
             throw RecordingError(.notText, file: file, line: number, "NUL byte in a text line (a binary or garbage file?)")
         }
-        lines.append(NumberedLine(number: number, text: t))
+        lines.append(NumberedLine(number: number, text: Substring(String(decoding: slice, as: UTF8.self))))
+        start = end + 1
     }
-    // split leaves an empty last element after a final "\n"; anything else is a cut-off line.
-    if let last = lines.last {
-        if last.text.isEmpty {
-            lines.removeLast()
-        } else {
-            throw RecordingError(.truncated, file: file, line: last.number,
-                                 "file ends in the middle of a line (truncated?): \(quoted(last.text))")
-        }
+    if !endsWithNewline, let last = lines.last {
+        throw RecordingError(.truncated, file: file, line: last.number,
+                             "file ends in the middle of a line (truncated?): \(quoted(last.text))")
     }
     return lines
 }

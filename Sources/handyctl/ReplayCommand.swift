@@ -56,10 +56,6 @@ struct ReplayCommand: ParsableCommand {
             StandardStream.error("handyctl replay: \(error)")
             throw ExitCode.failure
         }
-        if !loaded.description.isMultitouch {
-            StandardStream.error("handyctl replay: note: \(quote(loaded.description.name)) reports no ABS_MT_POSITION_X/Y, so there are no touches to replay")
-        }
-
         var output = LineWriter()
         var statistics = ReplayStatistics()
         let deviceID = loaded.deviceID
@@ -231,5 +227,3 @@ enum StandardStream {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }
-
-private func quote(_ s: String) -> String { "\"\(s)\"" }

@@ -14,23 +14,23 @@ import Testing
         // frame 0: finger 0 down in slot 0; frame 1: finger 1 down in slot 1; frame 2: finger 1 lifts
         // (moved 1 mm = 10 units), frame 3: finger 0 lifts.
         let abs = EventType.abs
-        func ev(_ k: Int, _ type: UInt16, _ code: UInt16, _ value: Int32) -> InputEvent {
+        func trackerEvent(_ k: Int, _ type: UInt16, _ code: UInt16, _ value: Int32) -> InputEvent {
             InputEvent(time: stream.time(ofFrame: k), type: type, code: code, value: value)
         }
         #expect(frames.count == 4)
         #expect(frames[0] == [
-            ev(0, abs, AbsCode.mtTrackingID, 0), ev(0, abs, AbsCode.mtPositionX, 100), ev(0, abs, AbsCode.mtPositionY, 200),
-            ev(0, EventType.key, KeyCode.btnTouch, 1), ev(0, abs, AbsCode.x, 100), ev(0, abs, AbsCode.y, 200),
-            ev(0, EventType.syn, SynCode.report, 0),
+            trackerEvent(0, abs, AbsCode.mtTrackingID, 0), trackerEvent(0, abs, AbsCode.mtPositionX, 100), trackerEvent(0, abs, AbsCode.mtPositionY, 200),
+            trackerEvent(0, EventType.key, KeyCode.btnTouch, 1), trackerEvent(0, abs, AbsCode.x, 100), trackerEvent(0, abs, AbsCode.y, 200),
+            trackerEvent(0, EventType.syn, SynCode.report, 0),
         ])
         #expect(frames[1] == [
-            ev(1, abs, AbsCode.mtSlot, 1), ev(1, abs, AbsCode.mtTrackingID, 1), ev(1, abs, AbsCode.mtPositionX, 500),
-            ev(1, abs, AbsCode.mtPositionY, 500), ev(1, EventType.syn, SynCode.report, 0),
+            trackerEvent(1, abs, AbsCode.mtSlot, 1), trackerEvent(1, abs, AbsCode.mtTrackingID, 1), trackerEvent(1, abs, AbsCode.mtPositionX, 500),
+            trackerEvent(1, abs, AbsCode.mtPositionY, 500), trackerEvent(1, EventType.syn, SynCode.report, 0),
         ])
-        #expect(frames[2] == [ev(2, abs, AbsCode.mtTrackingID, -1), ev(2, EventType.syn, SynCode.report, 0)])
+        #expect(frames[2] == [trackerEvent(2, abs, AbsCode.mtTrackingID, -1), trackerEvent(2, EventType.syn, SynCode.report, 0)])
         #expect(frames[3] == [
-            ev(3, abs, AbsCode.mtSlot, 0), ev(3, abs, AbsCode.mtTrackingID, -1), ev(3, EventType.key, KeyCode.btnTouch, 0),
-            ev(3, EventType.syn, SynCode.report, 0),
+            trackerEvent(3, abs, AbsCode.mtSlot, 0), trackerEvent(3, abs, AbsCode.mtTrackingID, -1), trackerEvent(3, EventType.key, KeyCode.btnTouch, 0),
+            trackerEvent(3, EventType.syn, SynCode.report, 0),
         ])
     }
 
