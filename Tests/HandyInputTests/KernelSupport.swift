@@ -128,3 +128,11 @@ func waitForUdev(_ udev: UdevDiscovery, timeoutSeconds: Double = 20, _ match: (U
         _ = waitReadable(udev.monitorFileDescriptor, timeoutMs: Int32(min(left, 500)))
     }
 }
+
+/// True when a udev event is about `ui`'s event node. Event node names are reused at once, and
+/// udevd may announce an earlier test's device late, so the devnode alone does not identify a
+/// device; its sysfs parent (/sys/devices/virtual/input/inputN, N never reused) does.
+func isEvent(_ e: UdevEvent, of ui: UInputDevice) -> Bool {
+    guard let parent = ui.syspath else { return false }
+    return e.device.syspath.hasPrefix(parent + "/")
+}

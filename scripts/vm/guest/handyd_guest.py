@@ -214,8 +214,10 @@ class Client:
         self.sock.close()
 
 
-def added(node):
-    return lambda m: m.get("type") == "device" and m.get("event") == "added" and m["device"].get("path") == node
+def added(node, name=None):
+    """A device-added message for `node`; with `name`, also that device name (nodes are reused)."""
+    return lambda m: (m.get("type") == "device" and m.get("event") == "added" and m["device"].get("path") == node
+                      and (name is None or m["device"].get("name") == name))
 
 
 def removed(node):
@@ -312,7 +314,7 @@ def test_enumeration_hotplug_ignore(ctx):
 
     ignored = ctx.inject(idle, "handyd-test ignored touchscreen", hold=60)
     later = ctx.inject(idle, "handyd-test touchscreen later", hold=60)  # created after: udev sees it second
-    msg = c.expect(added(later.devnode), f"device added {later.devnode}")
+    msg = c.expect(added(later.devnode, later.name), f"device added {later.devnode}")
     check(msg["device"].get("name") == "handyd-test touchscreen later", f"added device name: {msg['device']}")
     # udev processes devices in order: by the time the later one is announced, the ignored one was seen.
     extra = c.collect(0.5)
@@ -337,7 +339,7 @@ def test_pinch_hands(ctx):
     rec = write_recording(ctx.dir, "pinches.evemu", s)
     c = Client(ctx.socket, subscribe={"touches": True})
     inj = ctx.inject(rec, "handyd-test touchscreen pinch", hold=1, start_delay=1.0)
-    dev = c.expect(added(inj.devnode), "device added (pinch)")["device"]["id"]
+    dev = c.expect(added(inj.devnode, inj.name), "device added (pinch)")["device"]["id"]
     # Touch frames prove the kernel path regardless of recognizers.
     if ctx.touches:
         c.expect(lambda m: m.get("type") == "touches" and m.get("device") == dev and len(m.get("touches", [])) == 2,
@@ -369,7 +371,7 @@ def test_unplug_mid_pinch_and_replug(ctx):
     long_rec = write_recording(ctx.dir, "long-pinch.evemu", s)
     c = Client(ctx.socket, subscribe={"touches": True})
     inj = ctx.inject(long_rec, "handyd-test touchscreen unplug", hold=5, start_delay=1.0)
-    dev = c.expect(added(inj.devnode), "device added (unplug)")["device"]["id"]
+    dev = c.expect(added(inj.devnode, inj.name), "device added (unplug)")["device"]["id"]
     if ctx.recognizers:
         began = c.expect(gesture("pinch", "began", dev), "pinch began before unplug")
     elif ctx.touches:
@@ -394,7 +396,7 @@ def test_unplug_mid_pinch_and_replug(ctx):
     s2.pinch(0.0, "right")
     rec = write_recording(ctx.dir, "replug.evemu", s2)
     again = ctx.inject(rec, "handyd-test touchscreen unplug", hold=0.5, start_delay=1.0)
-    dev2 = c.expect(added(again.devnode), "re-plugged device added")["device"]["id"]
+    dev2 = c.expect(added(again.devnode, again.name), "re-plugged device added")["device"]["id"]
     if ctx.recognizers:
         c.expect(gesture("pinch", "ended", dev2), "pinch on the re-plugged device")
     elif ctx.touches:
@@ -412,29 +414,33 @@ def test_syn_dropped_flood(ctx):
         ctx.skip("SYN_DROPPED flood (tracker not merged: no touches to resync)")
         return
     s = Stream()
-    # t=0: pinch begins; t=0.3..: the fingers stay down. t=3.0-3.5: 6000 tiny moves, then a lift,
-    # all while handyd is stopped. t=6: a clean right-hand pinch.
+    # t=0: pinch begins; t=0.3..: the fingers stay down. t=3.0-3.5: 800 small moves (~5000
+    # events; evdev's buffer for 10 slots holds a few hundred), then a lift, all while handyd is
+    # stopped. t=6: a clean right-hand pinch.
     s.pinch(0.0, "right", duration=0.3, lift=False)
-    for i in range(6000):
-        t = 3.0 + i * 0.5 / 6000
+    for i in range(800):
+        t = 3.0 + i * 0.5 / 800
         s.frame(t, {0: (W // 2 + 40 + i % 50, H // 2 - 40), 1: (W // 2 - 40, H // 2 + 40 + i % 50)})
     s.frame(3.51, {0: None, 1: None})
     s.pinch(6.0, "right")
     rec = write_recording(ctx.dir, "flood.evemu", s)
     c = Client(ctx.socket, subscribe={"touches": True})
     inj = ctx.inject(rec, "handyd-test touchscreen flood", hold=0.5, start_delay=1.0)
-    dev = c.expect(added(inj.devnode), "device added (flood)")["device"]["id"]
+    dev = c.expect(added(inj.devnode, inj.name), "device added (flood)")["device"]["id"]
     c.expect(lambda m: m.get("type") == "touches" and m.get("device") == dev and len(m["touches"]) == 2, "two touches down")
     began = c.expect(gesture("pinch", "began", dev), "pinch began before the flood") if ctx.recognizers else None
     time.sleep(1.0)                      # inside the quiet 0.3..3.0 s stretch
     ctx.daemon.send_signal(signal.SIGSTOP)
     time.sleep(3.5)                      # the flood and the lift happen now
     ctx.daemon.send_signal(signal.SIGCONT)
-    # After the resync the two touches end (ended or cancelled): none stays down.
+    # After the resync the two touches are gone. Their lift was lost in the overflow, so the
+    # tracker must report them cancelled (a plain "ended" would mean no SYN_DROPPED happened).
     def all_gone(m):
-        return (m.get("type") == "touches" and m.get("device") == dev
-                and all(t.get("phase") in ("ended", "cancelled") for t in m["touches"]) and m["touches"])
-    c.expect(all_gone, "touches gone after the resync", timeout=10)
+        return (m.get("type") == "touches" and m.get("device") == dev and m["touches"]
+                and all(t.get("phase") in ("ended", "cancelled") for t in m["touches"]))
+    gone = c.expect(all_gone, "touches gone after the resync", timeout=10)
+    check(all(t.get("phase") == "cancelled" for t in gone["touches"]),
+          f"touches after the overflow should be cancelled (lift lost in SYN_DROPPED): {gone}")
     if ctx.recognizers:
         c.expect(lambda m: m.get("type") == "gesture" and m.get("id") == began["id"]
                  and m.get("phase") in ("cancelled", "ended"), "pinch in progress finished after resync")
@@ -447,10 +453,8 @@ def test_syn_dropped_flood(ctx):
         c.expect(lambda m: m.get("type") == "touches" and m.get("device") == dev
                  and any(t.get("phase") == "began" for t in m["touches"]), "touches after the flood", timeout=10)
     inj.wait_done()
-    with open(ctx.log, errors="replace") as f:
-        log = f.read()
-    check("SYN_DROPPED" in log or "dropped" in log.lower() or "resync" in log.lower(),
-          "handyd logged no SYN_DROPPED/resync")
+    c.send({"type": "status"})
+    c.expect(lambda m: m.get("type") == "status", "status after the flood", timeout=5)
     c.close()
 
 
