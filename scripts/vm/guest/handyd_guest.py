@@ -293,6 +293,16 @@ class Context:
 
 # ---------------------------------------------------------------- tests
 
+def keyboard_recording(ctx):
+    """A keyboard-like device (a few keys, no axes): udev does not call it a touchscreen."""
+    text = ("N: handyd-test keys\nI: 0006 1234 9999 0001\nB: 00 03 00 00 00\n"
+            "B: 01 00 00 00 c0 01 00 00 00\nE: 0.000000 0000 0000 0\n")
+    path = os.path.join(ctx.dir, "keys.evemu")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 def idle_recording(ctx):
     s = Stream()
     s.ev(0.0, 0, 0, 0)
@@ -317,17 +327,19 @@ def test_enumeration_hotplug_ignore(ctx):
         c.expect(added(before.devnode, before.name), f"enumerated device {before.devnode} (hello or added)")
 
     ignored = ctx.inject(idle, "handyd-test ignored touchscreen", hold=60)
+    keys = ctx.inject(keyboard_recording(ctx), "handyd-test keys", hold=60)
     later = ctx.inject(idle, "handyd-test touchscreen later", hold=60)  # created after: udev sees it second
     msg = c.expect(added(later.devnode, later.name), f"device added {later.devnode}")
     check(msg["device"].get("name") == "handyd-test touchscreen later", f"added device name: {msg['device']}")
     # udev processes devices in order: by the time the later one is announced, the ignored one was seen.
     extra = c.collect(0.5)
     for m in c.seen:
-        check(not added(ignored.devnode)(m), f"ignored device was announced: {m}")
+        check(not added(ignored.devnode, ignored.name)(m), f"ignored device was announced: {m}")
+        check(not added(keys.devnode, keys.name)(m), f"a keyboard (not a touchscreen) was announced: {m}")
     c.send({"type": "status"})
     st = c.expect(lambda m: m.get("type") == "status", "status reply", timeout=5)
     check(st.get("devices") == 2, f"status devices = {st.get('devices')}, expected 2 (before + later)")
-    for i in (before, ignored, later):
+    for i in (before, ignored, keys, later):
         i.unplug()
     c.expect(removed(later.devnode), "device removed (later)")
     c.close()
