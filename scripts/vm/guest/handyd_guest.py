@@ -339,7 +339,16 @@ def test_enumeration_hotplug_ignore(ctx):
     c.send({"type": "status"})
     st = c.expect(lambda m: m.get("type") == "status", "status reply", timeout=5)
     check(st.get("devices") == 2, f"status devices = {st.get('devices')}, expected 2 (before + later)")
-    for i in (before, ignored, keys, later):
+    # udev properties reach the daemon: 99-handyd-test.rules gives "handyd-test configured*"
+    # HANDYD_SIZE_MM="300 170" and a 90° calibration, so the display is 170 mm wide, 300 mm tall.
+    configured = ctx.inject(idle, "handyd-test configured touchscreen", hold=60)
+    info = c.expect(added(configured.devnode, configured.name), "configured device added")["device"]
+    check((info.get("widthMm"), info.get("heightMm")) == (170, 300),
+          f"configured device size {info.get('widthMm')} x {info.get('heightMm')} mm, expected 170 x 300 "
+          "(HANDYD_SIZE_MM + HANDYD_CALIBRATION_MATRIX)")
+    check((msg["device"].get("widthMm"), msg["device"].get("heightMm")) == (192, 108),
+          f"plain device size {msg['device'].get('widthMm')} x {msg['device'].get('heightMm')}, expected 192 x 108")
+    for i in (before, ignored, keys, later, configured):
         i.unplug()
     c.expect(removed(later.devnode), "device removed (later)")
     c.close()
