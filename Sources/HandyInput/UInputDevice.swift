@@ -56,6 +56,7 @@ public final class UInputDevice {
             throw InputError(path: "/dev/uinput", errno: -rc, what: "libevdev_uinput_create_from_device")
         }
         self.raw = ui
+        self.syspath = libevdev_uinput_get_syspath(ui).map { String(cString: $0) }
         self.template = template
         self.description = description
     }
@@ -71,11 +72,10 @@ public final class UInputDevice {
         return String(cString: p)
     }
 
-    /// The sysfs path of the input device, e.g. "/sys/devices/virtual/input/input12".
-    public var syspath: String? {
-        guard let raw, let p = libevdev_uinput_get_syspath(raw) else { return nil }
-        return String(cString: p)
-    }
+    /// The sysfs path of the input device, e.g. "/sys/devices/virtual/input/input12" (kept after
+    /// ``close()``: inputN numbers are never reused, unlike eventN nodes, so it identifies the
+    /// device in late udev events).
+    public let syspath: String?
 
     /// Waits until the evdev node exists in /dev (devtmpfs creates it shortly after creation).
     /// - Returns: the node's path.

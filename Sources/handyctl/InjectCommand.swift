@@ -18,7 +18,9 @@ struct InjectCommand: ParsableCommand {
             --start-delay seconds so udev and readers (handyd) can open it, then write the events \
             keeping their relative timestamps (divided by --speed). SYN_DROPPED markers in the \
             recording are not written (the kernel makes its own). After the last event the device \
-            stays for --hold seconds, then is destroyed (readers see it unplugged).
+            stays for --hold seconds, then is destroyed (readers see it unplugged). Killing \
+            handyctl (Ctrl-C, SIGKILL) destroys it too: the kernel removes a uinput device when \
+            its file closes, which the guest tests use as a cable pull.
 
             Prints `device /dev/input/eventN` on stdout as soon as the node exists and \
             `done N events` at the end, so scripts can follow along.

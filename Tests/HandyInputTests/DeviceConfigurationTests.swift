@@ -161,3 +161,16 @@ import Testing
         #expect(a.microseconds > 0)
     }
 }
+
+/// On a machine without /dev/uinput (the build host), creating a virtual device is a typed error.
+@Test(.enabled(if: !KernelGate.uinputUsable && !KernelGate.required))
+func uinputMissingIsATypedError() {
+    do {
+        _ = try UInputDevice(description: touchscreenDescription(name: uniqueName("missing")))
+        Issue.record("expected an error without /dev/uinput")
+    } catch {
+        #expect(error.path == "/dev/uinput")
+        #expect(error.errno != nil)
+        #expect(error.what == "libevdev_uinput_create_from_device")
+    }
+}

@@ -97,7 +97,7 @@ func waitReadable(_ fd: CInt, timeoutMs: Int32) -> Bool {
 
 /// Drains `device` until `done` says so, polling with a deadline (never hangs the guest).
 @discardableResult
-func readUntil(_ device: EvdevDevice, timeoutSeconds: Double = 5, into model: inout SlotModel,
+func readUntil(_ device: EvdevDevice, timeoutSeconds: Double = 15, into model: inout SlotModel,
           events: inout [InputEvent], until done: (SlotModel) -> Bool) throws -> DrainStatus {
     let deadline = EvdevDevice.monotonicNow().advanced(byMilliseconds: timeoutSeconds * 1000)
     while true {
@@ -117,7 +117,7 @@ func readUntil(_ device: EvdevDevice, timeoutSeconds: Double = 5, into model: in
 }
 
 /// Waits for a udev monitor event matching `match`.
-func waitForUdev(_ udev: UdevDiscovery, timeoutSeconds: Double = 10, _ match: (UdevEvent) -> Bool) throws -> UdevEvent {
+func waitForUdev(_ udev: UdevDiscovery, timeoutSeconds: Double = 20, _ match: (UdevEvent) -> Bool) throws -> UdevEvent {
     let deadline = EvdevDevice.monotonicNow().advanced(byMilliseconds: timeoutSeconds * 1000)
     while true {
         while let e = udev.receive() {
@@ -127,4 +127,12 @@ func waitForUdev(_ udev: UdevDiscovery, timeoutSeconds: Double = 10, _ match: (U
         if left <= 0 { throw TimedOut(what: "udev monitor event") }
         _ = waitReadable(udev.monitorFileDescriptor, timeoutMs: Int32(min(left, 500)))
     }
+}
+
+/// True when a udev event is about `ui`'s event node. Event node names are reused at once, and
+/// udevd may announce an earlier test's device late, so the devnode alone does not identify a
+/// device; its sysfs parent (/sys/devices/virtual/input/inputN, N never reused) does.
+func isEvent(_ e: UdevEvent, of ui: UInputDevice) -> Bool {
+    guard let parent = ui.syspath else { return false }
+    return e.device.syspath.hasPrefix(parent + "/")
 }

@@ -144,7 +144,7 @@ struct KernelUdevTests {
         defer { if !closed { ui.close() } }
         let node = try ui.waitForDevnode()
 
-        let added = try waitForUdev(udev) { $0.device.devnode == node && $0.action == .added }
+        let added = try waitForUdev(udev) { $0.device.devnode == node && $0.action == .added && isEvent($0, of: ui) }
         #expect(added.device.properties["ID_INPUT_TOUCHSCREEN"] == "1")
         #expect(added.device.sysname == String(node.split(separator: "/").last!))
         #expect(added.device.syspath.hasSuffix("/" + added.device.sysname))
@@ -163,7 +163,7 @@ struct KernelUdevTests {
 
         ui.close()
         closed = true
-        let removed = try waitForUdev(udev) { $0.device.devnode == node && $0.action == .removed }
+        let removed = try waitForUdev(udev) { $0.device.devnode == node && $0.action == .removed && isEvent($0, of: ui) }
         #expect(removed.device.sysname == added.device.sysname)
         #expect(!udev.enumerateTouchscreens().contains { $0.devnode == node })
     }
@@ -182,8 +182,9 @@ struct KernelUdevTests {
         let markerNode = try marker.waitForDevnode()
         var seenKeyboard = false
         _ = try waitForUdev(udev) { e in
-            if e.device.devnode == node { seenKeyboard = true }
-            return e.device.devnode == markerNode && e.action == .added
+            // Only "add": a late "remove" of an earlier test's device may carry the same reused node.
+            if isEvent(e, of: ui) { seenKeyboard = true }
+            return e.device.devnode == markerNode && e.action == .added && isEvent(e, of: marker)
         }
         #expect(!seenKeyboard)
         #expect(!udev.enumerateTouchscreens(includingIgnored: true).contains { $0.devnode == node })
@@ -202,9 +203,9 @@ struct KernelUdevTests {
         let ignoredNode = try ignoredUI.waitForDevnode()
         let configuredNode = try configuredUI.waitForDevnode()
 
-        let ignored = try waitForUdev(udev) { $0.device.devnode == ignoredNode && $0.action == .added }
+        let ignored = try waitForUdev(udev) { $0.device.devnode == ignoredNode && $0.action == .added && isEvent($0, of: ignoredUI) }
         #expect(ignored.device.isIgnored)
-        let configured = try waitForUdev(udev) { $0.device.devnode == configuredNode && $0.action == .added }
+        let configured = try waitForUdev(udev) { $0.device.devnode == configuredNode && $0.action == .added && isEvent($0, of: configuredUI) }
         #expect(!configured.device.isIgnored)
         #expect(configured.device.configuration.calibration == .rotated90)
         #expect(configured.device.configuration.sizeMm?.width == 300)

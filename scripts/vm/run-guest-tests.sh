@@ -4,7 +4,8 @@
 # plus the daemon-level guest tests when handyd is built. Prints the total time; non-zero on failure.
 #
 #   scripts/vm/run-guest-tests.sh            # LAB=/var/tmp/handyd-vm (kernel + initramfs cache)
-#   SKIP_BUILD=1 scripts/vm/run-guest-tests.sh
+#   SKIP_BUILD=1 scripts/vm/run-guest-tests.sh      # reuse the host build
+#   SKIP_SYSTEMD=1 / ONLY_SYSTEMD=1                 # just one of the two guests
 set -euo pipefail
 T0=$(date +%s.%N)
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -32,10 +33,23 @@ echo "run-guest-tests: host build ready after $(elapsed "$T0") s"
 RESULTS=$(mktemp -d /var/tmp/handyd-guest.XXXXXX)   # not under /tmp: see scripts/vm/README.md
 trap 'rm -rf "$RESULTS"' EXIT
 set +e
+rc=0
+if [ -z "${ONLY_SYSTEMD:-}" ]; then
 "$HERE/qemu-run.sh" --udev --rw "$RESULTS" --timeout "$GUEST_TIMEOUT" -- \
   env ROOT="$ROOT" BIN="$BIN" RESULTS="$RESULTS" /bin/bash "$HERE/guest/in-guest.sh"
 rc=$?
+echo "run-guest-tests: --udev guest exit status $rc after $(elapsed "$T0") s"
+fi
+# 4. a second guest with systemd as PID 1: units, socket activation, udev SYSTEMD_WANTS, reload, stop
+if [ -z "${SKIP_SYSTEMD:-}" ]; then
+  "$HERE/qemu-run.sh" --systemd --rw "$RESULTS" --timeout "$GUEST_TIMEOUT" -- \
+    env ROOT="$ROOT" BIN="$BIN" RESULTS="$RESULTS" /bin/bash "$HERE/guest/systemd-guest.sh"
+  src=$?
+  echo "run-guest-tests: --systemd guest exit status $src"
+  [ $src -eq 0 ] || rc=1
+fi
 set -e
-echo "run-guest-tests: guest exit status $rc; total $(elapsed "$T0") s"
+echo "run-guest-tests: total $(elapsed "$T0") s"
+echo "---- summary"
 [ -f "$RESULTS/summary" ] && cat "$RESULTS/summary"
 exit $rc

@@ -4,6 +4,8 @@
 set -uo pipefail
 cd "$ROOT"
 fail=0
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+echo "guest: tests start at uptime $(uptime_s) s"
 step() {  # step NAME TIMEOUT CMD...: run with a timeout, record pass/fail and time
   local name=$1 limit=$2; shift 2
   local t0; t0=$(date +%s.%N)
@@ -18,16 +20,15 @@ step() {  # step NAME TIMEOUT CMD...: run with a timeout, record pass/fail and t
 # The project's rule plus test-only rules (ignored / configured devices by name).
 install -m 644 udev/70-handyd.rules scripts/vm/99-handyd-test.rules /etc/udev/rules.d/
 udevadm control --reload
+echo "guest: rules installed at uptime $(uptime_s) s"
 
 step HandyInputTests 120 env HANDYD_REQUIRE_UINPUT=1 HANDYD_TEST_RULES=1 \
   "$BIN/handydPackageTests.xctest" --testing-library swift-testing --filter HandyInputTests
 
 if [ -x "$BIN/handyd" ] && "$BIN/handyd" --help 2>&1 | grep -q -- --socket; then
-  for t in scripts/vm/guest/daemon-*.sh; do
-    [ -f "$t" ] || continue
-    step "$(basename "$t" .sh)" 90 /bin/bash "$t"
-  done
+  step daemon-guest-tests 240 python3 scripts/vm/guest/handyd_guest.py --bin "$BIN"
 else
   echo "SKIP daemon guest tests: $BIN/handyd has no --socket yet" | tee -a "$RESULTS/summary"
 fi
+echo "guest: tests done at uptime $(uptime_s) s"
 exit $fail
