@@ -12,11 +12,16 @@ public final class LiveSource: DeviceSource {
         var configuration: DeviceConfiguration
         var pipeline: GesturePipeline
         var info: DeviceInfo
+        /// Threshold override keys the recognizers refused (unknown or bad value).
+        let rejectedOverrides: [String]
         init(evdev: EvdevDevice, configuration: DeviceConfiguration, id: String) {
             self.evdev = evdev
             self.configuration = configuration
             let geometry = configuration.geometry(for: evdev.description)
-            self.pipeline = GesturePipeline(deviceID: id, description: evdev.description, geometry: geometry)
+            var thresholds = GestureConfiguration()
+            self.rejectedOverrides = thresholds.apply(overrides: configuration.thresholdOverrides)
+            self.pipeline = GesturePipeline(deviceID: id, description: evdev.description, geometry: geometry,
+                                            configuration: thresholds)
             self.info = LiveSource.info(id: id, evdev: evdev, geometry: geometry)
         }
     }
@@ -92,6 +97,7 @@ public final class LiveSource: DeviceSource {
             var output = device.pipeline.deviceRemoved(at: EvdevDevice.monotonicNow())
             let replacement = OpenDevice(evdev: device.evdev, configuration: current.configuration, id: device.info.id)
             devices[node] = replacement
+            logOverrides(replacement, path: node)
             if !output.isEmpty { notices.append(.output(device: device.info.id, output)) }
             output = PipelineOutput()
             if replacement.info != device.info {
@@ -142,10 +148,7 @@ public final class LiveSource: DeviceSource {
         }
         let device = OpenDevice(evdev: evdev, configuration: found.configuration, id: found.sysname)
         devices[found.devnode] = device
-        if !found.configuration.thresholdOverrides.isEmpty {
-            logger.info("threshold overrides", metadata: ["device.path": "\(found.devnode)",
-                                                        "overrides": "\(found.configuration.thresholdOverrides)"])
-        }
+        logOverrides(device, path: found.devnode)
         notices.append(.added(device.info))
     }
 
@@ -154,6 +157,16 @@ public final class LiveSource: DeviceSource {
         let output = device.pipeline.deviceRemoved(at: EvdevDevice.monotonicNow())
         if !output.isEmpty { notices.append(.output(device: device.info.id, output)) }
         notices.append(.removed(device.info))
+    }
+
+    private func logOverrides(_ device: OpenDevice, path: String) {
+        let overrides = device.configuration.thresholdOverrides
+        guard !overrides.isEmpty else { return }
+        logger.info("threshold overrides", metadata: ["device.path": "\(path)", "overrides": "\(overrides)"])
+        if !device.rejectedOverrides.isEmpty {
+            logger.warning("threshold overrides rejected (unknown name or bad value)",
+                           metadata: ["device.path": "\(path)", "overrides.rejected": "\(device.rejectedOverrides)"])
+        }
     }
 
     private func logProblems(_ found: DiscoveredDevice) {
