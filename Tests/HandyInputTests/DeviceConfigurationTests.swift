@@ -101,15 +101,16 @@ import Testing
             ])
         let c = DeviceConfiguration(properties: ["HANDYD_SIZE_MM": "200 100", "HANDYD_CALIBRATION_MATRIX": "0 -1 1 1 0 0"])
         let g = c.geometry(for: description)
-        #expect(g.unitsPerMmX == 5)
-        #expect(g.unitsPerMmY == 5)
+        // min…max spans the stated size: 999 units over 200 mm, 499 over 100 mm.
+        #expect(g.unitsPerMmX == 999.0 / 200)
+        #expect(g.unitsPerMmY == 499.0 / 100)
         #expect(g.calibration == .rotated90)
         // Rotated by 90°, the display is 100 mm wide and 200 mm tall.
         #expect(abs(g.displayWidthMm - 100) < 1e-9)
         #expect(abs(g.displayHeightMm - 200) < 1e-9)
 
         let plain = DeviceConfiguration(properties: [:]).geometry(for: description)
-        #expect(plain.unitsPerMmX == 1000 / DeviceGeometry.fallbackWidthMm)
+        #expect(plain.unitsPerMmX == 999 / DeviceGeometry.fallbackWidthMm)
         #expect(plain.calibration == .identity)
     }
 
