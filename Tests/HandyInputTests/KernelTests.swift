@@ -29,9 +29,9 @@ struct KernelEvdevTests {
         #expect(d.absAxes[AbsCode.mtTrackingID]?.maximum == 65535)
         #expect(Set(d.absAxes.keys) == Set(wanted.absAxes.keys))
         #expect(d.supportedEvents[EventType.abs] == Set(wanted.absAxes.keys))
-        // The kernel's geometry: 1920 units at 10/mm = 192 mm.
+        // The kernel's geometry: positions 0…1919 at 10 units/mm span 191.9 mm.
         let g = DeviceConfiguration().geometry(for: d)
-        #expect(g.hasKernelResolution && abs(g.sensorWidthMm - 192) < 1e-9)
+        #expect(g.hasKernelResolution && abs(g.sensorWidthMm - 191.9) < 1e-9)
     }
 
     @Test func twoFingerFramesArriveInOrderOnTheMonotonicClock() throws {

@@ -346,8 +346,9 @@ def test_enumeration_hotplug_ignore(ctx):
     check((info.get("widthMm"), info.get("heightMm")) == (170, 300),
           f"configured device size {info.get('widthMm')} x {info.get('heightMm')} mm, expected 170 x 300 "
           "(HANDYD_SIZE_MM + HANDYD_CALIBRATION_MATRIX)")
-    check((msg["device"].get("widthMm"), msg["device"].get("heightMm")) == (192, 108),
-          f"plain device size {msg['device'].get('widthMm')} x {msg['device'].get('heightMm')}, expected 192 x 108")
+    # positions 0…1919 x 0…1079 at 10 units/mm span 191.9 x 107.9 mm
+    check((msg["device"].get("widthMm"), msg["device"].get("heightMm")) == (191.9, 107.9),
+          f"plain device size {msg['device'].get('widthMm')} x {msg['device'].get('heightMm')}, expected 191.9 x 107.9")
     for i in (before, ignored, keys, later, configured):
         i.unplug()
     c.expect(removed(later.devnode), "device removed (later)")
