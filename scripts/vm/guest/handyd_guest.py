@@ -162,7 +162,9 @@ class Client:
                 time.sleep(0.1)
         self.buf = b""
         self.seen = []
-        self.hello = self.expect(lambda m: m.get("type") == "hello", "hello", timeout=5)
+        # Under socket activation the daemon starts only now: a Swift debug binary under TCG on a
+        # loaded host needs many seconds before its hello.
+        self.hello = self.expect(lambda m: m.get("type") == "hello", "hello", timeout=30)
         if subscribe is not None:
             self.send(dict(type="subscribe", **subscribe))
 

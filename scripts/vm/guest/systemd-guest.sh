@@ -14,7 +14,7 @@ waitfor() {  # waitfor SECONDS CMD...: poll CMD every 0.2 s
   until "$@" >/dev/null 2>&1; do [ "$(date +%s)" -ge "$end" ] && return 1; sleep 0.2; done
 }
 client() {  # client PYTHON-BODY: run with a connected Client `c` (scripts/vm/guest/handyd_guest.py)
-  timeout 60 python3 -c "
+  timeout 120 python3 -c "
 import sys; sys.path.insert(0, 'scripts/vm/guest')
 from handyd_guest import *
 c = Client('/run/handyd/handyd.sock', subscribe={})
