@@ -11,7 +11,7 @@ T0=$(date +%s.%N)
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 export LAB=${LAB:-/var/tmp/handyd-vm}
-GUEST_TIMEOUT=${GUEST_TIMEOUT:-300}
+GUEST_TIMEOUT=${GUEST_TIMEOUT:-600}   # per guest; a normal run needs 70-160 s each
 elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$1" "$(date +%s.%N)"; }
 
 # 1. kernel + initramfs (cached in $LAB, outside the repo; ~10 s when the packages are there)
