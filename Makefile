@@ -46,7 +46,7 @@ install-files:
 	install -D -m 0755 $(BUILDBIN)/handyd $(DESTDIR)$(BINDIR)/handyd
 	install -D -m 0755 $(BUILDBIN)/handyctl $(DESTDIR)$(BINDIR)/handyctl
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
-	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/handyd.service.in \
+	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/handyd|$(DOCDIR)|g' systemd/handyd.service \
 		> $(DESTDIR)$(SYSTEMDUNITDIR)/handyd.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/handyd.service
 	install -m 0644 systemd/handyd.socket $(DESTDIR)$(SYSTEMDUNITDIR)/handyd.socket
