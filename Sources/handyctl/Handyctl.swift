@@ -12,7 +12,10 @@ struct Handyctl: AsyncParsableCommand {
         // Every subcommand, one per line (other commands add their line here).
         subcommands: [
             ReplayCommand.self,
+            InjectCommand.self,
             GenerateCommand.self,
+            DevicesCommand.self,
+            MonitorCommand.self,
             EvalCommand.self,
         ]
     )

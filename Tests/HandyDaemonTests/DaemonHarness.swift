@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HandyProtocol
+
+/// The package root, found from this file's path (no resource bundles).
+let packageRoot: URL = {
+    var url = URL(fileURLWithPath: #filePath)
+    while url.path != "/" {
+        url.deleteLastPathComponent()
+        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+    }
+    fatalError("Package.swift not found above \(#filePath)")
+}()
+
+func fixture(_ relative: String) -> String {
+    packageRoot.appendingPathComponent("Tests/Fixtures").appendingPathComponent(relative).path
+}
+
+/// The `handyd` built next to the tests (`.build/debug/handyd`), or `$HANDYD_BINARY`.
+let handydBinary: String = {
+    if let path = ProcessInfo.processInfo.environment["HANDYD_BINARY"] { return path }
+    // The test bundle sits in the same build folder as the executables.
+    let bundleDir = Bundle.main.bundleURL
+    for dir in [bundleDir, bundleDir.deletingLastPathComponent(), packageRoot.appendingPathComponent(".build/debug")] {
+        let candidate = dir.appendingPathComponent("handyd").path
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return packageRoot.appendingPathComponent(".build/debug/handyd").path
+}()
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+/// A real `handyd` process on a temporary socket.
+final class DaemonProcess: @unchecked Sendable {
+    let process = Process()
+    let directory: URL
+    let socketPath: String
+    let logPath: String
+
+    init(arguments: [String]) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-test-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        socketPath = directory.appendingPathComponent("run/handyd.sock").path
+        logPath = directory.appendingPathComponent("handyd.log").path
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: handydBinary)
+        process.arguments = ["--socket", socketPath, "--log-level", "debug"] + arguments
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Ready once the socket accepts a connection.
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if process.isRunning == false { throw HarnessError("handyd exited early:\n\(log)") }
+            // A replay's device is announced before clients connect, so hello lists it.
+            if FileManager.default.fileExists(atPath: socketPath),
+               !arguments.contains("--replay") || log.contains("device added") { return }
+            usleep(20_000)
+        }
+        throw HarnessError("handyd did not create \(socketPath):\n\(log)")
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+
+    /// Waits for the process to exit; nil on timeout.
+    func waitForExit(timeoutSeconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// A plain blocking Unix-socket client reading JSON lines, every read with a timeout.
+final class LineClient {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+    private(set) var reachedEOF = false
+
+    init(socketPath: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket: \(errno)") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(socketPath.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw HarnessError("path too long") }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else {
+            close(fd)
+            throw HarnessError("connect \(socketPath): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw HarnessError("write: \(String(cString: strerror(errno)))") }
+            sent += n
+        }
+    }
+
+    /// Bytes before `start` in `buffer` are consumed; compacted now and then, not per line.
+    private var start = 0
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+
+    /// The next line, or nil at EOF. Throws on timeout.
+    func readLine(timeoutSeconds: Double = 10) throws -> String? {
+        var ignored: UInt64 = 0
+        return try readLine(countingAndSkipping: [], count: &ignored, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// The next line not starting with `prefix` (nil at EOF); lines starting with it are only
+    /// counted, never decoded, so a debug-built test keeps up with a fast daemon.
+    func readLine(countingAndSkipping prefix: [UInt8], count: inout UInt64, timeoutSeconds: Double = 10) throws -> String? {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while true {
+            while let newline = nextNewline() {
+                let isCounted = !prefix.isEmpty && newline - start >= prefix.count && buffer.withUnsafeBufferPointer {
+                    memcmp($0.baseAddress! + start, prefix, prefix.count) == 0
+                }
+                let lineStart = start
+                start = newline + 1
+                if isCounted { count += 1; continue }
+                let line = String(decoding: buffer[lineStart..<newline], as: UTF8.self)
+                compact()
+                return line
+            }
+            compact()
+            if reachedEOF { return nil }
+            let remainingMs = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+            guard remainingMs > 0 else { throw HarnessError("timed out waiting for a line") }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let rc = poll(&p, 1, remainingMs)
+            if rc == 0 { throw HarnessError("timed out waiting for a line") }
+            if rc < 0 { if errno == EINTR { continue }; throw HarnessError("poll: \(errno)") }
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == ECONNRESET { reachedEOF = true; continue }
+                throw HarnessError("read: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { reachedEOF = true } else { buffer.append(contentsOf: chunk[..<n]) }
+        }
+    }
+
+    private func nextNewline() -> Int? {
+        guard start < buffer.count else { return nil }
+        return buffer.withUnsafeBufferPointer { b -> Int? in
+            guard let hit = memchr(b.baseAddress! + start, Int32(UInt8(ascii: "\n")), b.count - start) else { return nil }
+            return UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)) - b.baseAddress!
+        }
+    }
+
+    private func compact() {
+        if start > 1 << 16 || start == buffer.count {
+            buffer.removeSubrange(..<start)
+            start = 0
+        }
+    }
+
+    /// The next message, nil at EOF.
+    func readMessage(timeoutSeconds: Double = 10) throws -> ServerMessage? {
+        guard let line = try readLine(timeoutSeconds: timeoutSeconds) else { return nil }
+        return try JSONLines.decodeServerMessage(Array(line.utf8))
+    }
+
+    /// Reads until EOF; returns the messages seen on the way.
+    func readToEOF(timeoutSeconds: Double = 10) throws -> [ServerMessage] {
+        var seen: [ServerMessage] = []
+        while let m = try readMessage(timeoutSeconds: timeoutSeconds) { seen.append(m) }
+        return seen
+    }
+}
