@@ -1,33 +1,147 @@
 import HandyProtocol
 
-/// Thresholds and policy for the recognizers; every value overridable per device.
-/// STUB: completed by the recognizers issue.
-public struct GestureConfiguration: Hashable, Sendable {
-    public init() {}
-}
-
-/// Runs every recognizer over the same frames.
-/// STUB: completed by the recognizers issue.
+/// Runs every recognizer over the same frames, with the policy of ``GesturePolicy`` (data, not ifs).
+///
+/// Per frame: palms are judged and the frame's motion (``FrameMotion``) is computed once; timers
+/// due at or before the frame fire first (in time order); then the recognizers see the frame in a
+/// fixed order — long press (it opens the two-finger gate), pinch, rotate, pan, swipe, tap,
+/// per-touch sub-gestures — so the output order is deterministic. A gesture kind starts only if the
+/// policy pairs it with every kind already recognised since the last time no finger was down.
+/// Gesture ids are unique per arena, monotonic from 1. A resynced frame cancels everything in
+/// progress (reason `resync`) before it is handled.
 public struct GestureArena: Sendable {
     public let deviceID: String
     public let geometry: DeviceGeometry
-    public var configuration: GestureConfiguration
+    public var configuration: GestureConfiguration {
+        get { context.configuration }
+        set { context.configuration = newValue; refreshDeadline() }
+    }
+
+    private var context: ArenaContext
+    private var motion = MotionTracker()
+    private var longPress = LongPressRecognizer()
+    private var pinch: PinchRecognizer
+    private var rotate = RotateRecognizer()
+    private var pan = PanRecognizer()
+    private var swipe = SwipeRecognizer()
+    private var tap = TapRecognizer()
+    private var touchGestures = TouchGestureRecognizer()
+    private var cachedDeadline: Timestamp?
+    /// Every finger down since the last time none was.
+    private var sequenceFingers = TouchMask()
 
     public init(deviceID: String, geometry: DeviceGeometry, configuration: GestureConfiguration = .init()) {
         self.deviceID = deviceID
         self.geometry = geometry
-        self.configuration = configuration
+        self.context = ArenaContext(device: deviceID, configuration: configuration, geometry: geometry)
+        self.pinch = PinchRecognizer(classifier: SeedHandednessRule(configuration: configuration))
     }
 
+    /// Replaces the handedness classifier used by pinch.
+    public mutating func setHandednessClassifier(_ classifier: any HandednessClassifier) {
+        pinch.classifier = classifier
+    }
+
+    /// "handyd bug: ..." reports of impossible transitions (the daemon logs them; tests want none).
+    public var bugReports: [String] { context.bugs }
+    /// Touches ignored because their id is beyond the 64 the recognizers track.
+    public var ignoredTouches: UInt64 { motion.ignoredTouches }
+
     /// Feeds one frame; returns the gesture events it caused, in order.
-    public mutating func handle(_ frame: TouchFrame) -> [GestureEvent] { [] }
+    public mutating func handle(_ frame: TouchFrame) -> [GestureEvent] {
+        var out: [GestureEvent] = []
+        handle(frame, into: &out)
+        return out
+    }
+
+    /// Feeds one frame, appending its gesture events to `out` (no intermediate arrays).
+    public mutating func handle(_ frame: TouchFrame, into out: inout [GestureEvent]) {
+        fireTimers(upTo: frame.time, into: &out)
+        if frame.resynced { cancelRecognizers(at: frame.time, reason: "resync", into: &out) }
+        let m = motion.motion(for: frame, configuration: context.configuration)
+        // A finger of this sequence turned into a palm: what it took part in is cancelled, and the
+        // multi-finger recognizers wait for every finger to lift.
+        if m.newPalmMask.intersects(sequenceFingers), context.configuration.policy.palmCancels {
+            cancelMultiFinger(at: m.time, reason: "palm", into: &out)
+        }
+        sequenceFingers = m.fingers == 0 ? TouchMask() : sequenceFingers | m.fingerMask
+        let input = RecognizerInput.frame(m)
+        longPress.handle(input, &context, into: &out)
+        updateGate()
+        pinch.handle(input, &context, into: &out)
+        rotate.handle(input, &context, into: &out)
+        pan.handle(input, &context, into: &out)
+        swipe.handle(input, &context, into: &out)
+        tap.handle(input, &context, into: &out)
+        touchGestures.handle(input, &context, into: &out)
+        if m.fingers == 0 { context.startedKinds = 0 }
+        refreshDeadline()
+    }
 
     /// Delivers timers (tap timeout, long-press delay) up to `time`.
-    public mutating func advanceTime(to time: Timestamp) -> [GestureEvent] { [] }
+    public mutating func advanceTime(to time: Timestamp) -> [GestureEvent] {
+        var out: [GestureEvent] = []
+        fireTimers(upTo: time, into: &out)
+        return out
+    }
 
-    /// Cancels every gesture in progress (device removed, resync).
-    public mutating func cancelAll(at time: Timestamp, reason: String) -> [GestureEvent] { [] }
+    /// Cancels every gesture in progress (device removed, resync); the fingers still down start
+    /// nothing new until they all lift.
+    public mutating func cancelAll(at time: Timestamp, reason: String) -> [GestureEvent] {
+        var out: [GestureEvent] = []
+        cancelRecognizers(at: time, reason: reason, into: &out)
+        refreshDeadline()
+        return out
+    }
 
     /// The earliest time a recognizer waits for; the caller arms a timer for it. nil = no timer.
-    public var nextDeadline: Timestamp? { nil }
+    public var nextDeadline: Timestamp? { cachedDeadline }
+
+    private mutating func cancelRecognizers(at time: Timestamp, reason: String, into out: inout [GestureEvent]) {
+        cancelMultiFinger(at: time, reason: reason, into: &out)
+        touchGestures.handle(.cancel(at: time, reason: reason), &context, into: &out)
+        motion.reset()
+        sequenceFingers = TouchMask()
+    }
+
+    private mutating func cancelMultiFinger(at time: Timestamp, reason: String, into out: inout [GestureEvent]) {
+        let input = RecognizerInput.cancel(at: time, reason: reason)
+        longPress.handle(input, &context, into: &out)
+        updateGate()
+        pinch.handle(input, &context, into: &out)
+        rotate.handle(input, &context, into: &out)
+        pan.handle(input, &context, into: &out)
+        swipe.handle(input, &context, into: &out)
+        tap.handle(input, &context, into: &out)
+    }
+
+    /// Fires due timers one deadline at a time, so events come out in time order.
+    private mutating func fireTimers(upTo time: Timestamp, into out: inout [GestureEvent]) {
+        var guardCount = 0
+        while let deadline = cachedDeadline, deadline <= time {
+            let input = RecognizerInput.timeAdvanced(to: deadline)
+            longPress.handle(input, &context, into: &out)
+            updateGate()
+            tap.handle(input, &context, into: &out)
+            touchGestures.handle(input, &context, into: &out)
+            let before = cachedDeadline
+            refreshDeadline()
+            guardCount += 1
+            if cachedDeadline == before || guardCount > 1000 {
+                context.bug("timer at \(deadline) did not advance")
+                break
+            }
+        }
+    }
+
+    private mutating func updateGate() {
+        context.gateOpen = longPress.activeFingers == 2
+    }
+
+    private mutating func refreshDeadline() {
+        var d = longPress.nextDeadline
+        if let t = tap.nextDeadline(context.configuration), d == nil || t < d! { d = t }
+        if let t = touchGestures.nextDeadline(context.configuration), d == nil || t < d! { d = t }
+        cachedDeadline = d
+    }
 }

@@ -1,6 +1,8 @@
 /// Counts of input that was wrong but handled (never a crash).
 public struct TrackerCounters: Hashable, Sendable {
+    /// Frames emitted.
     public var frames: UInt64 = 0
+    /// Events handled.
     public var events: UInt64 = 0
     /// ABS_MT_SLOT beyond the device's declared slots (the events for that slot are ignored).
     public var outOfRangeSlots: UInt64 = 0
@@ -21,6 +23,7 @@ public struct TrackerCounters: Hashable, Sendable {
     public var discardedEvents: UInt64 = 0
     /// Protocol-A contacts beyond ``TouchTracker/maxContacts`` in one frame (ignored).
     public var droppedContacts: UInt64 = 0
+    /// All zero.
     public init() {}
 }
 
@@ -32,6 +35,10 @@ public struct TrackerCounters: Hashable, Sendable {
 ///
 /// Ids: each touch gets the lowest id no other touch in the same frame has; an id freed by a lift
 /// is reused from the next frame on.
+///
+/// Phases: `moved` means the position (device units) changed; a touch whose only change is its
+/// pressure, ellipse or tool is `stationary` with the new values. ABS_MT_DISTANCE (hover) is not
+/// read: a hovering contact with a tracking id counts as a touch.
 ///
 /// SYN_DROPPED: by default (``SynDroppedHandling/resyncEventsFollow``) the events after SYN_DROPPED up
 /// to the next SYN_REPORT are the resync libevdev produces: the device's current state. At that
@@ -71,15 +78,20 @@ public struct TouchTracker: Sendable {
         case singleTouch
     }
 
+    /// The device the events come from.
     public let description: DeviceDescription
+    /// Unit conversion (device units → mm, normalised; calibration).
     public let geometry: DeviceGeometry
+    /// Protocol B, A or single touch, from the description.
     public let layout: Layout
+    /// How SYN_DROPPED is read.
     public let synDroppedHandling: SynDroppedHandling
     /// Protocol A: a contact farther than this from every unmatched touch of the previous frame
     /// begins a new touch (and the old touch ends).
     public var maxContactJumpMm: Double
     /// Protocol A: the most contacts read from one frame.
     public let maxContacts: Int
+    /// Malformed input seen so far (and frames/events).
     public private(set) var counters = TrackerCounters()
 
     // MARK: storage
@@ -139,6 +151,7 @@ public struct TouchTracker: Sendable {
     private var pendingContact = RawContact()
     private var pendingContactHasValues = false
     /// Protocol A matching scratch: distance per (touch, contact) and matched flags.
+    private var contactMm: ContiguousArray<PhysicalPoint>
     private var matchedContact: ContiguousArray<Bool>
     private var matchedTouch: ContiguousArray<Bool>
     /// Single-touch state.
@@ -178,6 +191,7 @@ public struct TouchTracker: Sendable {
 
     // MARK: init
 
+    /// A tracker reading SYN_DROPPED as libevdev's resync (``SynDroppedHandling/resyncEventsFollow``).
     public init(description: DeviceDescription, geometry: DeviceGeometry? = nil) {
         self.init(description: description, geometry: geometry, synDroppedHandling: .resyncEventsFollow)
     }
@@ -255,6 +269,7 @@ public struct TouchTracker: Sendable {
         idStates = ContiguousArray(repeating: .free, count: idCapacity)
         contacts = ContiguousArray(repeating: RawContact(), count: layout == .contacts ? self.maxContacts : 0)
         matchedContact = ContiguousArray(repeating: false, count: layout == .contacts ? self.maxContacts : 0)
+        contactMm = ContiguousArray(repeating: .zero, count: layout == .contacts ? self.maxContacts : 0)
         matchedTouch = ContiguousArray(repeating: false, count: layout == .contacts ? idCapacity : 0)
         frameBuffer = []
         frameBuffer.reserveCapacity(idCapacity)
@@ -637,12 +652,19 @@ public struct TouchTracker: Sendable {
             let wasResync = resyncing
             resyncing = false
             for s in slots.indices {
+                if slots[s].touchID < 0 && slots[s].trackingID < 0 {
+                    slots[s].startedThisFrame = false  // idle slot: nothing to copy
+                    continue
+                }
                 var slot = slots[s]
                 slot.startedThisFrame = false
-                if wasResync && slot.touchID >= 0 && slot.trackingID != slot.trackingIDAtDrop {
-                    // Lost or replaced during the drop: cancelled, never ended (see the type's doc).
-                    finish(touchID: Int(slot.touchID), from: nil, phase: .cancelled, at: time)
-                    slot.touchID = -1
+                if wasResync && slot.trackingID != slot.trackingIDAtDrop {
+                    if slot.touchID >= 0 {
+                        // Lost or replaced during the drop: cancelled, never ended (see the type's doc).
+                        finish(touchID: Int(slot.touchID), from: nil, phase: .cancelled, at: time)
+                        slot.touchID = -1
+                    }
+                    slot.stale = false  // a contact the resync introduced is known again
                 }
                 if slot.touchID >= 0 {
                     update(id: Int(slot.touchID), from: slot.raw, at: time)
@@ -652,10 +674,12 @@ public struct TouchTracker: Sendable {
                 slots[s] = slot
             }
         case .contacts:
+            resyncing = false
             if pendingContactHasValues { closeContact() }  // the last SYN_MT_REPORT may be omitted
             matchContacts(at: time)
             contactCount = 0
         case .singleTouch:
+            resyncing = false
             if singleDown {
                 if singleTouchID >= 0 {
                     update(id: Int(singleTouchID), from: singleRaw, at: time)
@@ -663,7 +687,9 @@ public struct TouchTracker: Sendable {
                     singleTouchID = Int32(begin(from: singleRaw, at: time))
                 }
             } else if singleTouchID >= 0 {
-                finish(touchID: Int(singleTouchID), from: singleRaw, phase: .ended, at: time)
+                // A lift learnt from a resync is not a real lift: cancel.
+                finish(touchID: Int(singleTouchID), from: resyncedFrame ? nil : singleRaw,
+                       phase: resyncedFrame ? .cancelled : .ended, at: time)
                 singleTouchID = -1
             }
         }
@@ -674,7 +700,11 @@ public struct TouchTracker: Sendable {
     /// within ``maxContactJumpMm``); unmatched touches end, unmatched contacts begin.
     private mutating func matchContacts(at time: Timestamp) {
         let n = contactCount
-        for c in 0..<n { matchedContact[c] = false }
+        for c in 0..<n {
+            matchedContact[c] = false
+            let cn = normalized(DevicePoint(x: contacts[c].x, y: contacts[c].y))
+            contactMm[c] = PhysicalPoint(x: cn.x * displayWidthMm, y: cn.y * displayHeightMm)
+        }
         for i in matchedTouch.indices { matchedTouch[i] = false }
         if matchedTouch.count < idStates.count {
             matchedTouch.append(contentsOf: repeatElement(false, count: idStates.count - matchedTouch.count))
@@ -688,8 +718,7 @@ public struct TouchTracker: Sendable {
             for id in idStates.indices where idStates[id] == .active && !matchedTouch[id] {
                 let mm = touchesByID[id].mm
                 for c in 0..<n where !matchedContact[c] {
-                    let cn = normalized(DevicePoint(x: contacts[c].x, y: contacts[c].y))
-                    let dx = cn.x * displayWidthMm - mm.x, dy = cn.y * displayHeightMm - mm.y
+                    let dx = contactMm[c].x - mm.x, dy = contactMm[c].y - mm.y
                     let d = dx * dx + dy * dy
                     if d < best { best = d; bestTouch = id; bestContact = c }
                 }
@@ -699,8 +728,11 @@ public struct TouchTracker: Sendable {
             matchedContact[bestContact] = true
             update(id: bestTouch, from: contacts[bestContact], at: time)
         }
+        // Protocol A carries the whole state in every frame, so after SYN_DROPPED the contacts
+        // that are still there continue; the ones gone were lost in the drop: cancelled.
+        let gonePhase: TouchPhase = resyncedFrame ? .cancelled : .ended
         for id in idStates.indices where idStates[id] == .active && !matchedTouch[id] {
-            finish(touchID: id, from: nil, phase: .ended, at: time)
+            finish(touchID: id, from: nil, phase: gonePhase, at: time)
         }
         for c in 0..<n where !matchedContact[c] {
             _ = begin(from: contacts[c], at: time)
@@ -714,8 +746,7 @@ public struct TouchTracker: Sendable {
             switch idStates[id] {
             case .free: continue
             case .active:
-                touchesByID[id].time = time
-                frameBuffer.append(touchesByID[id])
+                frameBuffer.append(touchesByID[id])  // already updated to `time` by emitFrame
             case .finishing:
                 frameBuffer.append(touchesByID[id])
                 idStates[id] = .free

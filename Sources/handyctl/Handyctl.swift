@@ -12,6 +12,7 @@ struct Handyctl: AsyncParsableCommand {
         // Every subcommand, one per line (other commands add their line here).
         subcommands: [
             ReplayCommand.self,
+            InjectCommand.self,
             GenerateCommand.self,
         ]
     )

@@ -1,1 +1,67 @@
-print("handyd: not yet")
+import ArgumentParser
+import HandyDaemon
+import Logging
+
+/// `handyd`: the multitouch gesture daemon.
+@main
+struct Handyd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "handyd",
+        abstract: "Recognises multitouch gestures and publishes them as JSON lines on a Unix socket.")
+
+    @Option(help: "Unix socket path (ignored under systemd socket activation).")
+    var socket: String = DaemonOptions.defaultSocketPath
+    @Option(help: "Group owning the socket (mode 0660).")
+    var group: String?
+    @Option(help: "Maximum number of clients.")
+    var maxClients: Int = ServerLimits.defaultMaximumClients
+    @Option(help: "Bytes a client may leave unread before it is disconnected.")
+    var clientQueueBytes: Int = ServerLimits.defaultMaximumQueuedBytes
+    @Option(help: "Replay this evemu recording as a device instead of reading touchscreens.")
+    var replay: String?
+    @Option(help: "Device description (.desc) for a replayed .events file.")
+    var desc: String?
+    @Flag(help: "Replay the recording over and over.")
+    var loop = false
+    @Option(help: "Replay speed factor.")
+    var speed: Double = 1
+    @Option(help: "Hold the replay until this many clients have subscribed.")
+    var waitClients: Int = 0
+    @Option(help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown log level \(logLevel)") }
+        guard maxClients > 0 else { throw ValidationError("--max-clients must be positive") }
+        guard clientQueueBytes > 0 else { throw ValidationError("--client-queue-bytes must be positive") }
+        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number") }
+        guard replay != nil || (desc == nil && !loop && waitClients == 0) else {
+            throw ValidationError("--desc, --loop and --wait-clients need --replay")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        // stderr without colours: systemd's journal stores it as is.
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "handyd")
+        var options = DaemonOptions()
+        options.socketPath = socket
+        options.socketGroup = group
+        options.limits = ServerLimits(maximumClients: maxClients, maximumQueuedBytes: clientQueueBytes)
+        options.replayPath = replay
+        options.replayDescPath = desc
+        options.replay = .init(loop: loop, speed: speed)
+        options.waitForClients = waitClients
+        do {
+            try await runDaemon(options: options, logger: logger)
+        } catch let error as DaemonError {
+            logger.critical("\(error.description)")
+            throw ExitCode(1)
+        }
+    }
+}

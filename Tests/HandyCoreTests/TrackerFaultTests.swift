@@ -36,6 +36,15 @@ import HandyCore
         #expect(counters.reusedTrackingIDs == 0 && counters.missingSynReports == 0)
     }
 
+    @Test func aLiftLostInTheDropIsACancel() {
+        // Frames 4…5 lost: B's lift (N → −1 needs no terminating frame in libevdev's sync).
+        let (out, counters) = trackerFrames(screen, SyntheticFault.libevdevSynDropped(dropScenario(), dropping: 4..<6).flatMap { $0 })
+        let i = try! #require(out.firstIndex { $0.resynced })
+        #expect(trackerPhases(out[i]) == ["0:moved", "1:cancelled"])
+        #expect(trackerPhases(out[i + 1]) == ["0:moved"])
+        #expect(counters.cancelledTouches == 1)
+    }
+
     @Test func resyncWithANewTrackingIDInOneFrame() {
         // libevdev before 1.10: the changed tracking id comes without a −1 first.
         var tracker = TouchTracker(description: screen.description)

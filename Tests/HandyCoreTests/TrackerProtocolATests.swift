@@ -62,3 +62,31 @@ import HandyCore
         #expect(tracker.counters.droppedContacts == 1)
     }
 }
+
+@Suite struct TrackerProtocolAResyncTests {
+    @Test func contactsGoneAfterSynDroppedAreCancelled() {
+        let screen = SyntheticTouchscreen(mtProtocol: .contacts, maxX: 1999, maxY: 999, resolution: 10, emulatesPointer: false)
+        var tracker = TouchTracker(description: screen.description)
+        let mt = trackerEvent(.zero, EventType.syn, SynCode.mtReport, 0)
+        let out = trackerFrames(&tracker, [
+            trackerAbs(AbsCode.mtPositionX, 200), trackerAbs(AbsCode.mtPositionY, 500), mt,
+            trackerAbs(AbsCode.mtPositionX, 1500), trackerAbs(AbsCode.mtPositionY, 500), mt, trackerSynReport(),
+            trackerSynDropped(),
+            trackerAbs(AbsCode.mtPositionX, 210), trackerAbs(AbsCode.mtPositionY, 500), mt, trackerSynReport(),
+            trackerAbs(AbsCode.mtPositionX, 220), trackerAbs(AbsCode.mtPositionY, 500), mt, trackerSynReport(),
+            mt, trackerSynReport(),
+        ])
+        #expect(out.map(trackerPhases) == [["0:began", "1:began"], ["0:moved", "1:cancelled"], ["0:moved"], ["0:ended"]])
+        #expect(out.map(\.resynced) == [false, true, false, false])
+    }
+
+    @Test func singleTouchLiftLearntFromAResyncIsACancel() {
+        let st = SyntheticTouchscreen(mtProtocol: .singleTouch, maxX: 999, maxY: 999, resolution: 5)
+        var tracker = TouchTracker(description: st.description)
+        let out = trackerFrames(&tracker, [
+            trackerEvent(.zero, EventType.key, KeyCode.btnTouch, 1), trackerAbs(AbsCode.x, 10), trackerSynReport(),
+            trackerSynDropped(), trackerEvent(.zero, EventType.key, KeyCode.btnTouch, 0), trackerSynReport(),
+        ])
+        #expect(out.map(trackerPhases) == [["0:began"], ["0:cancelled"]])
+    }
+}

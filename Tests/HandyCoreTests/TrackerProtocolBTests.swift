@@ -188,3 +188,28 @@ import HandyCore
         #expect(counters.unknownEvents == 0)
     }
 }
+
+@Suite struct TrackerBufferTests {
+    @Test func frameBufferIsReusedAndKeptFramesStayIntact() {
+        let screen = SyntheticTouchscreen(mtProtocol: .slots(10), maxX: 1999, maxY: 999, resolution: 10)
+        let events = SyntheticStream(device: screen).events([
+            .line(fromMm: (10, 10), toMm: (110, 10), startSeconds: 0, durationSeconds: 1),
+            .line(fromMm: (10, 60), toMm: (110, 60), startSeconds: 0, durationSeconds: 1),
+        ])
+        // Dropping each frame before the next SYN_REPORT: the same storage every time (no allocation).
+        var tracker = TouchTracker(description: screen.description)
+        var addresses = Set<UInt>()
+        var count = 0
+        for e in events {
+            if let f = tracker.handle(e), f.touches.count == 2 {
+                count += 1
+                f.touches.withUnsafeBufferPointer { addresses.insert(UInt(bitPattern: $0.baseAddress)) }
+            }
+        }
+        #expect(count == 101 && addresses.count == 1)  // k0 (began) … k100 (both ended)
+        // Keeping frames: each keeps its own values (copy on write).
+        var keeper = TouchTracker(description: screen.description)
+        let kept = trackerFrames(&keeper, events)
+        #expect(kept[0].touches[0].device.x == 100 && kept[1].touches[0].device.x == 110)
+    }
+}

@@ -2,9 +2,11 @@
 public struct FingerSample: Hashable, Sendable {
     /// Position in mm from the sensor's top-left corner (sensor frame, x right, y down).
     public var xMm: Double
+    /// Y in mm from the top edge.
     public var yMm: Double
     /// Contact ellipse axes in mm (ABS_MT_TOUCH_MAJOR/MINOR), when the finger has one.
     public var majorMm: Double?
+    /// Minor axis in mm (the major one when nil and the device reports a minor axis).
     public var minorMm: Double?
     /// Ellipse orientation in radians, kernel convention (0 = along Y, positive clockwise, π/2 = along +X).
     public var orientation: Radians?
@@ -13,6 +15,7 @@ public struct FingerSample: Hashable, Sendable {
     /// Finger or palm (ABS_MT_TOOL_TYPE).
     public var tool: TouchTool
 
+    /// A sample at (`xMm`, `yMm`); the other values are optional.
     public init(xMm: Double, yMm: Double, majorMm: Double? = nil, minorMm: Double? = nil,
                 orientation: Radians? = nil, pressure: Double? = nil, tool: TouchTool = .finger) {
         self.xMm = xMm
@@ -49,7 +52,9 @@ public struct FingerSample: Hashable, Sendable {
 /// let tap = FingerPath.hold(atMm: (60, 40), startSeconds: 0.5, durationSeconds: 0.08)
 /// ```
 public struct FingerPath: Sendable {
+    /// When the finger touches down, in seconds from the stream's start.
     public var downSeconds: Double
+    /// When it lifts (at least ``downSeconds``).
     public var upSeconds: Double
     /// False: the finger is still down when the stream ends (no lift is emitted).
     public var lifts: Bool

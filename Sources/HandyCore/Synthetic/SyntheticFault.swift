@@ -4,9 +4,10 @@
 public enum SyntheticFault {
     /// SYN_DROPPED as the input layer hands it over after a libevdev resync: frames
     /// `dropped` are lost and replaced by SYN_DROPPED followed by the sync events that bring the
-    /// slot state from before the drop to after it, then SYN_REPORT. Like libevdev ≥ 1.10, a slot
-    /// whose tracking id changed first gets a −1 in a terminating frame of its own (closed by
-    /// SYN_REPORT), then the new state follows in a second frame.
+    /// state from before the drop to after it, then SYN_REPORT, in libevdev's order: changed keys
+    /// and plain axes; then, for slots whose tracking id changed from one contact to another, a −1
+    /// each in a terminating frame of its own (closed by SYN_REPORT); then every changed slot value;
+    /// then ABS_MT_SLOT back to the current slot.
     public static func libevdevSynDropped(_ frames: [[InputEvent]], dropping dropped: Range<Int>) -> [[InputEvent]] {
         guard dropped.lowerBound >= 0, dropped.upperBound <= frames.count, !dropped.isEmpty else { return frames }
         let before = SlotStateReplay(frames[..<dropped.lowerBound])
@@ -18,12 +19,18 @@ public enum SyntheticFault {
             if code == AbsCode.mtSlot { emittedSlot = Int(value) }
             sync.append(InputEvent(time: time, type: EventType.abs, code: code, value: value))
         }
+        // Keys and plain axes first (libevdev syncs them before the slots).
+        for (code, v) in after.other.sorted(by: { $0.key < $1.key }) where before.other[code] != v {
+            let type = UInt16(truncatingIfNeeded: code >> 16)
+            sync.append(InputEvent(time: time, type: type, code: UInt16(truncatingIfNeeded: code & 0xffff), value: v))
+        }
         let slots = Swift.max(before.slots.count, after.slots.count)
         var terminated = false
         for s in 0..<slots {
             let old = before.value(slot: s, code: AbsCode.mtTrackingID) ?? -1
             let new = after.value(slot: s, code: AbsCode.mtTrackingID) ?? -1
-            if old != -1 && old != new {
+            // Only N → M needs terminating; N → −1 is an ordinary update below.
+            if old != -1 && new != -1 && old != new {
                 abs(AbsCode.mtSlot, Int32(s))
                 abs(AbsCode.mtTrackingID, -1)
                 terminated = true
@@ -45,10 +52,6 @@ public enum SyntheticFault {
             }
         }
         if after.currentSlot != emittedSlot { abs(AbsCode.mtSlot, Int32(after.currentSlot)) }
-        for (code, v) in after.other.sorted(by: { $0.key < $1.key }) where before.other[code] != v {
-            let type = UInt16(truncatingIfNeeded: code >> 16)
-            sync.append(InputEvent(time: time, type: type, code: UInt16(truncatingIfNeeded: code & 0xffff), value: v))
-        }
         sync.append(InputEvent(time: time, type: EventType.syn, code: SynCode.report, value: 0))
         var out = Array(frames[..<dropped.lowerBound])
         out.append(sync)

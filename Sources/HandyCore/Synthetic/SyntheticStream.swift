@@ -14,7 +14,9 @@
 /// the first frame at or after its ``FingerPath/downSeconds`` and lifted in the first later frame at
 /// or after its ``FingerPath/upSeconds`` (so every finger is down for at least one frame).
 public struct SyntheticStream: Sendable {
+    /// The device whose events are produced.
     public var device: SyntheticTouchscreen
+    /// Frames per second (the device's report rate).
     public var frameRateHz: Double
     /// Time of frame 0.
     public var start: Timestamp
@@ -27,6 +29,7 @@ public struct SyntheticStream: Sendable {
     /// The first tracking id handed out (protocol B).
     public var firstTrackingID: Int32
 
+    /// A stream for `device` at `frameRateHz`, frame 0 at `start`.
     public init(device: SyntheticTouchscreen, frameRateHz: Double = 100, start: Timestamp = Timestamp(seconds: 100),
                 emitsUnchangedFrames: Bool = false, reversesContactOrderOnOddFrames: Bool = false, firstTrackingID: Int32 = 0) {
         self.device = device
@@ -54,8 +57,11 @@ public struct SyntheticStream: Sendable {
     /// One emitted frame: its index `k` (time = ``time(ofFrame:)``), its events, and which finger
     /// (index into the paths) is in which slot after it (protocol B; -1 = free).
     public struct FrameRecord: Sendable {
+        /// Frame number `k` (its time is ``SyntheticStream/time(ofFrame:)``).
         public var index: Int
+        /// Its events, ending with SYN_REPORT.
         public var events: [InputEvent]
+        /// For each slot, the index of the finger path in it after this frame, −1 when free.
         public var fingerInSlot: [Int]
     }
 
@@ -66,7 +72,9 @@ public struct SyntheticStream: Sendable {
         var values: [UInt16: Int32] = [:]
     }
 
+    /// The frames with their index and slot assignment (see ``FrameRecord``).
     public func frameRecords(_ fingers: [FingerPath]) -> [FrameRecord] {
+        let geometry = device.geometry
         let slotCount = device.mtProtocol == .contacts ? fingers.count : Swift.max(device.slotCount, device.mtProtocol == .singleTouch ? 1 : 0)
         var states = [FingerState](repeating: .pending, count: fingers.count)
         var fingerInSlot = [Int](repeating: -1, count: slotCount)
@@ -128,7 +136,7 @@ public struct SyntheticStream: Sendable {
                             slotValues[slot].values[AbsCode.mtTrackingID] = nextTrackingID
                             nextTrackingID = nextTrackingID >= 65535 ? 0 : nextTrackingID + 1
                         }
-                        for (code, value) in mtValues(fingers[i].sample(t)) where slotValues[slot].values[code] != value {
+                        for (code, value) in mtValues(fingers[i].sample(t), geometry) where slotValues[slot].values[code] != value {
                             slotEvents.append((code, value))
                             slotValues[slot].values[code] = value
                         }
@@ -145,7 +153,7 @@ public struct SyntheticStream: Sendable {
                 var order = downOrder.sorted()
                 if reversesContactOrderOnOddFrames && k % 2 == 1 { order.reverse() }
                 for i in order {
-                    for (code, value) in mtValues(fingers[i].sample(t)) { emit(EventType.abs, code, value) }
+                    for (code, value) in mtValues(fingers[i].sample(t), geometry) { emit(EventType.abs, code, value) }
                     emit(EventType.syn, SynCode.mtReport, 0)
                 }
                 if order.isEmpty && !lifted.isEmpty { emit(EventType.syn, SynCode.mtReport, 0) }
@@ -161,7 +169,7 @@ public struct SyntheticStream: Sendable {
                 }
                 if let oldest = downOrder.first {
                     let s = fingers[oldest].sample(t)
-                    let p = device.devicePoint(xMm: s.xMm, yMm: s.yMm)
+                    let p = device.devicePoint(xMm: s.xMm, yMm: s.yMm, geometry: geometry)
                     if lastPointer?.x != p.x { emit(EventType.abs, AbsCode.x, p.x) }
                     if lastPointer?.y != p.y { emit(EventType.abs, AbsCode.y, p.y) }
                     lastPointer = (p.x, p.y)
@@ -186,8 +194,8 @@ public struct SyntheticStream: Sendable {
     }
 
     /// ABS_MT_* values (other than the tracking id) for one sample, in the order drivers send them.
-    private func mtValues(_ s: FingerSample) -> [(UInt16, Int32)] {
-        let p = device.devicePoint(xMm: s.xMm, yMm: s.yMm)
+    private func mtValues(_ s: FingerSample, _ geometry: DeviceGeometry) -> [(UInt16, Int32)] {
+        let p = device.devicePoint(xMm: s.xMm, yMm: s.yMm, geometry: geometry)
         var out: [(UInt16, Int32)] = []
         if device.hasToolType {
             out.append((AbsCode.mtToolType, s.tool == .palm ? MTTool.palm : s.tool == .pen ? MTTool.pen : MTTool.finger))
@@ -195,11 +203,11 @@ public struct SyntheticStream: Sendable {
         out.append((AbsCode.mtPositionX, p.x))
         out.append((AbsCode.mtPositionY, p.y))
         if device.touchMajorMax != nil, let major = s.majorMm {
-            out.append((AbsCode.mtTouchMajor, device.unitsAlongX(mm: major)))
-            if device.hasTouchMinor { out.append((AbsCode.mtTouchMinor, device.unitsAlongX(mm: s.minorMm ?? major))) }
+            out.append((AbsCode.mtTouchMajor, device.unitsAlongX(mm: major, geometry: geometry)))
+            if device.hasTouchMinor { out.append((AbsCode.mtTouchMinor, device.unitsAlongX(mm: s.minorMm ?? major, geometry: geometry))) }
         }
         if device.widthMajorMax != nil, let major = s.majorMm {
-            out.append((AbsCode.mtWidthMajor, device.unitsAlongX(mm: major)))
+            out.append((AbsCode.mtWidthMajor, device.unitsAlongX(mm: major, geometry: geometry)))
         }
         if device.orientationRange != nil, let o = s.orientation {
             out.append((AbsCode.mtOrientation, device.orientationValue(radians: o)))

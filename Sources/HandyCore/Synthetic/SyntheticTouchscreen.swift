@@ -15,10 +15,13 @@ public struct SyntheticTouchscreen: Hashable, Sendable {
         case singleTouch
     }
 
+    /// Device name (N: line).
     public var name: String
+    /// How contacts are reported.
     public var mtProtocol: MultitouchProtocol
     /// Largest X and Y in device units (the minimum is 0).
     public var maxX: Int32
+    /// Largest Y in device units.
     public var maxY: Int32
     /// Units per mm on both position axes; 0 = the device reports none.
     public var resolution: Int32
@@ -119,12 +122,17 @@ public struct SyntheticTouchscreen: Hashable, Sendable {
 
     /// Device units for a position in mm (sensor frame, identity calibration), rounded, not clamped.
     public func devicePoint(xMm: Double, yMm: Double) -> DevicePoint {
-        let g = geometry
-        return DevicePoint(x: Self.int32(xMm * g.unitsPerMmX), y: Self.int32(yMm * g.unitsPerMmY))
+        devicePoint(xMm: xMm, yMm: yMm, geometry: geometry)
     }
 
     /// Device units along X for a length in mm (ellipse axes use the X resolution, per the kernel doc).
     public func unitsAlongX(mm: Double) -> Int32 { Self.int32(mm * geometry.unitsPerMmX) }
+
+    // Variants taking a geometry computed once (building the description costs dictionaries).
+    func devicePoint(xMm: Double, yMm: Double, geometry g: DeviceGeometry) -> DevicePoint {
+        DevicePoint(x: Self.int32(xMm * g.unitsPerMmX), y: Self.int32(yMm * g.unitsPerMmY))
+    }
+    func unitsAlongX(mm: Double, geometry g: DeviceGeometry) -> Int32 { Self.int32(mm * g.unitsPerMmX) }
 
     /// The ABS_MT_ORIENTATION value for an angle in radians (0 = along Y, π/2 = along +X), clamped to the range.
     public func orientationValue(radians: Double) -> Int32 {

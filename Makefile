@@ -1,0 +1,78 @@
+# handyd: build, install and uninstall.
+#
+#   make                                   release build of handyd and handyctl
+#   sudo make install                      PREFIX=/usr/local: binaries, systemd units, udev rule
+#   make install DESTDIR=/tmp/stage PREFIX=/usr     staged install for packaging
+#   sudo make uninstall
+#   make check-guest                       the qemu guest suite (scripts/vm/run-guest-tests.sh)
+#
+# systemd, udev and systemd-sysusers all read $(PREFIX)/lib/... for PREFIX=/usr and /usr/local.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+SYSTEMDUNITDIR ?= $(LIBDIR)/systemd/system
+UDEVRULESDIR ?= $(LIBDIR)/udev/rules.d
+SYSUSERSDIR ?= $(LIBDIR)/sysusers.d
+DOCDIR ?= $(PREFIX)/share/doc/handyd
+
+SWIFT ?= swift
+CONFIGURATION ?= release
+# Where the built binaries are; `make install-files BUILDBIN=.build/debug` installs a debug build.
+BUILDBIN ?= $(shell $(SWIFT) build -c $(CONFIGURATION) --show-bin-path)
+
+INSTALLED = \
+	$(BINDIR)/handyd \
+	$(BINDIR)/handyctl \
+	$(SYSTEMDUNITDIR)/handyd.service \
+	$(SYSTEMDUNITDIR)/handyd.socket \
+	$(UDEVRULESDIR)/70-handyd.rules \
+	$(SYSUSERSDIR)/handyd.conf \
+	$(DOCDIR)/DEVICES.md \
+	$(DOCDIR)/PROTOCOL.md
+
+.PHONY: all build install install-files uninstall check-guest
+
+all: build
+
+build:
+	$(SWIFT) build -c $(CONFIGURATION) --product handyd
+	$(SWIFT) build -c $(CONFIGURATION) --product handyctl
+
+install: build install-files
+
+install-files:
+	install -D -m 0755 $(BUILDBIN)/handyd $(DESTDIR)$(BINDIR)/handyd
+	install -D -m 0755 $(BUILDBIN)/handyctl $(DESTDIR)$(BINDIR)/handyctl
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/handyd.service.in \
+		> $(DESTDIR)$(SYSTEMDUNITDIR)/handyd.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/handyd.service
+	install -m 0644 systemd/handyd.socket $(DESTDIR)$(SYSTEMDUNITDIR)/handyd.socket
+	install -D -m 0644 udev/70-handyd.rules $(DESTDIR)$(UDEVRULESDIR)/70-handyd.rules
+	install -D -m 0644 systemd/handyd.sysusers $(DESTDIR)$(SYSUSERSDIR)/handyd.conf
+	install -d $(DESTDIR)$(DOCDIR)
+	for f in docs/DEVICES.md docs/PROTOCOL.md; do [ ! -f $$f ] || install -m 0644 $$f $(DESTDIR)$(DOCDIR)/; done
+ifeq ($(DESTDIR),)
+	# Live system: create the user/group, make systemd and udev see the new files.
+	-systemd-sysusers $(SYSUSERSDIR)/handyd.conf
+	-systemctl daemon-reload
+	-udevadm control --reload
+	@echo "installed. Start with: systemctl enable --now handyd.socket  (touchscreens start handyd.service via udev)"
+endif
+
+uninstall:
+ifeq ($(DESTDIR),)
+	-systemctl disable --now handyd.socket handyd.service 2>/dev/null
+endif
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
+ifeq ($(DESTDIR),)
+	-systemctl daemon-reload
+	-udevadm control --reload
+	@echo "uninstalled (the handyd user and group are left in place; remove with userdel handyd)"
+endif
+
+check-guest:
+	scripts/vm/run-guest-tests.sh

@@ -1,0 +1,67 @@
+import HandyProtocol
+
+extension ServerMessage {
+    /// One human-readable line, as `handyctl monitor` prints it:
+    /// `12.345 pinch began scale=1.00 hand=right(0.82) clearSide=left fingers=2`.
+    public var humanReadableLine: String {
+        switch self {
+        case .hello(let m):
+            let devices = m.devices.map { "\($0.id) \"\($0.name)\"" }.joined(separator: ", ")
+            return "hello protocol=\(m.protocol) version=\(m.version) devices=[\(devices)]"
+        case .device(let m):
+            return "device \(m.event.rawValue) \(m.device.id) \"\(m.device.name)\""
+        case .status(let m):
+            return "status clients=\(m.clients) devices=\(m.devices) frames=\(m.frames) events=\(m.events) drops=\(m.drops)"
+        case .error(let m):
+            return "error \(m.code): \(m.message)"
+        case .shutdown(let m):
+            return "shutdown \(m.reason)"
+        case .touches(let m):
+            let touches = m.touches.map { t in
+                "#\(t.id) \(t.phase) \(fixed(t.xMm, 1)),\(fixed(t.yMm, 1))mm"
+            }.joined(separator: " ")
+            return "\(fixed(m.time, 3)) touches \(m.device) \(touches)"
+        case .gesture(let g):
+            return g.humanReadableLine
+        }
+    }
+}
+
+extension GestureEvent {
+    /// `12.345 pinch began scale=1.00 hand=right(0.82) clearSide=left fingers=2`: the fields that
+    /// are set, in a fixed order.
+    public var humanReadableLine: String {
+        var parts = [fixed(time, 3), gesture.rawValue, phase.rawValue]
+        if let scale { parts.append("scale=\(fixed(scale, 2))") }
+        if let rotation { parts.append("rotation=\(fixed(rotation, 3))rad") }
+        if let t = translationMm { parts.append("translation=\(fixed(t.x, 1)),\(fixed(t.y, 1))mm") }
+        if let direction { parts.append("direction=\(direction.rawValue)") }
+        if let taps { parts.append("taps=\(taps)") }
+        if let p = positionMm { parts.append("at=\(fixed(p.x, 1)),\(fixed(p.y, 1))mm") }
+        if let duration { parts.append("duration=\(fixed(duration, 2))s") }
+        if let hand {
+            parts.append("hand=\(hand.rawValue)" + (handConfidence.map { "(\(fixed($0, 2)))" } ?? ""))
+        }
+        if let clearSide { parts.append("clearSide=\(clearSide.rawValue)") }
+        if let fingers { parts.append("fingers=\(fingers)") }
+        if let touch { parts.append("touch=\(touch)") }
+        if let reason { parts.append("reason=\(reason)") }
+        parts.append("device=\(device)")
+        return parts.joined(separator: " ")
+    }
+}
+
+/// `v` with exactly `digits` decimals, without Foundation's String(format:).
+func fixed(_ v: Double, _ digits: Int) -> String {
+    guard v.isFinite else { return "\(v)" }
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let n = Int64((abs(v) * scale).rounded())
+    let whole = n / Int64(scale)
+    var text = (v < 0 && n != 0 ? "-" : "") + String(whole)
+    if digits > 0 {
+        let frac = String(n % Int64(scale))
+        text += "." + String(repeating: "0", count: digits - frac.count) + frac
+    }
+    return text
+}

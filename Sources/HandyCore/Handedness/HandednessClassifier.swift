@@ -1,0 +1,95 @@
+import HandyProtocol
+
+/// What a handedness classifier sees of a pinch when it begins: the fingers' positions in mm in the
+/// display frame (x right, y down), plus the contact ellipses when the device reports them.
+///
+/// Built from the touches at pinch begin. A later classifier may use more (orientation, contact
+/// size, where on the screen); adding a field here keeps older classifiers working.
+public struct HandednessFeatures: Hashable, Sendable {
+    /// The finger with the smallest y (highest on the display).
+    public var topMm: PhysicalPoint
+    /// The finger with the largest y.
+    public var bottomMm: PhysicalPoint
+    /// Every finger of the pinch, ordered by touch id.
+    public var fingersMm: [PhysicalPoint]
+    /// Contact orientations (radians, kernel convention) of the top and bottom finger, when reported.
+    public var topOrientation: Radians?
+    public var bottomOrientation: Radians?
+
+    public init(topMm: PhysicalPoint, bottomMm: PhysicalPoint, fingersMm: [PhysicalPoint] = [],
+                topOrientation: Radians? = nil, bottomOrientation: Radians? = nil) {
+        self.topMm = topMm
+        self.bottomMm = bottomMm
+        self.fingersMm = fingersMm.isEmpty ? [topMm, bottomMm] : fingersMm
+        self.topOrientation = topOrientation
+        self.bottomOrientation = bottomOrientation
+    }
+
+    /// The features of the active fingers of a frame; nil with fewer than two.
+    /// Ties in y go to the lower touch id as top, so the choice is deterministic.
+    public init?(touches: [Touch]) {
+        var top: Touch?
+        var bottom: Touch?
+        var all: [PhysicalPoint] = []
+        for t in touches {
+            all.append(t.mm)
+            if top == nil || t.mm.y < top!.mm.y { top = t }
+            if bottom == nil || t.mm.y >= bottom!.mm.y { bottom = t }
+        }
+        guard all.count >= 2, let top, let bottom, top.id != bottom.id else { return nil }
+        self.init(topMm: top.mm, bottomMm: bottom.mm, fingersMm: all,
+                  topOrientation: top.orientation, bottomOrientation: bottom.orientation)
+    }
+
+    /// The same fingers mirrored in x about `axisMm` (a left hand's pinch seen as a right hand's).
+    public func mirroredX(about axisMm: Double) -> HandednessFeatures {
+        func m(_ p: PhysicalPoint) -> PhysicalPoint { PhysicalPoint(x: 2 * axisMm - p.x, y: p.y) }
+        return HandednessFeatures(topMm: m(topMm), bottomMm: m(bottomMm), fingersMm: fingersMm.map(m),
+                                  topOrientation: topOrientation.map { -$0 }, bottomOrientation: bottomOrientation.map { -$0 })
+    }
+}
+
+/// Decides which hand made a pinch: features → (hand, confidence 0…1).
+///
+/// A classifier must be mirror-symmetric: features mirrored in x give the mirrored hand with the
+/// same confidence (tests check it), and `unknown` comes with confidence 0.
+public protocol HandednessClassifier: Sendable {
+    func classify(_ features: HandednessFeatures) -> (hand: Hand, confidence: Double)
+}
+
+/// The seed library's rule, made solid with dead zones in mm.
+///
+/// Of the pinch take the top and the bottom finger. A hand pinches with thumb and index: the index
+/// on top, the thumb below it and towards the wrist, so a right hand's index is up and to the right
+/// of its thumb, a left hand's up and to the left:
+/// - vertical separation ≤ `verticalDeadZoneMm` → unknown (fingers side by side: no top finger);
+/// - horizontal separation ≤ `horizontalDeadZoneMm` → unknown (one above the other);
+/// - top finger further right → right hand, further left → left hand.
+/// Confidence grows with the margins beyond both dead zones: 0.5 just outside them, rising linearly
+/// to 0.95 once both margins reach `saturationMm` (a rule of thumb is never certain).
+public struct SeedHandednessRule: HandednessClassifier, Hashable {
+    public var verticalDeadZoneMm: Double
+    public var horizontalDeadZoneMm: Double
+    public var saturationMm: Double
+
+    public init(verticalDeadZoneMm: Double = 5, horizontalDeadZoneMm: Double = 3, saturationMm: Double = 15) {
+        self.verticalDeadZoneMm = verticalDeadZoneMm
+        self.horizontalDeadZoneMm = horizontalDeadZoneMm
+        self.saturationMm = saturationMm
+    }
+
+    public init(configuration c: GestureConfiguration) {
+        self.init(verticalDeadZoneMm: c.handVerticalDeadZoneMm, horizontalDeadZoneMm: c.handHorizontalDeadZoneMm)
+    }
+
+    public func classify(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) {
+        let dy = f.bottomMm.y - f.topMm.y          // ≥ 0 by construction
+        let dx = f.topMm.x - f.bottomMm.x          // > 0: top finger further right
+        let vMargin = Swift.abs(dy) - verticalDeadZoneMm
+        let hMargin = Swift.abs(dx) - horizontalDeadZoneMm
+        guard vMargin > 0, hMargin > 0, dx.isFinite, dy.isFinite else { return (.unknown, 0) }
+        let s = Swift.max(saturationMm, 1e-9)
+        let confidence = 0.5 + 0.45 * Swift.min(1, vMargin / s) * Swift.min(1, hMargin / s)
+        return (dx > 0 ? .right : .left, rounded(confidence, 3))
+    }
+}

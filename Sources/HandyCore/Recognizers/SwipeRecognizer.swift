@@ -1,0 +1,87 @@
+import HandyProtocol
+
+/// Swipe: a fast straight stroke of N fingers, decided when the last finger lifts: the centroid
+/// travelled at least `swipeMinDistanceMm`, at a mean speed of at least `swipeMinSpeedMmPerSecond`,
+/// within `swipeMaxDurationMs` of the first finger down, within `swipeMaxAngleDegrees` of an axis,
+/// and the path was straight (at most 1.3 × the displacement). `recognized` with `direction`,
+/// `fingers` (most fingers down at once), `velocity` (mean, mm/s), `translation`.
+///
+/// ```
+///          finger down                       last finger up and fast, far, straight, on an axis
+///  idle ─────────────▶ stroking ───────────────────────────────────────────────────▶ (recognized) ─▶ idle
+///   ▲                     │ palm / lost touch / policy forbids / cancel / too long
+///   │  all fingers up     ▼
+///   └──────────────── failed
+/// ```
+public struct SwipeRecognizer: Sendable {
+    /// Path length over displacement above which a stroke is not straight.
+    static let maxPathRatio = 1.3
+
+    enum State: Sendable {
+        case idle
+        case stroking(Stroke)
+        case failed
+    }
+    struct Stroke: Sendable {
+        var firstDown: Timestamp
+        var maxFingers: Int
+        var displacementMm = PhysicalPoint.zero
+        var pathMm = 0.0
+    }
+
+    private(set) var state: State = .idle
+    private var lastCentroidMm = PhysicalPoint.zero
+    private var lastCentroidNormalized = NormalizedPoint(x: 0, y: 0)
+
+    public init() {}
+
+    var nextDeadline: Timestamp? { nil }
+
+    mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [GestureEvent]) {
+        switch input {
+        case .frame(let m): frame(m, &ctx, &out)
+        case .timeAdvanced: break
+        case .cancel: if case .stroking = state { state = .failed }
+        }
+    }
+
+    private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
+        let c = ctx.configuration
+        if m.fingers > 0 {
+            lastCentroidMm = m.centroidMm
+            lastCentroidNormalized = m.centroidNormalized
+        }
+        switch state {
+        case .idle:
+            guard !m.beganMask.isEmpty else { if m.fingers > 0 { state = .failed }; return }
+            state = .stroking(Stroke(firstDown: m.time, maxFingers: m.fingers))
+        case .failed:
+            if m.fingers == 0 { state = .idle }
+        case .stroking(var s):
+            if !m.newPalmMask.isEmpty || !m.cancelledMask.isEmpty || m.time.milliseconds(since: s.firstDown) > c.swipeMaxDurationMs {
+                state = m.fingers == 0 ? .idle : .failed
+                return
+            }
+            s.displacementMm = s.displacementMm + m.deltaMm
+            s.pathMm += m.deltaMm.length
+            s.maxFingers = Swift.max(s.maxFingers, m.fingers)
+            guard m.fingers == 0 else { state = .stroking(s); return }
+            state = .idle
+            let distance = s.displacementMm.length
+            let seconds = Swift.max(m.time.seconds(since: s.firstDown), 1e-3)
+            guard distance >= c.swipeMinDistanceMm, distance / seconds >= c.swipeMinSpeedMmPerSecond,
+                  s.pathMm <= Self.maxPathRatio * distance,
+                  let direction = swipeDirection(s.displacementMm, maxAngleDegrees: c.swipeMaxAngleDegrees),
+                  ctx.mayStart(.swipe) else { return }
+            var e = ctx.event(.swipe, .recognized, id: ctx.start(.swipe), time: m.time)
+            e.direction = direction
+            e.fingers = s.maxFingers
+            e.velocity = WirePoint(x: rounded(s.displacementMm.x / seconds, 1), y: rounded(s.displacementMm.y / seconds, 1))
+            e.translationMm = ctx.wire(s.displacementMm)
+            e.translation = ctx.normalized(s.displacementMm)
+            e.centroid = ctx.wire(lastCentroidNormalized)
+            e.centroidMm = ctx.wire(lastCentroidMm)
+            out.append(e)
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import HandyCore
+import HandyProtocol
+import Logging
+import NIOCore
+
+/// Counters reported by `{"type":"status"}`.
+public struct DaemonCounters: Hashable, Sendable {
+    /// Touch frames published (frames in which something changed).
+    public var frames: UInt64 = 0
+    /// Gesture events published.
+    public var events: UInt64 = 0
+    /// Clients disconnected because they read too slowly.
+    public var drops: UInt64 = 0
+    public init() {}
+}
+
+/// The fan-out point: knows the devices and the connected clients, encodes each message once and
+/// writes it to every client that wants it.
+///
+/// Confined to one event loop (the server's); the input thread reaches it through
+/// ``EventLoop/execute(_:)``. Nothing here blocks: writes go to NIO's per-channel buffer and a client
+/// whose buffer passes ``ServerLimits/maximumQueuedBytes`` is dropped.
+public final class Broadcaster: @unchecked Sendable {
+    public let eventLoop: any EventLoop
+    let limits: ServerLimits
+    let logger: Logger
+    let version: String
+    let startedAt = Date()
+
+    private var clients: [ObjectIdentifier: ClientConnection] = [:]
+    private var devices: [DeviceInfo] = []
+    private(set) var counters = DaemonCounters()
+    private var subscribedClients = 0
+    /// Called once when `subscribedClients` reaches the `--wait-clients` count.
+    var onSubscribedClients: (count: Int, action: @Sendable () -> Void)?
+    private var shuttingDown = false
+
+    public init(eventLoop: any EventLoop, limits: ServerLimits, version: String, logger: Logger) {
+        self.eventLoop = eventLoop
+        self.limits = limits
+        self.version = version
+        self.logger = logger
+    }
+
+    var clientCount: Int { clients.count }
+
+    // MARK: clients
+
+    /// Registers a connected client; false when the server is full (the caller refuses it).
+    func register(_ client: ClientConnection) -> Bool {
+        eventLoop.preconditionInEventLoop()
+        guard !shuttingDown, clients.count < limits.maximumClients else { return false }
+        clients[ObjectIdentifier(client)] = client
+        return true
+    }
+
+    func unregister(_ client: ClientConnection) {
+        eventLoop.preconditionInEventLoop()
+        if clients.removeValue(forKey: ObjectIdentifier(client)) != nil, client.hasSubscribed {
+            subscribedClients -= 1
+        }
+    }
+
+    func clientSubscribed(_ client: ClientConnection) {
+        eventLoop.preconditionInEventLoop()
+        subscribedClients += 1
+        if let waiting = onSubscribedClients, subscribedClients >= waiting.count {
+            onSubscribedClients = nil
+            logger.info("enough clients subscribed, starting replay", metadata: ["clients.subscribed": "\(subscribedClients)"])
+            waiting.action()
+        }
+    }
+
+    func clientDropped() { counters.drops += 1 }
+
+    var hello: HelloMessage { HelloMessage(version: version, devices: devices) }
+
+    var status: StatusMessage {
+        StatusMessage(clients: clients.count, devices: devices.count, frames: counters.frames,
+                      events: counters.events, drops: counters.drops,
+                      uptime: (Date().timeIntervalSince(startedAt) * 1000).rounded() / 1000)
+    }
+
+    // MARK: input side
+
+    /// Publishes what the input thread produced, in order.
+    public func publish(_ notices: [InputNotice]) {
+        eventLoop.preconditionInEventLoop()
+        guard !shuttingDown else { return }
+        var touched: [ObjectIdentifier: ClientConnection] = [:]
+        for notice in notices {
+            switch notice {
+            case .added(let info):
+                devices.removeAll { $0.id == info.id }
+                devices.append(info)
+                logger.info("device added", metadata: ["device.id": "\(info.id)", "device.name": "\(info.name)"])
+                let line = encode(.device(DeviceMessage(event: .added, device: info)))
+                for (key, c) in clients { c.enqueue(line); touched[key] = c }
+            case .removed(let info):
+                devices.removeAll { $0.id == info.id }
+                logger.info("device removed", metadata: ["device.id": "\(info.id)"])
+                let line = encode(.device(DeviceMessage(event: .removed, device: info)))
+                for (key, c) in clients { c.enqueue(line); touched[key] = c }
+            case .output(let device, let output):
+                for frame in output.frames where frame.hasChanges {
+                    counters.frames += 1
+                    let wanting = clients.filter { $0.value.subscription.wantsTouches(device: device) }
+                    guard !wanting.isEmpty else { continue }
+                    let line = encode(.touches(frame.wireMessage(device: device)))
+                    for (key, c) in wanting { c.enqueue(line); touched[key] = c }
+                }
+                for gesture in output.gestures {
+                    counters.events += 1
+                    let wanting = clients.filter { $0.value.subscription.wants(gesture: gesture.gesture, device: device) }
+                    guard !wanting.isEmpty else { continue }
+                    let line = encode(.gesture(gesture))
+                    for (key, c) in wanting { c.enqueue(line); touched[key] = c }
+                }
+            }
+        }
+        // One flush per batch, then check each client's backlog once.
+        for c in touched.values { c.flushAndCheckBacklog() }
+    }
+
+    // MARK: shutdown
+
+    /// Sends every client the final `shutdown` message and closes it; the future completes when all
+    /// are closed.
+    func shutdown(reason: String) -> EventLoopFuture<Void> {
+        eventLoop.preconditionInEventLoop()
+        shuttingDown = true
+        let line = encode(.shutdown(ShutdownMessage(reason: reason)))
+        let closes = clients.values.map { $0.sendFinal(line) }
+        return EventLoopFuture.andAllComplete(closes, on: eventLoop)
+    }
+
+    func encode(_ message: ServerMessage) -> ByteBuffer {
+        ByteBuffer(bytes: JSONLines.encode(message))
+    }
+}
+
+/// What the input side hands to the ``Broadcaster``.
+public enum InputNotice: Sendable {
+    case added(DeviceInfo)
+    case removed(DeviceInfo)
+    /// Frames and gestures of one device (its id).
+    case output(device: String, PipelineOutput)
+}

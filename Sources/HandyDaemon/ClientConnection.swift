@@ -1,0 +1,179 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HandyProtocol
+import Logging
+import NIOCore
+
+/// Bounds that keep one client from costing the daemon more than its share.
+public struct ServerLimits: Hashable, Sendable {
+    /// Connections served at once; one more gets `too-many-clients` and is closed.
+    public var maximumClients: Int
+    /// Bytes written to a client but not yet taken by its socket; past this the client is sent
+    /// `client-too-slow` and disconnected.
+    public var maximumQueuedBytes: Int
+
+    public static let defaultMaximumClients = 64
+    public static let defaultMaximumQueuedBytes = 1 << 20
+
+    public init(maximumClients: Int = defaultMaximumClients, maximumQueuedBytes: Int = defaultMaximumQueuedBytes) {
+        self.maximumClients = maximumClients
+        self.maximumQueuedBytes = maximumQueuedBytes
+    }
+}
+
+/// One subscriber's connection: reads its requests line by line, holds its subscription, and
+/// writes what the ``Broadcaster`` gives it while watching its backlog.
+final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let broadcaster: Broadcaster
+    private var logger: Logger
+    private var context: ChannelHandlerContext?
+    private var splitter = LineSplitter()
+    private(set) var subscription = Subscription()
+    private(set) var hasSubscribed = false
+    /// Set once the connection is being closed; nothing more is queued.
+    private var closing = false
+    private var registered = false
+
+    init(broadcaster: Broadcaster, logger: Logger) {
+        self.broadcaster = broadcaster
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+    func channelActive(context: ChannelHandlerContext) {
+        logPeer(context.channel)
+        guard broadcaster.register(self) else {
+            logger.notice("refusing client: too many clients", metadata: ["clients.max": "\(broadcaster.limits.maximumClients)"])
+            let error = ErrorMessage(code: ServerErrorCode.tooManyClients.rawValue,
+                                     message: "handyd serves at most \(broadcaster.limits.maximumClients) clients")
+            closeAfter(broadcaster.encode(.error(error)), context: context)
+            return
+        }
+        registered = true
+        context.writeAndFlush(wrapOutboundOut(broadcaster.encode(.hello(broadcaster.hello))), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closing = true
+        if registered { broadcaster.unregister(self) }
+        registered = false
+        logger.debug("client disconnected")
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closing else { return }
+        let buffer = unwrapInboundIn(data)
+        let lines: [[UInt8]]
+        do {
+            lines = try splitter.append(buffer.readableBytesView)
+        } catch {
+            logger.notice("client line too long, closing", metadata: ["error": "\(error)"])
+            closeAfter(broadcaster.encode(.error(ErrorMessage(code: error.code.rawValue, message: error.message))), context: context)
+            return
+        }
+        for line in lines where !closing {
+            handleLine(line, context: context)
+        }
+        context.flush()
+    }
+
+    private func handleLine(_ line: [UInt8], context: ChannelHandlerContext) {
+        // Blank lines (a stray Enter in socat) are not messages.
+        if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
+        do {
+            switch try JSONLines.decodeClientMessage(line) {
+            case .subscribe(let request):
+                subscription.apply(request)
+                logger.debug("subscribed", metadata: ["subscription": "\(subscription)"])
+                if !hasSubscribed {
+                    hasSubscribed = true
+                    broadcaster.clientSubscribed(self)
+                }
+            case .status:
+                context.write(wrapOutboundOut(broadcaster.encode(.status(broadcaster.status))), promise: nil)
+            }
+        } catch {
+            logger.info("invalid client message", metadata: ["error": "\(error)"])
+            context.write(wrapOutboundOut(broadcaster.encode(.error(ErrorMessage(code: error.code.rawValue, message: error.message)))), promise: nil)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("client connection error", metadata: ["error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    // MARK: called by the Broadcaster
+
+    /// Queues one line without flushing.
+    func enqueue(_ line: ByteBuffer) {
+        guard !closing, let context else { return }
+        context.write(wrapOutboundOut(line), promise: nil)
+    }
+
+    /// Flushes, then drops the client if the bytes its socket has not taken pass the bound.
+    func flushAndCheckBacklog() {
+        guard !closing, let context else { return }
+        context.flush()
+        let queued = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+        guard queued > broadcaster.limits.maximumQueuedBytes else { return }
+        logger.notice("client too slow, disconnecting", metadata: ["client.queuedBytes": "\(queued)"])
+        broadcaster.clientDropped()
+        let error = ErrorMessage(code: ServerErrorCode.clientTooSlow.rawValue,
+                                 message: "more than \(broadcaster.limits.maximumQueuedBytes) bytes unread; disconnected")
+        closeAfter(broadcaster.encode(.error(error)), context: context)
+    }
+
+    /// Sends the final line and closes; the future completes once the channel is closed.
+    func sendFinal(_ line: ByteBuffer) -> EventLoopFuture<Void> {
+        guard let context else { return broadcaster.eventLoop.makeSucceededVoidFuture() }
+        if !closing { closeAfter(line, context: context) }
+        return context.channel.closeFuture
+    }
+
+    /// Writes `line` (behind whatever is queued), then closes the connection.
+    private func closeAfter(_ line: ByteBuffer, context: ChannelHandlerContext) {
+        closing = true
+        let channel = context.channel
+        // A client that does not read would keep the write pending for ever: close anyway after a
+        // short grace period.
+        let timeout = channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(line)).whenComplete { _ in
+            timeout.cancel()
+            channel.close(promise: nil)
+        }
+    }
+
+    private func logPeer(_ channel: any Channel) {
+        guard let provider = channel as? any SocketOptionProvider else { return }
+        let credentials: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(PeerCredentials.optionName))
+        credentials.whenComplete { [self] (result: Result<PeerCredentials, any Error>) in
+            switch result {
+            case .success(let cred):
+                logger[metadataKey: "client.pid"] = "\(cred.pid)"
+                logger[metadataKey: "client.uid"] = "\(cred.uid)"
+                logger.info("client connected")
+            case .failure(let error):
+                logger.info("client connected (no peer credentials)", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}
+
+/// `struct ucred` (SO_PEERCRED), spelled out because glibc declares it only under _GNU_SOURCE.
+struct PeerCredentials: Sendable {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+    /// SO_PEERCRED from <asm-generic/socket.h>.
+    static let optionName: Int32 = 17
+}

@@ -1,0 +1,70 @@
+import Foundation
+import HandyProtocol
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// Everything `handyd`'s command line decides.
+public struct DaemonOptions: Sendable {
+    public static let defaultSocketPath = "/run/handyd/handyd.sock"
+
+    public var socketPath: String = defaultSocketPath
+    /// Group owning the socket (mode 0660), e.g. `input`.
+    public var socketGroup: String?
+    public var limits = ServerLimits()
+    /// Replay this recording instead of reading touchscreens.
+    public var replayPath: String?
+    public var replayDescPath: String?
+    public var replay = ReplaySource.Options()
+    /// With a replay: hold the first event until this many clients have subscribed (tests, demos).
+    public var waitForClients: Int = 0
+    public var version: String = "0.1.0"
+
+    public init() {}
+}
+
+/// Builds the services from `options` and runs them until SIGTERM/SIGINT.
+public func runDaemon(options: DaemonOptions, logger: Logger) async throws {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let broadcaster = Broadcaster(eventLoop: group.next(), limits: options.limits, version: options.version, logger: logger)
+    let readiness = Readiness(parts: ["socket", "input"], logger: logger)
+
+    let sources: [any DeviceSource]
+    if let replayPath = options.replayPath {
+        var replayOptions = options.replay
+        replayOptions.startPaused = options.waitForClients > 0
+        sources = [try ReplaySource.load(path: replayPath, descPath: options.replayDescPath, options: replayOptions, logger: logger)]
+    } else {
+        sources = try liveSources(logger: logger)
+    }
+    let loop = try InputLoop(sources: sources, logger: logger) { notices in
+        broadcaster.eventLoop.execute { broadcaster.publish(notices) }
+    }
+    if options.waitForClients > 0 {
+        let count = options.waitForClients
+        try await broadcaster.eventLoop.submit {
+            broadcaster.onSubscribedClients = (count, { loop.send(.release) })
+        }.get()
+    }
+
+    let address = ListenAddress.fromSystemd() ?? .path(options.socketPath, group: options.socketGroup)
+    let socket = SocketService(address: address, broadcaster: broadcaster, group: group, readiness: readiness, logger: logger)
+    let input = InputService(loop: loop, readiness: readiness, logger: logger)
+    // Started in order, stopped in reverse: input stops first, then clients get `shutdown`.
+    let services = ServiceGroup(configuration: .init(
+        services: [socket, input], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    do {
+        try await services.run()
+    } catch {
+        try? await group.shutdownGracefully()
+        throw error
+    }
+    try? await group.shutdownGracefully()
+    logger.info("stopped")
+}
+
+/// The machine's touchscreens (udev + libevdev).
+func liveSources(logger: Logger) throws -> [any DeviceSource] {
+    [try LiveSource(logger: logger)]
+}

@@ -1,1 +1,0 @@
-// HandyDaemon: see Package.swift

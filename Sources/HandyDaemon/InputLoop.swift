@@ -1,0 +1,155 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HandyCore
+import HandyProtocol
+import Logging
+import Synchronization
+
+/// CLOCK_MONOTONIC in nanoseconds: the clock the input loop plans wake-ups with.
+public struct MonotonicInstant: Hashable, Comparable, Sendable {
+    public var nanoseconds: Int64
+    public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+    public static func now() -> MonotonicInstant {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return MonotonicInstant(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
+    }
+    public static func < (a: MonotonicInstant, b: MonotonicInstant) -> Bool { a.nanoseconds < b.nanoseconds }
+    public func adding(nanoseconds ns: Int64) -> MonotonicInstant { MonotonicInstant(nanoseconds: nanoseconds + ns) }
+}
+
+/// Something that produces device input for the ``InputLoop``: the replay of a recording, or the
+/// live touchscreens. Called only on the input thread.
+public protocol DeviceSource: AnyObject {
+    /// Descriptors to wait on for reading.
+    var pollDescriptors: [Int32] { get }
+    /// When the source must run even if no descriptor is readable (a replay's next event, a
+    /// recognizer's timeout); nil = no timer, the loop may sleep until a descriptor wakes it.
+    var wakeupTime: MonotonicInstant? { get }
+    /// Starts: announces the devices already present.
+    func start(now: MonotonicInstant, into notices: inout [InputNotice])
+    /// Runs after `readable` became readable or the wake-up time passed.
+    func service(now: MonotonicInstant, readable: Set<Int32>, into notices: inout [InputNotice])
+    /// SIGHUP: re-read configuration (udev properties, thresholds) without dropping devices.
+    func reload(now: MonotonicInstant, into notices: inout [InputNotice])
+    /// A signal from the socket side (enough clients subscribed): a paused replay begins.
+    func release(now: MonotonicInstant)
+    /// Frees every device; no more notices are delivered after this.
+    func stop()
+}
+
+extension DeviceSource {
+    public func reload(now: MonotonicInstant, into notices: inout [InputNotice]) {}
+    public func release(now: MonotonicInstant) {}
+}
+
+/// The input thread: poll() over the sources' descriptors plus an eventfd for commands, with a
+/// timeout only while some source has a wake-up time. It never writes to a socket; each batch of
+/// notices goes to `deliver` (which hops to the event loop).
+public final class InputLoop: @unchecked Sendable {
+    public enum Command: Sendable { case stop, reload, release }
+
+    private let sources: [any DeviceSource]
+    private let deliver: @Sendable ([InputNotice]) -> Void
+    private let logger: Logger
+    /// Read and write ends of the self-pipe that wakes poll() for commands.
+    private let wakeFD: Int32
+    private let wakeWriteFD: Int32
+    private let commands = Mutex<[Command]>([])
+    private let finished = Mutex<Bool>(false)
+
+    public init(sources: [any DeviceSource], logger: Logger, deliver: @escaping @Sendable ([InputNotice]) -> Void) throws {
+        self.sources = sources
+        self.deliver = deliver
+        self.logger = logger
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw DaemonError("pipe: \(String(cString: strerror(errno)))") }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        self.wakeFD = fds[0]
+        self.wakeWriteFD = fds[1]
+    }
+
+    deinit {
+        close(wakeFD)
+        close(wakeWriteFD)
+    }
+
+    /// Queues a command for the input thread and wakes it. Safe from any thread.
+    public func send(_ command: Command) {
+        commands.withLock { $0.append(command) }
+        var one: UInt8 = 1
+        // A full pipe already means "wake up"; losing this byte is fine.
+        _ = write(wakeWriteFD, &one, 1)
+    }
+
+    /// Runs on the calling thread until ``Command/stop``.
+    public func run() {
+        var notices: [InputNotice] = []
+        let start = MonotonicInstant.now()
+        for source in sources { source.start(now: start, into: &notices) }
+        flush(&notices)
+
+        var pollSet: [pollfd] = []
+        while true {
+            pollSet.removeAll(keepingCapacity: true)
+            pollSet.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+            for source in sources {
+                for fd in source.pollDescriptors { pollSet.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+            }
+            let wakeup = sources.compactMap(\.wakeupTime).min()
+            var timeoutMs: Int32 = -1
+            if let wakeup {
+                let remaining = wakeup.nanoseconds - MonotonicInstant.now().nanoseconds
+                // Round up so we never wake just before the deadline and spin.
+                timeoutMs = remaining <= 0 ? 0 : Int32(min(Int64(Int32.max), (remaining + 999_999) / 1_000_000))
+            }
+            let rc = poll(&pollSet, nfds_t(pollSet.count), timeoutMs)
+            if rc < 0 {
+                if errno == EINTR { continue }
+                logger.error("handyd bug: poll failed", metadata: ["error": "\(String(cString: strerror(errno)))"])
+                break
+            }
+            let now = MonotonicInstant.now()
+
+            if pollSet[0].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 64)
+                while read(wakeFD, &drain, drain.count) > 0 {}
+                let pending = commands.withLock { c -> [Command] in defer { c.removeAll() }; return c }
+                var stop = false
+                for command in pending {
+                    switch command {
+                    case .stop: stop = true
+                    case .reload:
+                        logger.info("reloading configuration")
+                        for source in sources { source.reload(now: now, into: &notices) }
+                    case .release:
+                        for source in sources { source.release(now: now) }
+                    }
+                }
+                if stop { break }
+            }
+
+            var readable = Set<Int32>()
+            for entry in pollSet.dropFirst() where entry.revents != 0 { readable.insert(entry.fd) }
+            for source in sources {
+                let due = source.wakeupTime.map { $0 <= now } ?? false
+                let mine = readable.intersection(source.pollDescriptors)
+                if due || !mine.isEmpty { source.service(now: now, readable: mine, into: &notices) }
+            }
+            flush(&notices)
+        }
+        for source in sources { source.stop() }
+        finished.withLock { $0 = true }
+        logger.debug("input loop stopped")
+    }
+
+    private func flush(_ notices: inout [InputNotice]) {
+        guard !notices.isEmpty else { return }
+        deliver(notices)
+        notices.removeAll(keepingCapacity: true)
+    }
+}

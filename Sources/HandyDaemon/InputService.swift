@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Runs the ``InputLoop`` on its own thread while the service group runs; SIGHUP reloads it.
+public final class InputService: Service, @unchecked Sendable {
+    let loop: InputLoop
+    let readiness: Readiness
+    let logger: Logger
+
+    public init(loop: InputLoop, readiness: Readiness, logger: Logger) {
+        self.loop = loop
+        self.readiness = readiness
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let loop = self.loop
+        // SIGHUP's default action ends the process; take it over for reload.
+        signal(SIGHUP, SIG_IGN)
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        hangup.setEventHandler { loop.send(.reload) }
+        hangup.resume()
+        defer { hangup.cancel() }
+
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let thread = Thread {
+                loop.run()
+                done.resume()
+            }
+            thread.name = "handyd-input"
+            thread.start()
+            readiness.markReady("input")
+            Task {
+                try? await gracefulShutdown()
+                readiness.markStopping()
+                loop.send(.stop)
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import HandyCore
+import HandyProtocol
+import HandyRecording
+import Logging
+
+/// Plays a recording as if it were a device, in real time (scaled by `speed`), through the same
+/// ``GesturePipeline`` a live device uses. Device id `replay:<name>`.
+///
+/// Recording time maps to the monotonic clock as `start + (t - firstEventTime) / speed`; with
+/// `loop`, each pass shifts the event times by the recording's length plus a pause, so the
+/// pipeline sees time only moving forwards.
+public final class ReplaySource: DeviceSource {
+    public struct Options: Sendable {
+        public var loop: Bool = false
+        public var speed: Double = 1
+        /// Wait for ``DeviceSource/release(now:)`` before the first event.
+        public var startPaused: Bool = false
+        public init(loop: Bool = false, speed: Double = 1, startPaused: Bool = false) {
+            self.loop = loop; self.speed = speed; self.startPaused = startPaused
+        }
+    }
+
+    /// Pause between two passes of a looped recording, so gestures of one pass end before the next.
+    static let loopPauseMicroseconds: Int64 = 1_000_000
+
+    public let info: DeviceInfo
+    let description: DeviceDescription
+    let events: [InputEvent]
+    let options: Options
+    let logger: Logger
+    private var pipeline: GesturePipeline
+    private var index = 0
+    /// Added to every recorded time in the current pass.
+    private var shiftMicroseconds: Int64 = 0
+    private var startedAt: MonotonicInstant?
+    private let firstTime: Timestamp
+    private var passes = 0
+
+    init(recording: Recording, options: Options, logger: Logger) {
+        let description = recording.description
+        let events = recording.events
+        let path = recording.path
+        let geometry = DeviceGeometry(description: description)
+        self.info = DeviceInfo(
+            id: recording.deviceID, name: description.name, path: path,
+            vendor: Int(description.vendor), product: Int(description.product), slots: description.slotCount,
+            widthMm: rounded(geometry.displayWidthMm, 1), heightMm: rounded(geometry.displayHeightMm, 1))
+        self.description = description
+        self.events = events
+        self.options = options
+        self.logger = logger
+        self.pipeline = GesturePipeline(deviceID: info.id, description: description, geometry: geometry)
+        self.firstTime = events.first?.time ?? .zero
+    }
+
+    /// Loads a recording for replay (evemu, split `.desc`/`.events`, or libinput record).
+    /// - Parameters:
+    ///   - path: the recording.
+    ///   - descPath: a device description overriding the recording's own (or the `.desc` found beside it).
+    public static func load(path: String, descPath: String?, options: Options, logger: Logger) throws -> ReplaySource {
+        let recording: Recording
+        do { recording = try Recording.load(path: path, descriptionPath: descPath) } catch {
+            throw DaemonError("cannot replay: \(error)")
+        }
+        guard !recording.events.isEmpty else { throw DaemonError("\(path): no events to replay") }
+        guard options.speed > 0, options.speed.isFinite else { throw DaemonError("--speed must be a positive number") }
+        return ReplaySource(recording: recording, options: options, logger: logger)
+    }
+
+    public var pollDescriptors: [Int32] { [] }
+
+    public var wakeupTime: MonotonicInstant? {
+        guard startedAt != nil else { return nil }
+        var next: MonotonicInstant?
+        if index < events.count { next = monotonic(deviceTime: shifted(events[index].time)) }
+        if let deadline = pipeline.nextDeadline {
+            let d = monotonic(deviceTime: deadline)
+            next = next.map { min($0, d) } ?? d
+        }
+        return next
+    }
+
+    public func start(now: MonotonicInstant, into notices: inout [InputNotice]) {
+        notices.append(.added(info))
+        logger.info("replaying", metadata: ["device.id": "\(info.id)", "replay.events": "\(events.count)",
+                                            "replay.loop": "\(options.loop)", "replay.speed": "\(options.speed)",
+                                            "replay.paused": "\(options.startPaused)"])
+        if !options.startPaused { startedAt = now }
+    }
+
+    public func release(now: MonotonicInstant) {
+        if startedAt == nil { startedAt = now }
+    }
+
+    public func service(now: MonotonicInstant, readable: Set<Int32>, into notices: inout [InputNotice]) {
+        guard startedAt != nil else { return }
+        var output = PipelineOutput()
+        while true {
+            while index < events.count {
+                let event = events[index]
+                let time = shifted(event.time)
+                guard monotonic(deviceTime: time) <= now else { break }
+                var shiftedEvent = event
+                shiftedEvent.time = time
+                pipeline.handle(shiftedEvent, into: &output)
+                index += 1
+            }
+            guard index == events.count, options.loop else { break }
+            // Next pass: continue after the last event plus a pause.
+            passes += 1
+            let length = events[events.count - 1].time.microseconds - firstTime.microseconds
+            shiftMicroseconds += length + Self.loopPauseMicroseconds
+            index = 0
+            logger.debug("replay pass finished", metadata: ["replay.passes": "\(passes)"])
+            if monotonic(deviceTime: shifted(events[0].time)) > now { break }
+        }
+        if index == events.count, !options.loop, passes == 0 {
+            passes = 1
+            logger.info("replay finished", metadata: ["device.id": "\(info.id)"])
+        }
+        if let deadline = pipeline.nextDeadline, monotonic(deviceTime: deadline) <= now {
+            output.gestures.append(contentsOf: pipeline.advanceTime(to: deviceTime(monotonic: now)))
+        }
+        if !output.isEmpty { notices.append(.output(device: info.id, output)) }
+    }
+
+    public func stop() {}
+
+    private func shifted(_ t: Timestamp) -> Timestamp { t.advanced(byMicroseconds: shiftMicroseconds) }
+
+    private func monotonic(deviceTime t: Timestamp) -> MonotonicInstant {
+        let start = startedAt ?? MonotonicInstant(nanoseconds: .max / 2)
+        let offsetNs = Double(t.microseconds - firstTime.microseconds) * 1000 / options.speed
+        return start.adding(nanoseconds: Int64(offsetNs))
+    }
+
+    private func deviceTime(monotonic m: MonotonicInstant) -> Timestamp {
+        let start = startedAt ?? m
+        let us = Double(m.nanoseconds - start.nanoseconds) / 1000 * options.speed
+        return firstTime.advanced(byMicroseconds: Int64(us))
+    }
+}

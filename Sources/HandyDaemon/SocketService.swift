@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLibsystemd
+import Foundation
+import HandyProtocol
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// Where the listening socket comes from.
+public enum ListenAddress: Hashable, Sendable {
+    /// Bind a new socket at this path (parent directory created, a stale socket removed).
+    case path(String, group: String?)
+    /// A socket systemd passed (socket activation).
+    case inherited(fileDescriptor: Int32)
+
+    /// The socket systemd passed, if it started us that way (LISTEN_FDS), else nil.
+    public static func fromSystemd() -> ListenAddress? {
+        // unset_environment=1: children must not believe the fds are theirs.
+        let count = sd_listen_fds(1)
+        guard count >= 1 else { return nil }
+        return .inherited(fileDescriptor: SD_LISTEN_FDS_START)
+    }
+}
+
+/// Serves the Unix socket until graceful shutdown, then says goodbye to every client.
+public final class SocketService: Service, @unchecked Sendable {
+    let address: ListenAddress
+    let broadcaster: Broadcaster
+    let group: any EventLoopGroup
+    let logger: Logger
+    let readiness: Readiness
+
+    public init(address: ListenAddress, broadcaster: Broadcaster, group: any EventLoopGroup, readiness: Readiness, logger: Logger) {
+        self.address = address
+        self.broadcaster = broadcaster
+        self.group = group
+        self.readiness = readiness
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let broadcaster = self.broadcaster
+        let logger = self.logger
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 64)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ClientConnection(broadcaster: broadcaster, logger: logger))
+                }
+            }
+
+        let server: any Channel
+        var boundPath: String?
+        switch address {
+        case .inherited(let fd):
+            server = try await bootstrap.withBoundSocket(fd).get()
+            logger.info("listening on socket from systemd", metadata: ["socket.fd": "\(fd)"])
+        case .path(let path, let groupName):
+            try Self.prepare(path: path)
+            server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+            boundPath = path
+            try Self.setPermissions(path: path, groupName: groupName)
+            logger.info("listening", metadata: ["socket.path": "\(path)"])
+        }
+
+        readiness.markReady("socket")
+        try? await gracefulShutdown()
+
+        logger.info("stopping: sending shutdown to clients")
+        try? await server.close()
+        try? await broadcaster.eventLoop.flatSubmit { broadcaster.shutdown(reason: "daemon stopping") }.get()
+        if let boundPath { unlink(boundPath) }
+    }
+
+    /// Creates the socket's directory (0755) if missing; refuses a path whose existing file is not a socket.
+    static func prepare(path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o755])
+        }
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFSOCK {
+            throw DaemonError("\(path) exists and is not a socket; not removing it")
+        }
+    }
+
+    /// Mode 0660 and, when given, the group (so members of e.g. `input` may connect).
+    static func setPermissions(path: String, groupName: String?) throws {
+        guard chmod(path, 0o660) == 0 else { throw DaemonError("chmod \(path): \(String(cString: strerror(errno)))") }
+        guard let groupName else { return }
+        guard let entry = getgrnam(groupName) else { throw DaemonError("unknown group \(groupName)") }
+        guard chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else {
+            throw DaemonError("chgrp \(groupName) \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// A startup or configuration error, printed as is.
+public struct DaemonError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,35 @@
+import HandyProtocol
+
+/// What one client asked to receive. The default is every gesture of every device and no touches.
+///
+/// A `subscribe` request replaces only the fields it carries (see docs/PROTOCOL.md), so a client
+/// can turn touches on without repeating its gesture list.
+public struct Subscription: Hashable, Sendable {
+    /// Gesture names (nil = all). Unknown names are kept: a newer client may name gestures this
+    /// daemon does not make yet, which is not an error within one protocol version.
+    public var gestures: Set<String>?
+    /// Device ids (nil = all).
+    public var devices: Set<String>?
+    public var touches: Bool
+
+    public init(gestures: Set<String>? = nil, devices: Set<String>? = nil, touches: Bool = false) {
+        self.gestures = gestures
+        self.devices = devices
+        self.touches = touches
+    }
+
+    /// Applies a request: absent fields keep their value.
+    public mutating func apply(_ request: SubscribeRequest) {
+        if let g = request.gestures { gestures = Set(g) }
+        if let d = request.devices { devices = Set(d) }
+        if let t = request.touches { touches = t }
+    }
+
+    public func wants(gesture: GestureKind, device: String) -> Bool {
+        wants(device: device) && (gestures?.contains(gesture.rawValue) ?? true)
+    }
+
+    public func wantsTouches(device: String) -> Bool { touches && wants(device: device) }
+
+    public func wants(device: String) -> Bool { devices?.contains(device) ?? true }
+}

@@ -1,1 +1,0 @@
-// HandyInput: see Package.swift

@@ -1,0 +1,32 @@
+import ArgumentParser
+import HandyClient
+import HandyProtocol
+
+/// `handyctl devices`: the devices the daemon reads, from its `hello`.
+struct DevicesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List the devices handyd reads (asks the running daemon).")
+
+    @Option(help: "handyd's socket.")
+    var socket: String = HandyClient.defaultSocketPath
+
+    @Flag(help: "Print the hello message's device list as JSON lines.")
+    var json = false
+
+    func run() async throws {
+        let hello = try await HandyClient(socketPath: socket, reconnect: nil).hello()
+        if hello.devices.isEmpty && !json { print("no devices") }
+        for device in hello.devices {
+            if json {
+                print(String(decoding: JSONLines.encode(.device(DeviceMessage(event: .added, device: device))).dropLast(), as: UTF8.self))
+                continue
+            }
+            var line = "\(device.id)\t\(device.name)"
+            if let w = device.widthMm, let h = device.heightMm { line += "\t\(Int(w.rounded()))x\(Int(h.rounded())) mm" }
+            if let slots = device.slots { line += "\t\(slots) slots" }
+            if let path = device.path { line += "\t\(path)" }
+            print(line)
+        }
+    }
+}

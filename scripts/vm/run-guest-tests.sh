@@ -1,0 +1,55 @@
+#!/bin/bash
+# The kernel-path test suite: builds on the host, then runs in ONE qemu guest (--udev) the
+# HandyInputTests bundle with HANDYD_REQUIRE_UINPUT=1 (uinput missing = failure, not a skip),
+# plus the daemon-level guest tests when handyd is built. Prints the total time; non-zero on failure.
+#
+#   scripts/vm/run-guest-tests.sh            # LAB=/var/tmp/handyd-vm (kernel + initramfs cache)
+#   SKIP_BUILD=1 scripts/vm/run-guest-tests.sh      # reuse the host build
+#   SKIP_SYSTEMD=1 / ONLY_SYSTEMD=1                 # just one of the two guests
+set -euo pipefail
+T0=$(date +%s.%N)
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+export LAB=${LAB:-/var/tmp/handyd-vm}
+GUEST_TIMEOUT=${GUEST_TIMEOUT:-300}
+elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$1" "$(date +%s.%N)"; }
+
+# 1. kernel + initramfs (cached in $LAB, outside the repo; ~10 s when the packages are there)
+if [ ! -f "$LAB/vmlinux" ] || [ ! -f "$LAB/initramfs.cpio.gz" ]; then
+  timeout 900 "$HERE/setup.sh"
+fi
+
+# 2. host build: the test bundle and the binaries (the guest sees the host's root over 9p)
+cd "$ROOT"
+if [ -z "${SKIP_BUILD:-}" ]; then
+  timeout 1800 swift build --build-tests
+fi
+BIN=$(swift build --show-bin-path)
+BUNDLE="$BIN/handydPackageTests.xctest"
+[ -x "$BUNDLE" ] || { echo "run-guest-tests: $BUNDLE missing (build with swift build --build-tests)" >&2; exit 1; }
+echo "run-guest-tests: host build ready after $(elapsed "$T0") s"
+
+# 3. one guest: install the rules, run every guest test, report per step
+RESULTS=$(mktemp -d /var/tmp/handyd-guest.XXXXXX)   # not under /tmp: see scripts/vm/README.md
+trap 'rm -rf "$RESULTS"' EXIT
+set +e
+rc=0
+if [ -z "${ONLY_SYSTEMD:-}" ]; then
+"$HERE/qemu-run.sh" --udev --rw "$RESULTS" --timeout "$GUEST_TIMEOUT" -- \
+  env ROOT="$ROOT" BIN="$BIN" RESULTS="$RESULTS" /bin/bash "$HERE/guest/in-guest.sh"
+rc=$?
+echo "run-guest-tests: --udev guest exit status $rc after $(elapsed "$T0") s"
+fi
+# 4. a second guest with systemd as PID 1: units, socket activation, udev SYSTEMD_WANTS, reload, stop
+if [ -z "${SKIP_SYSTEMD:-}" ]; then
+  "$HERE/qemu-run.sh" --systemd --rw "$RESULTS" --timeout "$GUEST_TIMEOUT" -- \
+    env ROOT="$ROOT" BIN="$BIN" RESULTS="$RESULTS" /bin/bash "$HERE/guest/systemd-guest.sh"
+  src=$?
+  echo "run-guest-tests: --systemd guest exit status $src"
+  [ $src -eq 0 ] || rc=1
+fi
+set -e
+echo "run-guest-tests: total $(elapsed "$T0") s"
+echo "---- summary"
+[ -f "$RESULTS/summary" ] && cat "$RESULTS/summary"
+exit $rc
