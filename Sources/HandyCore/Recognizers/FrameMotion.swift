@@ -239,11 +239,11 @@ public struct ArenaContext: Sendable {
         GestureEvent(gesture: kind, phase: phase, id: id, time: time.seconds, device: device)
     }
 
-    @inline(__always) func wire(_ p: PhysicalPoint) -> WirePoint { WirePoint(x: rounded(p.x, 3), y: rounded(p.y, 3)) }
-    @inline(__always) func wire(_ p: NormalizedPoint) -> WirePoint { WirePoint(x: rounded(p.x, 5), y: rounded(p.y, 5)) }
+    @inline(__always) func wire(_ p: PhysicalPoint) -> WirePoint { WirePoint(x: wireRounded(p.x, 3), y: wireRounded(p.y, 3)) }
+    @inline(__always) func wire(_ p: NormalizedPoint) -> WirePoint { WirePoint(x: wireRounded(p.x, 5), y: wireRounded(p.y, 5)) }
     /// A translation in mm as a fraction of the display.
     @inline(__always) func normalized(_ d: PhysicalPoint) -> WirePoint {
-        WirePoint(x: rounded(d.x / displayWidthMm, 5), y: rounded(d.y / displayHeightMm, 5))
+        WirePoint(x: wireRounded(d.x / displayWidthMm, 5), y: wireRounded(d.y / displayHeightMm, 5))
     }
 }
 
@@ -266,4 +266,18 @@ func swipeDirection(_ d: PhysicalPoint, maxAngleDegrees: Double) -> SwipeDirecti
         guard ax <= ay * limit else { return nil }
         return d.y > 0 ? .down : .up
     }
+}
+
+/// `rounded(_:_:)` for the recognizers' hot path: the same result (10^digits is exact), no loop.
+@inline(__always) func wireRounded(_ v: Double, _ digits: Int) -> Double {
+    let p: Double
+    switch digits {
+    case 1: p = 10
+    case 2: p = 100
+    case 3: p = 1_000
+    case 4: p = 10_000
+    case 5: p = 100_000
+    default: return rounded(v, digits)
+    }
+    return (v * p).rounded() / p
 }

@@ -131,7 +131,7 @@ public struct LongPressRecognizer: Sendable {
     private func event(_ phase: GesturePhase, _ a: Active, _ time: Timestamp, _ ctx: ArenaContext) -> GestureEvent {
         var e = ctx.event(.longPress, phase, id: a.id, time: time)
         e.fingers = a.fingers
-        e.duration = rounded(time.seconds(since: a.firstDown), 4)
+        e.duration = wireRounded(time.seconds(since: a.firstDown), 4)
         e.position = ctx.wire(centroidNormalized)
         e.positionMm = ctx.wire(centroidMm)
         return e

@@ -92,8 +92,8 @@ public struct PanRecognizer: Sendable {
                 var e = event(.ended, a, m.time, ctx)
                 let v = velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
                 let tau = c.momentumTimeConstantSeconds
-                e.velocity = WirePoint(x: rounded(v.x, 1), y: rounded(v.y, 1))
-                e.glideMm = WirePoint(x: rounded(v.x * tau, 2), y: rounded(v.y * tau, 2))
+                e.velocity = WirePoint(x: wireRounded(v.x, 1), y: wireRounded(v.y, 1))
+                e.glideMm = WirePoint(x: wireRounded(v.x * tau, 2), y: wireRounded(v.y * tau, 2))
                 out.append(e)
                 state = m.fingers == 0 ? .idle : .blocked
                 return
@@ -104,7 +104,7 @@ public struct PanRecognizer: Sendable {
             if moved || fingersChanged {
                 var e = event(.changed, a, m.time, ctx)
                 let v = velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
-                e.velocity = WirePoint(x: rounded(v.x, 1), y: rounded(v.y, 1))
+                e.velocity = WirePoint(x: wireRounded(v.x, 1), y: wireRounded(v.y, 1))
                 out.append(e)
             }
         }

@@ -109,8 +109,8 @@ public struct PinchRecognizer: Sendable {
             if m.fingers < 2 {
                 var e = event(.ended, a, m.time, ctx)
                 let v = velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs).x
-                e.scaleVelocity = rounded(v, 4)
-                e.glideScale = rounded(exp(c.momentumTimeConstantSeconds * v / Swift.max(a.scale, 1e-6)), 4)
+                e.scaleVelocity = wireRounded(v, 4)
+                e.glideScale = wireRounded(exp(c.momentumTimeConstantSeconds * v / Swift.max(a.scale, 1e-6)), 4)
                 out.append(e)
                 state = m.fingers == 0 ? .idle : .possible(Reference())
                 return
@@ -121,7 +121,7 @@ public struct PinchRecognizer: Sendable {
             state = .active(a)
             if changedScale || fingersChanged || m.deltaMm != .zero {
                 var e = event(.changed, a, m.time, ctx)
-                e.scaleVelocity = rounded(velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs).x, 4)
+                e.scaleVelocity = wireRounded(velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs).x, 4)
                 out.append(e)
             }
         }
@@ -150,8 +150,8 @@ public struct PinchRecognizer: Sendable {
     private func event(_ phase: GesturePhase, _ a: Active, _ time: Timestamp, _ ctx: ArenaContext) -> GestureEvent {
         var e = ctx.event(.pinch, phase, id: a.id, time: time)
         e.fingers = a.fingers
-        e.scale = rounded(a.scale, 5)
-        e.spanMm = rounded(lastSpanMm, 3)
+        e.scale = wireRounded(a.scale, 5)
+        e.spanMm = wireRounded(lastSpanMm, 3)
         e.centroid = ctx.wire(lastCentroidNormalized)
         e.centroidMm = ctx.wire(lastCentroidMm)
         e.hand = a.hand

@@ -96,8 +96,8 @@ public struct RotateRecognizer: Sendable {
             if m.fingers < 2 || (a.gated && !ctx.gateOpen) {
                 var e = event(.ended, a, m.time, ctx)
                 let v = velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs).x
-                e.rotationVelocity = rounded(v, 4)
-                e.glideRotation = rounded(v * c.momentumTimeConstantSeconds, 4)
+                e.rotationVelocity = wireRounded(v, 4)
+                e.glideRotation = wireRounded(v * c.momentumTimeConstantSeconds, 4)
                 out.append(e)
                 state = m.fingers == 0 ? .idle : (m.fingers == 1 ? .possible(Reference()) : .blocked)
                 return
@@ -108,7 +108,7 @@ public struct RotateRecognizer: Sendable {
             state = .active(a)
             if turned || fingersChanged || m.deltaMm != .zero {
                 var e = event(.changed, a, m.time, ctx)
-                e.rotationVelocity = rounded(velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs).x, 4)
+                e.rotationVelocity = wireRounded(velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs).x, 4)
                 out.append(e)
             }
         }
@@ -129,7 +129,7 @@ public struct RotateRecognizer: Sendable {
     private func event(_ phase: GesturePhase, _ a: Active, _ time: Timestamp, _ ctx: ArenaContext) -> GestureEvent {
         var e = ctx.event(.rotate, phase, id: a.id, time: time)
         e.fingers = a.fingers
-        e.rotation = rounded(a.rotation, 5)
+        e.rotation = wireRounded(a.rotation, 5)
         e.centroid = ctx.wire(lastCentroidNormalized)
         e.centroidMm = ctx.wire(lastCentroidMm)
         return e

@@ -76,7 +76,7 @@ public struct SwipeRecognizer: Sendable {
             var e = ctx.event(.swipe, .recognized, id: ctx.start(.swipe), time: m.time)
             e.direction = direction
             e.fingers = s.maxFingers
-            e.velocity = WirePoint(x: rounded(s.displacementMm.x / seconds, 1), y: rounded(s.displacementMm.y / seconds, 1))
+            e.velocity = WirePoint(x: wireRounded(s.displacementMm.x / seconds, 1), y: wireRounded(s.displacementMm.y / seconds, 1))
             e.translationMm = ctx.wire(s.displacementMm)
             e.translation = ctx.normalized(s.displacementMm)
             e.centroid = ctx.wire(lastCentroidNormalized)

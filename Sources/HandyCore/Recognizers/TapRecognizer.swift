@@ -139,7 +139,7 @@ public struct TapRecognizer: Sendable {
         guard s.maxFingers > 0, ctx.mayStart(.tap) else { return }
         var taps = 1
         if let l = last, l.fingers == s.maxFingers, canContinue(l, s, c) { taps = l.taps + 1 }
-        let waits = c.policy.tapWaitsForDoubleTapFingers.contains(s.maxFingers)
+        let waits = c.policy.tapWaits(fingers: s.maxFingers)
         // A pending tap of another finger count is reported before this one.
         if let l = last, l.pending, taps == 1 {
             last?.pending = false

@@ -82,7 +82,7 @@ public struct TouchGestureRecognizer: Sendable {
             guard deadline <= time else { continue }
             var e = ctx.event(.touchHold, .recognized, id: ctx.allocateID(), time: deadline)
             e.touch = i
-            e.duration = rounded(deadline.seconds(since: down), 4)
+            e.duration = wireRounded(deadline.seconds(since: down), 4)
             if let p = lastPosition[i] {
                 e.positionMm = ctx.wire(p.mm)
                 e.position = ctx.wire(p.normalized)
@@ -156,7 +156,7 @@ public struct TouchGestureRecognizer: Sendable {
                     let seconds = Swift.max(t.time.seconds(since: down), 1e-3)
                     let distance = d.length
                     let speed = distance / seconds
-                    let v = WirePoint(x: rounded(d.x / seconds, 1), y: rounded(d.y / seconds, 1))
+                    let v = WirePoint(x: wireRounded(d.x / seconds, 1), y: wireRounded(d.y / seconds, 1))
                     if distance >= c.swipeMinDistanceMm, speed >= c.swipeMinSpeedMmPerSecond,
                        let direction = swipeDirection(d, maxAngleDegrees: c.swipeMaxAngleDegrees) {
                         var e = ctx.event(.touchSwipe, .recognized, id: ctx.allocateID(), time: m.time)
@@ -184,10 +184,10 @@ public struct TouchGestureRecognizer: Sendable {
                 e.touch = i
                 e.translationMm = ctx.wire(t.mm - began)
                 e.translation = ctx.normalized(t.mm - began)
-                e.velocity = WirePoint(x: rounded(t.velocity.x, 1), y: rounded(t.velocity.y, 1))
+                e.velocity = WirePoint(x: wireRounded(t.velocity.x, 1), y: wireRounded(t.velocity.y, 1))
                 if phase == .ended {
                     let tau = c.momentumTimeConstantSeconds
-                    e.glideMm = WirePoint(x: rounded(t.velocity.x * tau, 2), y: rounded(t.velocity.y * tau, 2))
+                    e.glideMm = WirePoint(x: wireRounded(t.velocity.x * tau, 2), y: wireRounded(t.velocity.y * tau, 2))
                     states[i] = .none
                 }
                 out.append(e)
@@ -202,7 +202,7 @@ public struct TouchGestureRecognizer: Sendable {
         e.touch = t.id
         e.translationMm = WirePoint(x: 0, y: 0)
         e.translation = WirePoint(x: 0, y: 0)
-        e.velocity = WirePoint(x: rounded(t.velocity.x, 1), y: rounded(t.velocity.y, 1))
+        e.velocity = WirePoint(x: wireRounded(t.velocity.x, 1), y: wireRounded(t.velocity.y, 1))
         out.append(e)
     }
 }
