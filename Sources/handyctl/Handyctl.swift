@@ -14,6 +14,8 @@ struct Handyctl: AsyncParsableCommand {
             ReplayCommand.self,
             InjectCommand.self,
             GenerateCommand.self,
+            PlotCommand.self,
+            RecordCommand.self,
         ]
     )
 }
