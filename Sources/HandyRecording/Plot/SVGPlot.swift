@@ -61,7 +61,7 @@ public struct SVGPlot: Sendable {
         let gestureLanesTop = touchLanesTop + Double(touchRows) * 14 + 16
         let pinchScales = data.gestures.filter { $0.gesture == .pinch && $0.scale != nil }
         let rotations = data.gestures.filter { $0.gesture == .rotate && $0.rotation != nil }
-        var y = gestureLanesTop + Double(kinds.count) * rowH + 16
+        var y = gestureLanesTop + Double(kinds.count) * rowH + 40
         let chartH = 90.0
         let scaleChartTop = pinchScales.isEmpty ? nil : y
         if scaleChartTop != nil { y += chartH + 28 }
