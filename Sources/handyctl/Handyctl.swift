@@ -17,6 +17,8 @@ struct Handyctl: AsyncParsableCommand {
             DevicesCommand.self,
             MonitorCommand.self,
             EvalCommand.self,
+            PlotCommand.self,
+            RecordCommand.self,
         ]
     )
 }
