@@ -73,6 +73,13 @@ let package = Package(
             ]
         ),
 
+        // Benchmarks (docs/PERFORMANCE.md): `swift run -c release handyd-bench [--short]`.
+        .target(name: "CMallocCounter"),
+        .executableTarget(
+            name: "handyd-bench",
+            dependencies: ["HandyCore", "HandyProtocol", "HandyRecording", "CMallocCounter"]
+        ),
+
         .testTarget(name: "HandyProtocolTests", dependencies: ["HandyProtocol"]),
         .testTarget(name: "HandyCoreTests", dependencies: ["HandyCore", "HandyRecording"]),
         .testTarget(name: "HandyRecordingTests", dependencies: ["HandyRecording", "HandyCore"]),

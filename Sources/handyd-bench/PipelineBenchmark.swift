@@ -1,0 +1,128 @@
+import Foundation
+import HandyCore
+import HandyProtocol
+import HandyRecording
+
+/// One input stream for the core pipeline: a device and its events.
+struct BenchStream {
+    var name: String
+    var description: DeviceDescription
+    var events: [InputEvent]
+    /// Fingers in the stream (for the table).
+    var fingers: String
+}
+
+/// Throughput of tracker + every recognizer + JSON encoding, single thread.
+enum PipelineBenchmark {
+    struct Result {
+        var frames: Int
+        var gestures: Int
+        var bytes: Int
+        var seconds: Double
+    }
+
+    /// One pass over `stream` through a fresh pipeline; encodes every gesture (and, if
+    /// `touches`, every frame's `touches` message) as the daemon sends them.
+    @inline(never)
+    static func pass(_ stream: BenchStream, touches: Bool) -> (frames: Int, gestures: Int, bytes: Int) {
+        var pipeline = GesturePipeline(deviceID: "bench", description: stream.description)
+        var out = PipelineOutput()
+        out.frames.reserveCapacity(4)
+        out.gestures.reserveCapacity(16)
+        var frames = 0, gestures = 0, bytes = 0
+        for event in stream.events {
+            pipeline.handle(event, into: &out)
+            if out.isEmpty { continue }
+            frames += out.frames.count
+            gestures += out.gestures.count
+            for g in out.gestures { bytes += JSONLines.encode(.gesture(g)).count }
+            if touches {
+                for f in out.frames { bytes += JSONLines.encode(.touches(f.wireMessage(device: pipeline.deviceID))).count }
+            }
+            out.frames.removeAll(keepingCapacity: true)
+            out.gestures.removeAll(keepingCapacity: true)
+        }
+        return (frames, gestures, bytes)
+    }
+
+    /// Runs passes for at least `minimumSeconds` (after one warm-up pass) and reports the totals.
+    static func run(_ stream: BenchStream, touches: Bool, minimumSeconds: Double) -> Result {
+        _ = pass(stream, touches: touches)
+        let clock = ContinuousClock()
+        var total = Result(frames: 0, gestures: 0, bytes: 0, seconds: 0)
+        while total.seconds < minimumSeconds {
+            var r = (frames: 0, gestures: 0, bytes: 0)
+            let d = clock.measure { r = pass(stream, touches: touches) }
+            total.frames += r.frames; total.gestures += r.gestures; total.bytes += r.bytes
+            total.seconds += d.seconds
+        }
+        return total
+    }
+
+    /// Allocations per frame in steady state: one warm pass, then one counted pass.
+    static func allocations(_ stream: BenchStream, touches: Bool) -> (perFrame: Double, frames: Int) {
+        _ = pass(stream, touches: touches)
+        let m = AllocationCounter.measure { pass(stream, touches: touches) }
+        return (Double(m.allocations) / Double(max(m.result.frames, 1)), m.result.frames)
+    }
+
+    /// Allocations per frame in the tracker alone (no recognizers, no encoding), counted over a
+    /// second pass of the same tracker so its buffers are warm.
+    static func trackerAllocations(_ stream: BenchStream) -> Double {
+        var tracker = TouchTracker(description: stream.description, geometry: DeviceGeometry(description: stream.description))
+        for e in stream.events { _ = tracker.handle(e) }
+        let m = AllocationCounter.measure { () -> Int in
+            var frames = 0
+            for e in stream.events where tracker.handle(e) != nil { frames += 1 }
+            return frames
+        }
+        return Double(m.allocations) / Double(max(m.result, 1))
+    }
+}
+
+/// The streams: real recordings from Tests/Fixtures, and synthetic N-finger streams.
+enum BenchStreams {
+    /// Every recording under Tests/Fixtures that loads (with its events), concatenated per device
+    /// in file order; the caller runs each in turn and sums.
+    static func fixtures(root: String) -> [BenchStream] {
+        let fixtures = root + "/Tests/Fixtures"
+        guard let walker = FileManager.default.enumerator(atPath: fixtures) else { return [] }
+        var paths: [String] = []
+        for case let p as String in walker {
+            let lower = p.lowercased()
+            if lower.hasSuffix(".events") || lower.hasSuffix(".evemu") || lower.hasSuffix(".yml") || lower.hasSuffix(".yaml") {
+                paths.append(fixtures + "/" + p)
+            }
+        }
+        var streams: [BenchStream] = []
+        for path in paths.sorted() {
+            guard let r = try? Recording.load(path: path), !r.events.isEmpty else { continue }
+            streams.append(BenchStream(name: r.name, description: r.description, events: r.events, fingers: "real"))
+        }
+        return streams
+    }
+
+    /// `fingers` fingers on a 10-finger screen moving together (spread + turn + drift, so pinch,
+    /// rotate and pan all run), 2 s down then 0.3 s up, `episodes` times, at `rateHz`.
+    static func synthetic(fingers: Int, episodes: Int, rateHz: Double = 240) -> BenchStream {
+        let screen = SyntheticTouchscreen.fullFeatured(slots: 10, widthMm: 300, heightMm: 200)
+        var paths: [FingerPath] = []
+        for e in 0..<episodes {
+            let start = Double(e) * 2.3
+            let direction = e % 2 == 0 ? 1.0 : -1.0
+            for f in 0..<fingers {
+                let phase = 2 * Double.pi * Double(f) / Double(fingers)
+                paths.append(FingerPath(downSeconds: start, upSeconds: start + 2.0) { t in
+                    let u = min(max((t - start) / 2.0, 0), 1)
+                    let radius = 20 + 25 * u * direction + (direction < 0 ? 25 : 0)
+                    let angle = phase + 0.8 * u * direction
+                    let cx = 150 + 30 * u * direction, cy = 100.0
+                    return FingerSample(xMm: cx + radius * cos(angle), yMm: cy + radius * sin(angle), majorMm: 8, pressure: 0.5)
+                })
+            }
+        }
+        let stream = SyntheticStream(device: screen, frameRateHz: rateHz)
+        return BenchStream(name: "synthetic-\(fingers)", description: screen.description,
+                           events: stream.events(paths), fingers: String(fingers))
+    }
+}
