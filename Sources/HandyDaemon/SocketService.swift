@@ -62,7 +62,12 @@ public final class SocketService: Service, @unchecked Sendable {
             try Self.prepare(path: path)
             server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
             boundPath = path
-            try Self.setPermissions(path: path, groupName: groupName)
+            do { try Self.setPermissions(path: path, groupName: groupName) } catch {
+                // Never leave a socket with the wrong owner behind.
+                try? await server.close()
+                unlink(path)
+                throw error
+            }
             logger.info("listening", metadata: ["socket.path": "\(path)"])
         }
 
