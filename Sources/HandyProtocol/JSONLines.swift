@@ -30,6 +30,20 @@ public enum JSONLines {
 
     /// Encodes a message as one line, `"type"` first, ending in `\n`.
     public static func encode(_ message: ServerMessage) -> [UInt8] {
+        var out: [UInt8] = []
+        encode(message, into: &out)
+        return out
+    }
+
+    /// Appends a message's line (as ``encode(_:)-swift.type.method`` returns it) to `buffer`, so a
+    /// caller can reuse one buffer. `gesture` and `touches`, sent per frame, use a hand-written
+    /// writer with the same output as the Foundation encoder the others use.
+    public static func encode(_ message: ServerMessage, into buffer: inout [UInt8]) {
+        switch message {
+        case .gesture(let m): m.writeLine(into: &buffer); return
+        case .touches(let m): m.writeLine(into: &buffer); return
+        default: break
+        }
         let body: Data
         do {
             switch message {
@@ -43,6 +57,22 @@ public enum JSONLines {
             }
         } catch {
             // Our own value types always encode; this keeps the signature non-throwing.
+            preconditionFailure("handyd bug: cannot encode \(message.typeName): \(error)")
+        }
+        buffer.append(contentsOf: splice(type: message.typeName, into: body))
+    }
+
+    /// The Foundation-encoder form of a message, which the hand-written writer must match byte for
+    /// byte (kept for the tests that check it).
+    static func encodeWithFoundation(_ message: ServerMessage) -> [UInt8] {
+        let body: Data
+        do {
+            switch message {
+            case .gesture(let m): body = try encoder.encode(m)
+            case .touches(let m): body = try encoder.encode(m)
+            default: return encode(message)
+            }
+        } catch {
             preconditionFailure("handyd bug: cannot encode \(message.typeName): \(error)")
         }
         return splice(type: message.typeName, into: body)

@@ -1,0 +1,108 @@
+import Foundation
+@testable import HandyProtocol
+import Testing
+
+/// The hand-written writer for `gesture` and `touches` lines must give exactly the bytes the
+/// Foundation encoder gives (clients and tests compare lines).
+@Suite struct JSONWriterTests {
+    /// A small deterministic generator (SplitMix64) so a failure reproduces.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let awkwardDoubles: [Double] = [
+        0, -0.0, 1, -1, 2, 0.1, 1e-5, 1.5e-7, 1e15, 1e15 + 0.5, 9_007_199_254_740_992, 1e16, 1.2345678901234568e20,
+        1_763_742_000.123456, 100.02, -3.5, 0.0001, 5e-324, .greatestFiniteMagnitude, .infinity, -.infinity, .nan,
+        123.45, -0.00042, 4_294_967_296.0,
+    ]
+
+    static func double(_ r: inout SplitMix) -> Double {
+        switch Int.random(in: 0..<4, using: &r) {
+        case 0: return awkwardDoubles.randomElement(using: &r)!
+        case 1: let p = [1.0, 10, 100, 1e4, 1e6].randomElement(using: &r)!; return (Double.random(in: -2000...2000, using: &r) * p).rounded() / p
+        case 2: return Double.random(in: -1e6...1e6, using: &r)
+        default: return Double(Int.random(in: -100_000...100_000, using: &r))
+        }
+    }
+    static func maybe<T>(_ r: inout SplitMix, _ make: (inout SplitMix) -> T) -> T? {
+        Bool.random(using: &r) ? make(&r) : nil
+    }
+    static func point(_ r: inout SplitMix) -> WirePoint { WirePoint(x: double(&r), y: double(&r)) }
+    static let strings = ["bench", "replay:Wacom ISDv4 E6 Finger.2fg-tap", "a/b", "q\"uo\\te", "tab\tnew\nline\r\u{1}\u{1f}\u{8}\u{c}",
+                          "é😀\u{2028}\u{7f}", "", "event5"]
+
+    static func gesture(_ r: inout SplitMix) -> GestureEvent {
+        var g = GestureEvent(gesture: GestureKind.allCases.randomElement(using: &r)!,
+                             phase: [.began, .changed, .ended, .cancelled, .recognized].randomElement(using: &r)!,
+                             id: [0, 1, 42, UInt64.max, UInt64(Int.max)].randomElement(using: &r)!,
+                             time: double(&r), device: strings.randomElement(using: &r)!)
+        g.fingers = maybe(&r) { Int.random(in: -1...10, using: &$0) }
+        g.touches = maybe(&r) { r in (0..<Int.random(in: 0...10, using: &r)).map { _ in Int.random(in: -5...70_000, using: &r) } }
+        g.touch = maybe(&r) { Int.random(in: Int.min...Int.max, using: &$0) }
+        g.centroid = maybe(&r, point); g.centroidMm = maybe(&r, point)
+        g.scale = maybe(&r, double); g.scaleVelocity = maybe(&r, double); g.spanMm = maybe(&r, double)
+        g.hand = maybe(&r) { [Hand.left, .right, .unknown].randomElement(using: &$0)! }
+        g.handConfidence = maybe(&r, double)
+        g.clearSide = maybe(&r) { [Side.left, .right, .unknown].randomElement(using: &$0)! }
+        g.rotation = maybe(&r, double); g.rotationVelocity = maybe(&r, double)
+        g.translation = maybe(&r, point); g.translationMm = maybe(&r, point); g.velocity = maybe(&r, point)
+        g.direction = maybe(&r) { [SwipeDirection.up, .down, .left, .right].randomElement(using: &$0)! }
+        g.taps = maybe(&r) { Int.random(in: 0...3, using: &$0) }
+        g.position = maybe(&r, point); g.positionMm = maybe(&r, point); g.duration = maybe(&r, double)
+        g.glideMm = maybe(&r, point); g.glideScale = maybe(&r, double); g.glideRotation = maybe(&r, double)
+        g.reason = maybe(&r) { strings.randomElement(using: &$0)! }
+        return g
+    }
+
+    static func touches(_ r: inout SplitMix) -> TouchesMessage {
+        TouchesMessage(time: double(&r), device: strings.randomElement(using: &r)!, touches: (0..<Int.random(in: 0...10, using: &r)).map { _ in
+            WireTouch(id: Int.random(in: 0...100, using: &r), phase: ["began", "moved", "ended"].randomElement(using: &r)!,
+                      tool: strings.randomElement(using: &r)!, x: double(&r), y: double(&r), xMm: double(&r), yMm: double(&r),
+                      majorMm: maybe(&r, double), minorMm: maybe(&r, double), orientation: maybe(&r, double),
+                      pressure: maybe(&r, double), vxMm: maybe(&r, double), vyMm: maybe(&r, double))
+        })
+    }
+
+    @Test func gestureLinesMatchTheFoundationEncoder() {
+        var r = SplitMix(state: 7)
+        for _ in 0..<3000 {
+            let m = ServerMessage.gesture(Self.gesture(&r))
+            let fast = JSONLines.encode(m), reference = JSONLines.encodeWithFoundation(m)
+            #expect(fast == reference, "\(String(decoding: fast, as: UTF8.self)) vs \(String(decoding: reference, as: UTF8.self))")
+            if fast != reference { return }
+        }
+    }
+
+    @Test func touchesLinesMatchTheFoundationEncoder() {
+        var r = SplitMix(state: 11)
+        for _ in 0..<2000 {
+            let m = ServerMessage.touches(Self.touches(&r))
+            let fast = JSONLines.encode(m), reference = JSONLines.encodeWithFoundation(m)
+            #expect(fast == reference, "\(String(decoding: fast, as: UTF8.self)) vs \(String(decoding: reference, as: UTF8.self))")
+            if fast != reference { return }
+        }
+    }
+
+    @Test func aMinimalGestureLine() {
+        let g = GestureEvent(gesture: .tap, phase: .recognized, id: 3, time: 100.25, device: "event5")
+        #expect(String(decoding: JSONLines.encode(.gesture(g)), as: UTF8.self)
+                == #"{"type":"gesture","device":"event5","gesture":"tap","id":3,"phase":"recognized","time":100.25}"# + "\n")
+    }
+
+    @Test func encodingIntoABufferAppends() throws {
+        var buffer = Array("x".utf8)
+        let g = GestureEvent(gesture: .pan, phase: .began, id: 1, time: 2, device: "d")
+        JSONLines.encode(.gesture(g), into: &buffer)
+        #expect(buffer == Array("x".utf8) + JSONLines.encode(.gesture(g)))
+        // And it decodes back to the same event.
+        let line = JSONLines.encode(.gesture(g)).dropLast()
+        #expect(try JSONLines.decodeServerMessage(line) == .gesture(g))
+    }
+}
