@@ -9,6 +9,8 @@ if [ "$mode" = --host ]; then scripts/install-deps.sh; else scripts/install-deps
 start=$(date +%s)
 swift build --build-tests
 swift test --skip-build
+# The benchmark in its short mode, so it keeps building and running (no timing assertions).
+scripts/bench.sh --short
 if [ "$mode" != --host ]; then
   # Real kernel: uinput devices, udev rules, systemd units, in qemu guests. Strict: a check that
   # cannot run (no tracker, no recognizers, no uinput) is a failure, not a skip.

@@ -8,7 +8,7 @@ import Darwin
 import HandyProtocol
 
 /// Thresholds (mm, ms) and arena policy for the recognizers; every value is overridable per device
-/// with ``apply(overrides:)`` (udev properties `HANDYD_<KEY>`, see docs/GESTURES.md).
+/// with ``apply(overrides:)`` (udev properties `HANDYD_THRESHOLD_<KEY>`, see docs/DEVICES.md).
 ///
 /// Defaults and where they come from:
 /// - `touchSlopMm` 2.5 mm: the distance a finger may drift and still be a tap / long press, and the
@@ -85,7 +85,7 @@ public struct GestureConfiguration: Hashable, Sendable {
         return -1 / (1000 * log(d))
     }
 
-    /// The override keys ``apply(overrides:)`` understands (udev `HANDYD_<KEY>` with `_` → `-`, lower case).
+    /// The override keys ``apply(overrides:)`` understands (udev `HANDYD_THRESHOLD_<KEY>` with `_` → `-`, lower case).
     public static let overrideKeys: [String] = [
         "touch-slop-mm", "tap-slop-mm", "tap-timeout-ms", "double-tap-timeout-ms", "double-tap-slop-mm",
         "long-press-ms", "decide-mm", "pinch-ratio", "rotate-turns", "rotate-degrees", "transform-window-mm",
