@@ -6,7 +6,14 @@ import HandyProtocol
 struct DevicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List the devices handyd reads (asks the running daemon).")
+        abstract: "List the devices handyd reads (asks the running daemon).",
+        discussion: """
+            Prints the devices of the daemon's hello message: id, name, node, size in mm.
+
+            Examples:
+              handyctl devices
+              handyctl devices --socket /tmp/handyd.sock
+            """)
 
     @Option(help: "handyd's socket.")
     var socket: String = HandyClient.defaultSocketPath

@@ -28,6 +28,11 @@ struct EvalCommand: ParsableCommand {
                 the evaluation set) and prints them as Swift to paste into \
                 EvidenceHandednessClassifier.swift.
 
+                Examples:
+                  handyctl generate pinches /tmp/pinches --count 600 --seed 2
+                  handyctl eval handedness /tmp/pinches
+                  handyctl eval handedness /tmp/pinches --json
+
                 Example:
                   handyctl generate pinches /tmp/pinches --count 600 --seed 2
                   handyctl eval handedness /tmp/pinches

@@ -14,6 +14,11 @@ struct MonitorCommand: AsyncParsableCommand {
             Human-readable lines by default, e.g.
               12.345 pinch began scale=1.00 hand=right(0.82) clearSide=left fingers=2 device=event5
             With --json, the daemon's JSON lines unchanged in content. Reconnects when the daemon restarts.
+
+            Examples:
+              handyctl monitor
+              handyctl monitor --gestures pinch,rotate
+              handyctl monitor --json --touches --socket /tmp/handyd.sock
             """)
 
     @Option(help: "handyd's socket.")
