@@ -72,5 +72,38 @@ if wanted("pipeline") {
     print(table(["stream", "encodes", "frames/s", "ns/frame", "allocs/frame", "tracker allocs/frame", "gestures/frame", "frames/pass"], rows))
 }
 
+if wanted("fanout") {
+    // 1 kHz: four times the fastest touch controller (240 Hz), slow enough that a frame is out
+    // before the next one comes, so this measures latency rather than a queue.
+    let rateHz = Double(option("--fanout-rate") ?? "") ?? 1000
+    let frames = short ? 300 : 10_000
+    var rows: [[String]] = []
+    for subscribers in [1, 16, 64] {
+        do {
+            let r = try FanoutBenchmark.run(subscribers: subscribers, frames: frames, rateHz: rateHz)
+            let us = { (ns: Int64) in Double(ns) / 1000 }
+            figures.append(Figure(name: "fanout", values: [
+                ("subscribers", Double(subscribers)), ("rateHz", rateHz), ("frames", Double(r.frames)),
+                ("samples", Double(r.latenciesNs.count)), ("missing", Double(r.missing)),
+                ("linesPerFrame", r.linesPerFrame), ("bytesPerFrame", r.bytesPerFrame),
+                ("p50Us", us(percentile(r.latenciesNs, 0.5))), ("p99Us", us(percentile(r.latenciesNs, 0.99))),
+                ("maxUs", us(r.latenciesNs.last ?? 0)),
+                ("lastSubscriberP50Us", us(percentile(r.lastSubscriberNs, 0.5))),
+                ("lastSubscriberP99Us", us(percentile(r.lastSubscriberNs, 0.99))),
+            ]))
+            rows.append([String(subscribers), formatted(rateHz), formatted(Double(r.framesWithLines)),
+                         formatted(r.linesPerFrame, decimals: 2), formatted(r.bytesPerFrame),
+                         formatted(us(percentile(r.latenciesNs, 0.5)), decimals: 1),
+                         formatted(us(percentile(r.latenciesNs, 0.99)), decimals: 1),
+                         formatted(us(r.latenciesNs.last ?? 0), decimals: 1),
+                         formatted(us(percentile(r.lastSubscriberNs, 0.99)), decimals: 1), String(r.missing)])
+        } catch {
+            FileHandle.standardError.write(Data("handyd-bench: fanout with \(subscribers) subscribers: \(error)\n".utf8))
+        }
+    }
+    print("\n2. Socket fan-out latency: frame handed to the pipeline -> subscriber has read its gesture lines (µs)")
+    print(table(["subscribers", "frames/s", "frames", "lines/frame", "bytes/frame", "p50", "p99", "max", "p99 last subscriber", "missing"], rows))
+}
+
 print("")
 for f in figures { print(f.jsonLine) }
