@@ -54,6 +54,8 @@ enum DaemonProcessBenchmark {
         var threads: Int
         /// Threads that woke at least once: name and wake-ups.
         var wakers: [(name: String, wakeups: Int)]
+        /// VmRSS at the end (KiB): the daemon's resting size with one device and one client.
+        var rssKiB: Int
     }
 
     /// Starts handyd replaying a short recording to one connected subscriber, waits until the
@@ -85,7 +87,8 @@ enum DaemonProcessBenchmark {
             if w > 0 { wakers.append((a.name, w)) }
         }
         return IdleResult(seconds: elapsed, wakeups: total, cpuSeconds: after.cpuSeconds - before.cpuSeconds,
-                          threads: after.threads.count, wakers: wakers.sorted { $0.1 > $1.1 })
+                          threads: after.threads.count, wakers: wakers.sorted { $0.1 > $1.1 },
+                          rssKiB: (try? ProcessSample.memoryKiB(pid: daemon.pid).rss) ?? 0)
     }
 
     // MARK: figure 4

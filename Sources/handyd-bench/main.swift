@@ -119,12 +119,13 @@ if wanted("idle") || wanted("memory") {
                 let wakers = r.wakers.map { "\($0.name)=\($0.wakeups)" }.joined(separator: " ")
                 figures.append(Figure(name: "idle", values: [
                     ("seconds", r.seconds), ("wakeups", Double(r.wakeups)), ("wakeupsPerSecond", Double(r.wakeups) / r.seconds),
-                    ("cpuSeconds", r.cpuSeconds), ("threads", Double(r.threads)),
+                    ("cpuSeconds", r.cpuSeconds), ("threads", Double(r.threads)), ("rssKiB", Double(r.rssKiB)),
                 ], notes: [("source", "replay finished, 1 subscriber"), ("wakers", wakers)]))
                 print("\n3. Idle cost of handyd (replay device finished, one subscriber connected)")
-                print(table(["seconds", "wake-ups", "wake-ups/s", "CPU s", "threads", "threads that woke"],
+                print(table(["seconds", "wake-ups", "wake-ups/s", "CPU s", "threads", "RSS (KiB)", "threads that woke"],
                             [[formatted(r.seconds, decimals: 1), String(r.wakeups), formatted(Double(r.wakeups) / r.seconds, decimals: 2),
-                              formatted(r.cpuSeconds, decimals: 3), String(r.threads), wakers.isEmpty ? "none" : wakers]]))
+                              formatted(r.cpuSeconds, decimals: 3), String(r.threads), formatted(Double(r.rssKiB)),
+                              wakers.isEmpty ? "none" : wakers]]))
             } catch {
                 FileHandle.standardError.write(Data("handyd-bench: idle: \(error)\n".utf8))
             }
