@@ -182,7 +182,7 @@ def main():
         sub.start()
         # The device appears at once; its first event comes after start_delay, by when handyd and
         # libinput have it open (both checked below; a late start fails instead of measuring less).
-        start_delay = 8 * scale
+        start_delay = 20 * scale
         hold = args.idle + 60 * scale
         inject = subprocess.Popen([handyctl, "inject", "--start-delay", str(start_delay), "--hold", str(hold), rec],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
