@@ -132,8 +132,8 @@ if wanted("idle") || wanted("memory") {
         }
         if wanted("memory") {
             do {
-                let frames: UInt64 = short ? 5_000 : 1_000_000
-                let window: UInt64 = short ? 1_000 : 100_000
+                let frames: UInt64 = short ? 2_000 : 1_000_000
+                let window: UInt64 = short ? 500 : 100_000
                 let speed = Double(option("--memory-speed") ?? "") ?? 4
                 let maximumSeconds = Double(option("--memory-seconds") ?? "") ?? (short ? 60 : 1800)
                 let r = try DaemonProcessBenchmark.memory(handyd: handyd, subscribers: 64, frames: frames, window: window,
