@@ -112,6 +112,8 @@ enum DaemonProcessBenchmark {
         var anonSeriesKiB: [Int]
         /// Stopped at the time limit before `frames` reached the target.
         var timedOut: Bool
+        /// The frame count when the first client was dropped as too slow (nil: none was).
+        var firstDropFrames: UInt64?
         /// utime + stime of handyd while the frames were published.
         var cpuSeconds: Double
     }
@@ -135,10 +137,13 @@ enum DaemonProcessBenchmark {
             fds.append(fd)
             UnixSocket.send(fd: fd, "{\"type\":\"subscribe\",\"touches\":true}\n")
         }
-        let readerFDs = fds
-        let reader = Thread { drainAll(fds: readerFDs) }
-        reader.stackSize = 1 << 20
-        reader.start()
+        // One reading thread per subscriber, as 64 client processes would have: on a shared
+        // machine one thread for all 64 got too little CPU and every client was dropped as slow.
+        for fd in fds {
+            let reader = Thread { drain(fd: fd) }
+            reader.stackSize = 256 << 10
+            reader.start()
+        }
         let status = try StatusConnection(fd: daemon.connect(socketPath: socketPath))
         UnixSocket.send(fd: status.fd, "{\"type\":\"subscribe\",\"gestures\":[]}\n")
 
@@ -147,12 +152,14 @@ enum DaemonProcessBenchmark {
         var series: [Int] = []
         var anonSeries: [Int] = []
         var timedOut = false
+        var firstDropFrames: UInt64?
         var last = StatusCounts(frames: 0, events: 0, drops: 0)
         var nextMark = window
         while last.frames < target {
             usleep(20_000)
             guard daemon.isRunning else { throw BenchError("handyd exited: \(daemon.logTail())") }
             last = try status.query()
+            if last.drops > 0, firstDropFrames == nil { firstDropFrames = last.frames }
             while last.frames >= nextMark {
                 let m = try ProcessSample.memoryKiB(pid: daemon.pid)
                 series.append(m.rss)
@@ -168,7 +175,7 @@ enum DaemonProcessBenchmark {
         return MemoryResult(subscribers: subscribers, frames: last.frames, events: last.events, drops: last.drops,
                             seconds: seconds, speed: speed, rssFirstKiB: series.first ?? memory.rss,
                             rssLastKiB: series.last ?? memory.rss, window: window, peakKiB: memory.hwm, rssSeriesKiB: series,
-                            anonSeriesKiB: anonSeries, timedOut: timedOut,
+                            anonSeriesKiB: anonSeries, timedOut: timedOut, firstDropFrames: firstDropFrames,
                             cpuSeconds: cpu)
     }
 
@@ -179,21 +186,6 @@ enum DaemonProcessBenchmark {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0, errno == EINTR { continue }
             if n <= 0 { return }
-        }
-    }
-
-    /// Reads and discards from every fd (one thread, poll) until all reached EOF.
-    static func drainAll(fds: [Int32]) {
-        var set = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var open = set.count
-        while open > 0 {
-            let rc = poll(&set, nfds_t(set.count), -1)
-            if rc < 0 { if errno == EINTR { continue } else { return } }
-            for i in set.indices where set[i].revents != 0 {
-                let n = buffer.withUnsafeMutableBytes { read(set[i].fd, $0.baseAddress, $0.count) }
-                if n <= 0, !(n < 0 && (errno == EINTR || errno == EAGAIN)) { set[i].fd = -1; open -= 1 }
-            }
         }
     }
 }
