@@ -18,7 +18,7 @@ run (no timing assertions). Standard library only.
 
   perf_guest.py --bin DIR [--frames N] [--idle S]
   env: HANDYD_PERF_BIN (binaries, e.g. a release build; default --bin), HANDYD_PERF_FULL=1 (24,000
-  frames and 10 s idle instead of 600 frames and 2 s).
+  frames and 10 s idle instead of 480 frames and 2 s).
 """
 import argparse, json, os, select, shutil, socket, subprocess, sys, tempfile, threading, time
 
@@ -175,7 +175,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     full = os.environ.get("HANDYD_PERF_FULL") == "1"
-    ap.add_argument("--frames", type=int, default=24000 if full else 600)
+    ap.add_argument("--frames", type=int, default=24000 if full else 480)
     ap.add_argument("--idle", type=float, default=10.0 if full else 2.0)
     args = ap.parse_args()
     bindir = os.environ.get("HANDYD_PERF_BIN") or args.bin
