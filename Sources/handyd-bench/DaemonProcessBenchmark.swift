@@ -105,6 +105,8 @@ enum DaemonProcessBenchmark {
         var peakKiB: Int
         /// VmRSS (KiB) every `window` frames.
         var rssSeriesKiB: [Int]
+        /// utime + stime of handyd while the frames were published.
+        var cpuSeconds: Double
     }
 
     /// handyd replays a long two-finger recording in a loop at `speed` to `subscribers` reading
@@ -134,6 +136,7 @@ enum DaemonProcessBenchmark {
         UnixSocket.send(fd: status.fd, "{\"type\":\"subscribe\",\"gestures\":[]}\n")
 
         let start = MonotonicInstant.now().nanoseconds
+        let cpuBefore = try ProcessSample.cpuSeconds(pid: daemon.pid)
         var series: [Int] = []
         var last = StatusCounts(frames: 0, events: 0, drops: 0)
         var nextMark = window
@@ -149,9 +152,11 @@ enum DaemonProcessBenchmark {
         }
         let seconds = Double(MonotonicInstant.now().nanoseconds - start) / 1e9
         let memory = try ProcessSample.memoryKiB(pid: daemon.pid)
+        let cpu = try ProcessSample.cpuSeconds(pid: daemon.pid) - cpuBefore
         return MemoryResult(subscribers: subscribers, frames: last.frames, events: last.events, drops: last.drops,
                             seconds: seconds, speed: speed, rssFirstKiB: series.first ?? memory.rss,
-                            rssLastKiB: series.last ?? memory.rss, window: window, peakKiB: memory.hwm, rssSeriesKiB: series)
+                            rssLastKiB: series.last ?? memory.rss, window: window, peakKiB: memory.hwm, rssSeriesKiB: series,
+                            cpuSeconds: cpu)
     }
 
     /// Reads and discards until EOF.

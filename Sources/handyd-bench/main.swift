@@ -96,19 +96,22 @@ if wanted("fanout") {
                 ("maxUs", us(r.latenciesNs.last ?? 0)),
                 ("lastSubscriberP50Us", us(percentile(r.lastSubscriberNs, 0.5))),
                 ("lastSubscriberP99Us", us(percentile(r.lastSubscriberNs, 0.99))),
+                ("publishCpuUsPerFrame", r.publishCpuNsPerFrame / 1000), ("inputCpuUsPerFrame", r.inputCpuNsPerFrame / 1000),
             ]))
             rows.append([String(subscribers), formatted(rateHz), formatted(Double(r.framesWithLines)),
                          formatted(r.linesPerFrame, decimals: 2), formatted(r.bytesPerFrame),
                          formatted(us(percentile(r.latenciesNs, 0.5)), decimals: 1),
                          formatted(us(percentile(r.latenciesNs, 0.99)), decimals: 1),
                          formatted(us(r.latenciesNs.last ?? 0), decimals: 1),
-                         formatted(us(percentile(r.lastSubscriberNs, 0.99)), decimals: 1), String(r.missing)])
+                         formatted(us(percentile(r.lastSubscriberNs, 0.99)), decimals: 1), String(r.missing),
+                         formatted(r.publishCpuNsPerFrame / 1000, decimals: 1), formatted(r.inputCpuNsPerFrame / 1000, decimals: 1)])
         } catch {
             FileHandle.standardError.write(Data("handyd-bench: fanout with \(subscribers) subscribers: \(error)\n".utf8))
         }
     }
     print("\n2. Socket fan-out latency: frame handed to the pipeline -> subscriber has read its gesture lines (µs)")
-    print(table(["subscribers", "frames/s", "frames", "lines/frame", "bytes/frame", "p50", "p99", "max", "p99 last subscriber", "missing"], rows))
+    print(table(["subscribers", "frames/s", "frames", "lines/frame", "bytes/frame", "p50", "p99", "max", "p99 last subscriber", "missing",
+                       "publish CPU µs/frame", "input CPU µs/frame"], rows))
 }
 
 if wanted("idle") || wanted("memory") {
@@ -134,9 +137,9 @@ if wanted("idle") || wanted("memory") {
         }
         if wanted("memory") {
             do {
-                let frames: UInt64 = short ? 20_000 : 1_000_000
-                let window: UInt64 = short ? 2_000 : 100_000
-                let speed = Double(option("--memory-speed") ?? "") ?? 100
+                let frames: UInt64 = short ? 5_000 : 1_000_000
+                let window: UInt64 = short ? 1_000 : 100_000
+                let speed = Double(option("--memory-speed") ?? "") ?? 4
                 let r = try DaemonProcessBenchmark.memory(handyd: handyd, subscribers: 64, frames: frames, window: window,
                                                           speed: speed, directory: directory)
                 figures.append(Figure(name: "memory", values: [
@@ -144,13 +147,15 @@ if wanted("idle") || wanted("memory") {
                     ("drops", Double(r.drops)), ("seconds", r.seconds), ("framesPerSecond", Double(r.frames) / r.seconds),
                     ("speed", r.speed), ("windowFrames", Double(r.window)),
                     ("rssFirstWindowKiB", Double(r.rssFirstKiB)), ("rssLastWindowKiB", Double(r.rssLastKiB)),
-                    ("peakRssKiB", Double(r.peakKiB)),
+                    ("peakRssKiB", Double(r.peakKiB)), ("cpuSeconds", r.cpuSeconds),
+                    ("cpuMicrosecondsPerFrame", r.cpuSeconds * 1e6 / Double(max(r.frames, 1))),
                 ], notes: [("rssSeriesKiB", r.rssSeriesKiB.map(String.init).joined(separator: " "))]))
                 print("\n4. Memory of handyd: 64 subscribers (gestures + touches), looped replay at \(formatted(r.speed))x")
                 print(table(["subscribers", "frames", "frames/s", "drops", "RSS after first \(formatted(Double(r.window))) (KiB)",
-                             "RSS at last (KiB)", "peak RSS (KiB)"],
+                             "RSS at last (KiB)", "peak RSS (KiB)", "CPU µs/frame"],
                             [[String(r.subscribers), formatted(Double(r.frames)), formatted(Double(r.frames) / r.seconds), String(r.drops),
-                              formatted(Double(r.rssFirstKiB)), formatted(Double(r.rssLastKiB)), formatted(Double(r.peakKiB))]]))
+                              formatted(Double(r.rssFirstKiB)), formatted(Double(r.rssLastKiB)), formatted(Double(r.peakKiB)),
+                              formatted(r.cpuSeconds * 1e6 / Double(max(r.frames, 1)), decimals: 1)]]))
             } catch {
                 FileHandle.standardError.write(Data("handyd-bench: memory: \(error)\n".utf8))
             }
