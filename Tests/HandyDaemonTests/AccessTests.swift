@@ -18,6 +18,7 @@ struct AccessTests {
     @Test func onlyTheGroupMayConnect() throws {
         let gid = try Self.throwawayGroup()
         let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--group", Self.groupName])
+        try Self.waitUntilListening(daemon)
         // The directories on the way are world-searchable, so only the socket's own mode decides.
         for dir in [daemon.directory.path, (daemon.socketPath as NSString).deletingLastPathComponent] {
             chmod(dir, 0o755)
@@ -46,6 +47,7 @@ struct AccessTests {
     /// root) connect.
     @Test func withoutAGroupOnlyTheDaemonsOwnGroupMayConnect() throws {
         let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture)])
+        try Self.waitUntilListening(daemon)
         for dir in [daemon.directory.path, (daemon.socketPath as NSString).deletingLastPathComponent] {
             chmod(dir, 0o755)
         }
@@ -119,6 +121,17 @@ struct AccessTests {
     static let reviewedClientRequests = [effect(of: .subscribe(SubscribeRequest())), effect(of: .status)]
 
     // MARK: helpers
+
+    /// The socket file appears at bind(2); its mode and group are set just after, then "listening"
+    /// is logged. (In between it has the umask's mode, 0700 under systemd's UMask=0077: closed,
+    /// never open.)
+    static func waitUntilListening(_ daemon: DaemonProcess) throws {
+        let deadline = Date().addingTimeInterval(10)
+        while !daemon.log.contains("listening") {
+            guard Date() < deadline else { throw HarnessError("no \"listening\" in the log:\n\(daemon.log)") }
+            usleep(10_000)
+        }
+    }
 
     /// The gid of a group no test identity belongs to, created if missing.
     static func throwawayGroup() throws -> gid_t {
