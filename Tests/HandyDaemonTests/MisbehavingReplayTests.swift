@@ -106,4 +106,32 @@ struct MisbehavingReplayTests {
         #expect(daemon.waitForExit(timeoutSeconds: 10) == 0)
         print("misbehaving storm replay: \(touches) touches lines and \(gestureCount) gesture lines in \(String(format: "%.2f", seconds)) s")
     }
+
+    /// Regression (issue 8): `handyd --replay` trapped converting a recording's time offset to
+    /// nanoseconds when its events span more than 292 years (or sit near Int64.max µs). Now the
+    /// far event is simply never due: the first frame arrives, the daemon stays up and answers.
+    @Test(arguments: [["0.000000", "9000000000000.000000"], ["9223372036854.000000", "9223372036854.700000"]])
+    func aRecordingSpanningCenturiesDoesNotCrashTheReplay(_ times: [String]) throws {
+        signal(SIGPIPE, SIG_IGN)
+        let header = try String(contentsOfFile: fixture("misbehaving/tracking-id-jump.evemu"), encoding: .utf8)
+            .split(separator: "\n").filter { !$0.hasPrefix("E:") }.joined(separator: "\n")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-span-\(getpid())-\(times[0]).evemu").path
+        try (header + "\nE: \(times[0]) 0003 0039 5\nE: \(times[0]) 0003 0035 100\nE: \(times[0]) 0000 0000 0\n"
+             + "E: \(times[1]) 0003 0039 -1\nE: \(times[1]) 0000 0000 0\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let daemon = try DaemonProcess(arguments: ["--replay", path, "--wait-clients", "1"])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard case .hello = try client.readMessage() else { Issue.record("first message is not hello"); return }
+        try client.send(#"{"type":"subscribe","touches":true}"# + "\n")
+        guard case .touches(let first)? = try client.readMessage() else { Issue.record("no first frame"); return }
+        #expect(first.touches.map(\.phase) == ["began"])
+        usleep(300_000)
+        try client.send(#"{"type":"status"}"# + "\n")
+        var status: StatusMessage?
+        while let m = try client.readMessage() { if case .status(let s) = m { status = s; break } }
+        #expect(status?.frames == 1)
+        #expect(daemon.process.isRunning, "handyd died: \(daemon.log)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit(timeoutSeconds: 10) == 0)
+    }
 }
