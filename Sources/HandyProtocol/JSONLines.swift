@@ -35,6 +35,14 @@ public enum JSONLines {
         return out
     }
 
+    /// The line of one gesture event, the same bytes as `encode(.gesture(event))`, without
+    /// copying the event (~450 bytes, three reference-counted fields) into a message first.
+    public static func encode(_ event: GestureEvent) -> [UInt8] {
+        var out: [UInt8] = []
+        event.writeLine(into: &out)
+        return out
+    }
+
     /// Appends a message's line (as ``encode(_:)-swift.type.method`` returns it) to `buffer`, so a
     /// caller can reuse one buffer. `gesture` and `touches`, sent per frame, use a hand-written
     /// writer with the same output as the Foundation encoder the others use.

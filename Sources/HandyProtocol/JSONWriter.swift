@@ -133,33 +133,53 @@ struct JSONWriter {
     /// exact doubles, the division correctly rounded) equals `v` exactly when the text `n·10^-d`
     /// parses to `v`; the smallest such d is the shortest text; and with `n < 10^15 < 2^50` two
     /// candidates of one d (1 apart, 10^-d apart in value) cannot both round to `v`, so the digits
-    /// are the only — hence the closest — shortest ones. The tests compare it with description.
+    /// are the only — hence the closest — shortest ones. Below 10^6 one candidate at d = 9 settles
+    /// it: if a shorter n₀ works, n₀·10^(9-d₀) is the candidate at 9 (the same real number), and
+    /// its trailing zeros give d₀. The tests compare it with description.
     @inline(__always)
     private mutating func shortDecimal(_ v: Double, magnitude a: Double) -> Bool {
+        if a < 1e6 {
+            let n = Int64(a * 1e9 + 0.5)   // the product is within a few ulps of an integer n
+            guard Double(n) / 1e9 == a else { return false }
+            if v < 0 { byte(UInt8(ascii: "-")) }
+            let whole = n / 1_000_000_000
+            var fraction = n - whole * 1_000_000_000
+            var decimals = 9
+            while fraction % 10 == 0 { fraction /= 10; decimals -= 1 }   // fraction ≠ 0: v is not whole
+            unsigned(UInt64(whole))
+            byte(UInt8(ascii: "."))
+            fixedDigits(UInt64(fraction), count: decimals)
+            return true
+        }
         var scale = 10.0
         var scaleInt: Int64 = 10
         for decimals in 1...9 {
             let s = a * scale
             if s >= 1e15 { return false }
-            let n = Int64(s + 0.5)   // the candidate: the product is within a few ulps of an integer n
+            let n = Int64(s + 0.5)
             if Double(n) / scale == a {
                 if v < 0 { byte(UInt8(ascii: "-")) }
                 unsigned(UInt64(n / scaleInt))
                 byte(UInt8(ascii: "."))
-                var fraction = UInt64(n % scaleInt)
-                var i = decimals
-                while i > 0 {   // zero-padded, written from the last digit
-                    i -= 1
-                    cursor[i] = UInt8(ascii: "0") &+ UInt8(fraction % 10)
-                    fraction /= 10
-                }
-                cursor += decimals
+                fixedDigits(UInt64(n % scaleInt), count: decimals)
                 return true
             }
             scale *= 10
             scaleInt *= 10
         }
         return false
+    }
+
+    /// `value` in exactly `count` digits, zero-padded on the left.
+    @inline(__always) private mutating func fixedDigits(_ value: UInt64, count: Int) {
+        var rest = value
+        var i = count
+        while i > 0 {   // written from the last digit
+            i -= 1
+            cursor[i] = UInt8(ascii: "0") &+ UInt8(rest % 10)
+            rest /= 10
+        }
+        cursor += count
     }
 
     mutating func integer(_ v: Int) {
@@ -173,17 +193,11 @@ struct JSONWriter {
 
     mutating func unsigned(_ v: UInt64) {
         if v < 10 { byte(UInt8(ascii: "0") &+ UInt8(v)); return }
-        var digits = 1
-        var rest = v / 10
-        while rest > 0 { digits += 1; rest /= 10 }
-        var n = v
-        var i = digits
-        while i > 0 {
-            i -= 1
-            cursor[i] = UInt8(ascii: "0") &+ UInt8(n % 10)
-            n /= 10
-        }
-        cursor += digits
+        if v < 100 { fixedDigits(v, count: 2); return }
+        var digits = 3
+        var limit: UInt64 = 1000
+        while digits < 20 && v >= limit { digits += 1; limit &*= 10 }
+        fixedDigits(v, count: digits)
     }
 
     mutating func string(_ s: String) {
