@@ -289,13 +289,43 @@ extension SwipeDirection {
 }
 
 extension GestureEvent {
-    /// An upper bound on the length of this event's line: every key and its separator (< 400
-    /// bytes), 24 number slots and 4 integers at their longest, the names, and the variable parts.
+    /// An upper bound on the length of this event's line, summed over the fields present, so a
+    /// typical line's buffer (~700 bytes) stays within malloc's small-size cache (glibc's tcache
+    /// ends at 1032 bytes; a bound over all 30 fields was ~1,300 bytes and took the slow path).
     var maximumLineBytes: Int {
-        var n = 400 + 24 * JSONWriter.maximumNumberBytes + 4 * JSONWriter.maximumIntegerBytes + 5 * 16
-        n += JSONWriter.maximumStringBytes(device)
-        if let reason { n += JSONWriter.maximumStringBytes(reason) }
-        if let touches { n += 2 + touches.count * (JSONWriter.maximumIntegerBytes + 1) }
+        // `,"rotationVelocity":` is the longest key with its separator.
+        let key = 20
+        let number = key + JSONWriter.maximumNumberBytes
+        let integer = key + JSONWriter.maximumIntegerBytes
+        let point = key + 2 * JSONWriter.maximumNumberBytes + 11   // {"x":…,"y":…}
+        let name = key + 14                                        // "touch-flick" and quotes
+        // type, gesture, phase, id, time, the closing brace and newline; then device.
+        var n = 20 + 2 * name + integer + number + 4 + key + JSONWriter.maximumStringBytes(device)
+        if fingers != nil { n += integer }
+        if let touches { n += key + 2 + touches.count * (JSONWriter.maximumIntegerBytes + 1) }
+        if touch != nil { n += integer }
+        if centroid != nil { n += point }
+        if centroidMm != nil { n += point }
+        if scale != nil { n += number }
+        if scaleVelocity != nil { n += number }
+        if spanMm != nil { n += number }
+        if hand != nil { n += name }
+        if handConfidence != nil { n += number }
+        if clearSide != nil { n += name }
+        if rotation != nil { n += number }
+        if rotationVelocity != nil { n += number }
+        if translation != nil { n += point }
+        if translationMm != nil { n += point }
+        if velocity != nil { n += point }
+        if direction != nil { n += name }
+        if taps != nil { n += integer }
+        if position != nil { n += point }
+        if positionMm != nil { n += point }
+        if duration != nil { n += number }
+        if glideMm != nil { n += point }
+        if glideScale != nil { n += number }
+        if glideRotation != nil { n += number }
+        if let reason { n += key + JSONWriter.maximumStringBytes(reason) }
         return n
     }
 

@@ -42,6 +42,17 @@ struct VelocityEstimator: Sendable {
 
     /// Velocity per second at `time` (a release): zero when the last sample is older than the pause.
     func velocity(at time: Timestamp, windowMs: Double, pauseMs: Double) -> (x: Double, y: Double) {
+        fit(at: time, windowMs: windowMs, pauseMs: pauseMs, y: true)
+    }
+
+    /// The x part of ``velocity(at:windowMs:pauseMs:)`` (pinch, rotate: one value), the same
+    /// result without the y sums.
+    func velocityX(at time: Timestamp, windowMs: Double, pauseMs: Double) -> Double {
+        fit(at: time, windowMs: windowMs, pauseMs: pauseMs, y: false).x
+    }
+
+    @inline(__always)
+    private func fit(at time: Timestamp, windowMs: Double, pauseMs: Double, y withY: Bool) -> (x: Double, y: Double) {
         guard count >= 2 else { return (0, 0) }
         let last = (head &- 1) & Self.mask
         let count = count
@@ -56,12 +67,13 @@ struct VelocityEstimator: Sendable {
                 let age = (Double(tLast) - Double(sample.t)) / 1000
                 if age > windowMs { break }
                 let ts = -age / 1000   // seconds relative to the last sample
-                n += 1; st += ts; sx += sample.x; sy += sample.y; stt += ts * ts; stx += ts * sample.x; sty += ts * sample.y
+                n += 1; st += ts; sx += sample.x; stt += ts * ts; stx += ts * sample.x
+                if withY { sy += sample.y; sty += ts * sample.y }
                 i = (i &- 1) & Self.mask
             }
             let den = n * stt - st * st
             guard n >= 2, den > 1e-15 else { return (0, 0) }
-            return ((n * stx - st * sx) / den, (n * sty - st * sy) / den)
+            return ((n * stx - st * sx) / den, withY ? (n * sty - st * sy) / den : 0)
         }
     }
 }
