@@ -26,17 +26,14 @@ struct JSONWriter {
     /// new line, none when `bytes` has room.
     @inline(__always)
     static func append(to bytes: inout [UInt8], bound: Int, _ body: (inout JSONWriter) -> Void) {
-        if bytes.capacity == 0 {
-            bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
-                var w = JSONWriter(cursor: buffer.baseAddress!)
-                body(&w)
-                count = w.cursor - buffer.baseAddress!
-                precondition(count <= bound, "handyd bug: JSON line longer than its bound")
-            }
-            return
-        }
         let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: bound))
+        if bytes.capacity == 0 {
+            // Not `init(unsafeUninitializedCapacity:)`: that one is not specialised here and looks
+            // up the storage class's generic metadata on every call (~170 instructions).
+            bytes = [UInt8](repeating: 0, count: bound)
+        } else {
+            bytes.append(contentsOf: repeatElement(0, count: bound))
+        }
         let written = bytes.withUnsafeMutableBufferPointer { buffer -> Int in
             let base = buffer.baseAddress! + start
             var w = JSONWriter(cursor: base)
@@ -143,12 +140,11 @@ struct JSONWriter {
             guard Double(n) / 1e9 == a else { return false }
             if v < 0 { byte(UInt8(ascii: "-")) }
             let whole = n / 1_000_000_000
-            var fraction = n - whole * 1_000_000_000
-            var decimals = 9
-            while fraction % 10 == 0 { fraction /= 10; decimals -= 1 }   // fraction ≠ 0: v is not whole
             unsigned(UInt64(whole))
             byte(UInt8(ascii: "."))
-            fixedDigits(UInt64(fraction), count: decimals)
+            // All nine decimals, then back over the trailing zeros (the fraction is not 0: v is not whole).
+            fixedDigits(UInt64(n - whole * 1_000_000_000), count: 9)
+            while cursor[-1] == UInt8(ascii: "0") { cursor -= 1 }
             return true
         }
         var scale = 10.0
@@ -170,15 +166,22 @@ struct JSONWriter {
         return false
     }
 
+    /// "00" "01" … "99": two digits per division.
+    private static var digitPairs: StaticString { "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" }
+
     /// `value` in exactly `count` digits, zero-padded on the left.
     @inline(__always) private mutating func fixedDigits(_ value: UInt64, count: Int) {
+        let pairs = Self.digitPairs.utf8Start
         var rest = value
         var i = count
-        while i > 0 {   // written from the last digit
-            i -= 1
-            cursor[i] = UInt8(ascii: "0") &+ UInt8(rest % 10)
-            rest /= 10
+        while i >= 2 {   // written from the last digits
+            let k = Int(rest % 100) &* 2
+            rest /= 100
+            i -= 2
+            cursor[i] = pairs[k]
+            cursor[i + 1] = pairs[k + 1]
         }
+        if i == 1 { cursor[0] = UInt8(ascii: "0") &+ UInt8(rest % 10) }
         cursor += count
     }
 
