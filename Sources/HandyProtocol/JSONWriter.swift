@@ -26,14 +26,17 @@ struct JSONWriter {
     /// new line, none when `bytes` has room.
     @inline(__always)
     static func append(to bytes: inout [UInt8], bound: Int, _ body: (inout JSONWriter) -> Void) {
-        let start = bytes.count
         if bytes.capacity == 0 {
-            // Not `init(unsafeUninitializedCapacity:)`: that one is not specialised here and looks
-            // up the storage class's generic metadata on every call (~170 instructions).
-            bytes = [UInt8](repeating: 0, count: bound)
-        } else {
-            bytes.append(contentsOf: repeatElement(0, count: bound))
+            bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
+                var w = JSONWriter(cursor: buffer.baseAddress!)
+                body(&w)
+                count = w.cursor - buffer.baseAddress!
+                precondition(count <= bound, "handyd bug: JSON line longer than its bound")
+            }
+            return
         }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: bound))
         let written = bytes.withUnsafeMutableBufferPointer { buffer -> Int in
             let base = buffer.baseAddress! + start
             var w = JSONWriter(cursor: base)

@@ -123,9 +123,8 @@ public struct PinchRecognizer: Sendable {
             a.participants = a.participants | m.fingerMask
             state = .active(a)
             if changedScale || fingersChanged || m.deltaMm != .zero {
-                var e = event(.changed, a, m.time, ctx)
-                e.scaleVelocity = wireRounded(velocity.velocityX(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs), 4)
-                out.append(e)
+                let v = velocity.velocityX(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
+                out.append(event(.changed, a, m.time, ctx)) { e in e.scaleVelocity = wireRounded(v, 4) }
             }
         }
     }

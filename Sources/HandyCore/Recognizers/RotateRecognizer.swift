@@ -109,9 +109,8 @@ public struct RotateRecognizer: Sendable {
             a.participants = a.participants | m.fingerMask
             state = .active(a)
             if turned || fingersChanged || m.deltaMm != .zero {
-                var e = event(.changed, a, m.time, ctx)
-                e.rotationVelocity = wireRounded(velocity.velocityX(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs), 4)
-                out.append(e)
+                let v = velocity.velocityX(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
+                out.append(event(.changed, a, m.time, ctx)) { e in e.rotationVelocity = wireRounded(v, 4) }
             }
         }
     }
