@@ -7,21 +7,24 @@
 #   scripts/soak.sh                  10 minutes (the run recorded in docs/RELIABILITY.md)
 #   scripts/soak.sh --short          30 s, for CI
 #   scripts/soak.sh --minutes N      N minutes
-#   options: --clients N (64), --speed X (replay speed, 20), --recording FILE,
-#            --rss-tolerance-kib K (2048), --csv FILE (samples)
+#   options: --clients N (64), --speed X (replay speed, 10), --recording FILE,
+#            --rss-tolerance-kib K (VmRSS growth allowed after warm-up, the first fifth of the
+#            run up to 2 min: 4096, 8192 with --short), --csv FILE (samples)
 # HANDYD_BINARY=path skips the release build. Long runs: `nice -n 19 scripts/soak.sh`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=600
 clients=64
-speed=20
-recording="Tests/Fixtures/whot-evemu-devices/tablets/Wacom DTH2242 Finger.events"
-tolerance=2048
+speed=10
+recording="examples/recordings/demo.evemu"
+tolerance=4096
 csv=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
-        --short) seconds=30 ;;
+        # 30 s is mostly warm-up: the heap may still be finding its high-water mark, hence the
+        # looser bound (the 10-minute run holds 4 MiB over its last 8 minutes).
+        --short) seconds=30; tolerance=8192 ;;
         --minutes) seconds=$(( $2 * 60 )); shift ;;
         --seconds) seconds=$2; shift ;;
         --clients) clients=$2; shift ;;
