@@ -29,6 +29,12 @@ func packageRoot() -> String {
 
 var figures: [Figure] = []
 
+// Instruction counting (docs/PERFORMANCE.md, section 1): a fixed number of passes, no timing.
+if let spec = option("--profile") {
+    PipelineProfile.run(spec, passes: option("--passes").flatMap { Int($0) } ?? 1, root: packageRoot())
+    exit(0)
+}
+
 if wanted("pipeline") {
     let seconds = short ? 0.2 : 2.0
     let root = packageRoot()
