@@ -20,7 +20,7 @@ public struct GesturePipeline: Sendable {
         let geometry = geometry ?? DeviceGeometry(description: description)
         self.deviceID = deviceID
         self.tracker = TouchTracker(description: description, geometry: geometry)
-        self.arena = GestureArena(deviceID: deviceID, geometry: geometry, configuration: configuration)
+        self.arena = GestureArena(deviceID: deviceID, geometry: geometry, configuration: configuration.applying(geometry))
     }
 
     /// Feeds one event, appending any completed frame and its gestures to `output`.
