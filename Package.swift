@@ -77,7 +77,15 @@ let package = Package(
         .target(name: "CMallocCounter"),
         .executableTarget(
             name: "handyd-bench",
-            dependencies: ["HandyCore", "HandyProtocol", "HandyRecording", "CMallocCounter"]
+            dependencies: [
+                "HandyCore", "HandyProtocol", "HandyRecording", "CMallocCounter",
+                // Figures 2-4 run the daemon's real server code (fan-out) and the real handyd binary.
+                "HandyDaemon",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
 
         .testTarget(name: "HandyProtocolTests", dependencies: ["HandyProtocol"]),

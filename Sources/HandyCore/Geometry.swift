@@ -89,6 +89,9 @@ public struct DeviceGeometry: Hashable, Sendable {
     public var unitsPerMmY: Double
     /// True when the kernel's resolution was used, false when the fallback or an override was.
     public var hasKernelResolution: Bool
+    /// True when the size in mm is the ``fallbackWidthMm`` guess (no resolution, no configured size):
+    /// every mm figure of this device is then off by the ratio of its real width to 250 mm.
+    public var isSizeAssumed: Bool
     public var calibration: CalibrationMatrix
 
     public init(description: DeviceDescription, calibration: CalibrationMatrix = .identity, sizeMm: (width: Double, height: Double)? = nil) {
@@ -105,15 +108,18 @@ public struct DeviceGeometry: Hashable, Sendable {
             unitsPerMmX = Double(xAxis.extent) / size.width
             unitsPerMmY = Double(yAxis.extent) / size.height
             hasKernelResolution = false
+            isSizeAssumed = false
         } else if xAxis.resolution > 0 && yAxis.resolution > 0 {
             unitsPerMmX = Double(xAxis.resolution)
             unitsPerMmY = Double(yAxis.resolution)
             hasKernelResolution = true
+            isSizeAssumed = false
         } else {
             let perMm = Double(xAxis.extent) / Self.fallbackWidthMm
             unitsPerMmX = xAxis.resolution > 0 ? Double(xAxis.resolution) : perMm
             unitsPerMmY = yAxis.resolution > 0 ? Double(yAxis.resolution) : perMm
             hasKernelResolution = false
+            isSizeAssumed = true
         }
     }
 

@@ -83,6 +83,26 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
             handleLine(line, context: context)
         }
         context.flush()
+        // Replies count against the same bound as events: a client that keeps asking for status
+        // and never reads must not grow the daemon while no events flow to trigger the check.
+        dropIfBacklogged()
+    }
+
+    /// The client shut down its sending side (`shutdown(SHUT_WR)`, `nc -N`, socat at the end of
+    /// its input). That means "no more requests", not "stop sending": the connection stays open
+    /// and keeps receiving events until the client closes it. A last line without `\n` is taken
+    /// as a request, as `printf '{"type":"subscribe"}' | nc -U …` would expect.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let event = event as? ChannelEvent, case .inputClosed = event else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        logger.debug("client closed its sending side; still sending to it")
+        guard !closing else { return }
+        let last = splitter.pending
+        if !last.isEmpty { handleLine(last, context: context) }
+        context.flush()
+        dropIfBacklogged()
     }
 
     private func handleLine(_ line: [UInt8], context: ChannelHandlerContext) {

@@ -46,6 +46,9 @@ public final class SocketService: Service, @unchecked Sendable {
         let logger = self.logger
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 64)
+            // A client's half-close (SHUT_WR) is its last request, not its departure: see
+            // ClientConnection.userInboundEventTriggered.
+            .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ClientConnection(broadcaster: broadcaster, logger: logger))

@@ -2,235 +2,414 @@
 /// ``JSONLines``' Foundation encoder (keys sorted after `"type"`, doubles in Swift's shortest
 /// form without a trailing `.0`, non-finite numbers as `"inf"`/`"-inf"`/`"nan"`, `/` unescaped),
 /// without Foundation's per-field boxing. Tests/HandyProtocolTests compare the two byte for byte.
+///
+/// Speed (docs/PERFORMANCE.md, section 1): a line is written through a raw cursor into memory
+/// sized once by an upper bound on its length (``GestureEvent/maximumLineBytes``), so a field costs
+/// a few stores instead of `Array.append(contentsOf:)` calls with their uniqueness and capacity
+/// checks; keys are literals that carry their separator (`,"scale":`); doubles that have a short
+/// decimal form (the recognizers round every value to a few decimals) are printed without
+/// `Double.description`.
 struct JSONWriter {
-    var bytes: [UInt8]
-    /// Whether the object being written has a field yet (a comma goes before the next one).
-    private var hasField = false
+    /// Where the next byte goes. Every write stays within the bound the caller reserved.
+    private(set) var cursor: UnsafeMutablePointer<UInt8>
 
-    init(into bytes: [UInt8]) { self.bytes = bytes }
+    /// The most bytes ``number(_:)`` writes (`-2.2250738585072014e-308` is 24).
+    static let maximumNumberBytes = 32
+    /// The most bytes ``integer(_:)`` or ``unsigned(_:)`` write.
+    static let maximumIntegerBytes = 21
+    /// The most bytes ``string(_:)`` writes for `s`: quotes and every byte escaped as `\u00XX`.
+    @inline(__always) static func maximumStringBytes(_ s: String) -> Int { 2 + 6 * s.utf8.count }
 
-    /// Opens `{"type":"NAME"`.
-    mutating func beginMessage(type: StaticString) {
-        append("{\"type\":\"")
-        append(type)
-        bytes.append(UInt8(ascii: "\""))
-        hasField = true
+    @inline(__always) init(cursor: UnsafeMutablePointer<UInt8>) { self.cursor = cursor }
+
+    /// Appends the bytes `body` writes, at most `bound` of them, to `bytes`: one allocation for a
+    /// new line, none when `bytes` has room.
+    @inline(__always)
+    static func append(to bytes: inout [UInt8], bound: Int, _ body: (inout JSONWriter) -> Void) {
+        if bytes.capacity == 0 {
+            bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
+                var w = JSONWriter(cursor: buffer.baseAddress!)
+                body(&w)
+                count = w.cursor - buffer.baseAddress!
+                precondition(count <= bound, "handyd bug: JSON line longer than its bound")
+            }
+            return
+        }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: bound))
+        let written = bytes.withUnsafeMutableBufferPointer { buffer -> Int in
+            let base = buffer.baseAddress! + start
+            var w = JSONWriter(cursor: base)
+            body(&w)
+            return w.cursor - base
+        }
+        precondition(written <= bound, "handyd bug: JSON line longer than its bound")
+        bytes.removeLast(bound - written)
     }
 
-    mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        hasField = true
+    // MARK: raw output
+
+    @inline(__always) mutating func byte(_ b: UInt8) {
+        cursor.initialize(to: b)
+        cursor += 1
     }
 
-    private mutating func key(_ name: StaticString) {
-        if hasField { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "\""))
-        append(name)
-        append("\":")
-        hasField = true
+    /// Writes a literal: a key with its separator (`,"scale":`) or punctuation.
+    @inline(__always) mutating func raw(_ s: StaticString) {
+        let n = s.utf8CodeUnitCount
+        cursor.update(from: s.utf8Start, count: n)
+        cursor += n
     }
 
-    mutating func field(_ name: StaticString, _ value: Double) { key(name); number(value) }
-    mutating func field(_ name: StaticString, _ value: Double?) { if let value { field(name, value) } }
-    mutating func field(_ name: StaticString, _ value: Int) { key(name); integer(value) }
-    mutating func field(_ name: StaticString, _ value: Int?) { if let value { field(name, value) } }
-    mutating func field(_ name: StaticString, _ value: UInt64) { key(name); unsigned(value) }
-    mutating func field(_ name: StaticString, _ value: String) { key(name); string(value) }
-    mutating func field(_ name: StaticString, _ value: String?) { if let value { field(name, value) } }
-    mutating func field<R: RawRepresentable>(_ name: StaticString, _ value: R?) where R.RawValue == String {
-        if let value { field(name, value.rawValue) }
+    // MARK: fields (each key literal carries its leading comma)
+
+    @inline(__always) mutating func field(_ key: StaticString, _ value: Double) { raw(key); number(value) }
+    @inline(__always) mutating func field(_ key: StaticString, _ value: Double?) { if let value { raw(key); number(value) } }
+    @inline(__always) mutating func field(_ key: StaticString, _ value: Int) { raw(key); integer(value) }
+    @inline(__always) mutating func field(_ key: StaticString, _ value: Int?) { if let value { raw(key); integer(value) } }
+    @inline(__always) mutating func field(_ key: StaticString, _ value: UInt64) { raw(key); unsigned(value) }
+    @inline(__always) mutating func field(_ key: StaticString, _ value: String) { raw(key); string(value) }
+    @inline(__always) mutating func field(_ key: StaticString, _ value: String?) { if let value { raw(key); string(value) } }
+    /// A protocol name (`"pinch"`, `"left"`): plain ASCII, never escaped.
+    @inline(__always) mutating func field(_ key: StaticString, name: StaticString) {
+        raw(key)
+        byte(UInt8(ascii: "\""))
+        raw(name)
+        byte(UInt8(ascii: "\""))
     }
-    mutating func field(_ name: StaticString, _ value: WirePoint?) {
+    @inline(__always) mutating func field(_ key: StaticString, _ value: WirePoint?) {
         guard let value else { return }
-        key(name)
-        bytes.append(UInt8(ascii: "{"))
-        hasField = false
-        field("x", value.x)
-        field("y", value.y)
-        endObject()
+        raw(key)
+        raw("{\"x\":")
+        number(value.x)
+        raw(",\"y\":")
+        number(value.y)
+        byte(UInt8(ascii: "}"))
     }
-    mutating func field(_ name: StaticString, _ values: [Int]?) {
+    mutating func field(_ key: StaticString, _ values: [Int]?) {
         guard let values else { return }
-        key(name)
-        bytes.append(UInt8(ascii: "["))
+        raw(key)
+        byte(UInt8(ascii: "["))
         for (i, v) in values.enumerated() {
-            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            if i > 0 { byte(UInt8(ascii: ",")) }
             integer(v)
         }
-        bytes.append(UInt8(ascii: "]"))
+        byte(UInt8(ascii: "]"))
     }
 
-    /// Opens an array field whose elements the caller writes with ``beginElement()``.
-    mutating func beginArray(_ name: StaticString) {
-        key(name)
-        bytes.append(UInt8(ascii: "["))
-        hasField = false
-    }
-    mutating func beginElement() {
-        if hasField { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "{"))
-        hasField = false
-    }
-    mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
-        hasField = true
-    }
+    // MARK: values
 
-    private mutating func append(_ s: StaticString) {
-        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    }
-
-    private mutating func number(_ v: Double) {
+    /// A double as JSONEncoder writes it: Swift's shortest round-trip form, `2` not `2.0`.
+    mutating func number(_ v: Double) {
         guard v.isFinite else {
-            bytes.append(contentsOf: v.isNaN ? #""nan""#.utf8 : v < 0 ? #""-inf""#.utf8 : #""inf""#.utf8)
+            if v.isNaN { raw("\"nan\"") } else if v < 0 { raw("\"-inf\"") } else { raw("\"inf\"") }
             return
         }
-        // Whole numbers below 2^53 print as integers ("2", "-0" for -0.0), as JSONEncoder does.
-        if v == v.rounded(.towardZero), abs(v) < 1e15 {
-            if v == 0, v.sign == .minus { bytes.append(UInt8(ascii: "-")) }
-            integer(Int(v))
-            return
-        }
-        var s = v.description
-        s.withUTF8 { u in
-            if u.count > 2, u[u.count - 2] == UInt8(ascii: "."), u[u.count - 1] == UInt8(ascii: "0") {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[..<(u.count - 2)]))
-            } else {
-                bytes.append(contentsOf: u)
+        let a = v.magnitude
+        // Whole numbers below 10^15 print as integers ("2", "-0" for -0.0), as JSONEncoder does.
+        if a < 1e15 {
+            let i = Int64(v)
+            if Double(i) == v {
+                if i == 0, v.sign == .minus { byte(UInt8(ascii: "-")) }
+                integer(Int(i))
+                return
             }
         }
+        if a >= 1e-3 && a < 1e9, shortDecimal(v, magnitude: a) { return }
+        var s = v.description
+        s.withUTF8 { u in
+            // JSONEncoder drops a trailing ".0" (only reachable here for e.g. "1e+16", never, but kept exact).
+            let n = u.count > 2 && u[u.count - 2] == UInt8(ascii: ".") && u[u.count - 1] == UInt8(ascii: "0") ? u.count - 2 : u.count
+            cursor.update(from: u.baseAddress!, count: n)
+            cursor += n
+        }
     }
 
-    private mutating func integer(_ v: Int) {
+    /// Writes `v` as `[-]int.frac` with the fewest decimals d (1…9) for which int.frac parses back
+    /// to `v`, and returns true; false when no such d exists (then `Double.description` decides).
+    ///
+    /// Why it matches `description` (Swift's shortest round-trip digits, closest on ties): for
+    /// `1e-3 ≤ |v| < 1e9` description uses positional notation; a candidate `n / 10^d` (n and 10^d
+    /// exact doubles, the division correctly rounded) equals `v` exactly when the text `n·10^-d`
+    /// parses to `v`; the smallest such d is the shortest text; and with `n < 10^15 < 2^50` two
+    /// candidates of one d (1 apart, 10^-d apart in value) cannot both round to `v`, so the digits
+    /// are the only — hence the closest — shortest ones. Below 10^6 one candidate at d = 9 settles
+    /// it: if a shorter n₀ works, n₀·10^(9-d₀) is the candidate at 9 (the same real number), and
+    /// its trailing zeros give d₀. The tests compare it with description.
+    @inline(__always)
+    private mutating func shortDecimal(_ v: Double, magnitude a: Double) -> Bool {
+        if a < 1e6 {
+            let n = Int64(a * 1e9 + 0.5)   // the product is within a few ulps of an integer n
+            guard Double(n) / 1e9 == a else { return false }
+            if v < 0 { byte(UInt8(ascii: "-")) }
+            let whole = n / 1_000_000_000
+            unsigned(UInt64(whole))
+            byte(UInt8(ascii: "."))
+            // All nine decimals, then back over the trailing zeros (the fraction is not 0: v is not whole).
+            fixedDigits(UInt64(n - whole * 1_000_000_000), count: 9)
+            while cursor[-1] == UInt8(ascii: "0") { cursor -= 1 }
+            return true
+        }
+        var scale = 10.0
+        var scaleInt: Int64 = 10
+        for decimals in 1...9 {
+            let s = a * scale
+            if s >= 1e15 { return false }
+            let n = Int64(s + 0.5)
+            if Double(n) / scale == a {
+                if v < 0 { byte(UInt8(ascii: "-")) }
+                unsigned(UInt64(n / scaleInt))
+                byte(UInt8(ascii: "."))
+                fixedDigits(UInt64(n % scaleInt), count: decimals)
+                return true
+            }
+            scale *= 10
+            scaleInt *= 10
+        }
+        return false
+    }
+
+    /// "00" "01" … "99": two digits per division.
+    private static var digitPairs: StaticString { "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" }
+
+    /// `value` in exactly `count` digits, zero-padded on the left.
+    @inline(__always) private mutating func fixedDigits(_ value: UInt64, count: Int) {
+        let pairs = Self.digitPairs.utf8Start
+        var rest = value
+        var i = count
+        while i >= 2 {   // written from the last digits
+            let k = Int(rest % 100) &* 2
+            rest /= 100
+            i -= 2
+            cursor[i] = pairs[k]
+            cursor[i + 1] = pairs[k + 1]
+        }
+        if i == 1 { cursor[0] = UInt8(ascii: "0") &+ UInt8(rest % 10) }
+        cursor += count
+    }
+
+    mutating func integer(_ v: Int) {
         if v < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            unsigned(v.magnitude.toUInt64)
+            byte(UInt8(ascii: "-"))
+            unsigned(UInt64(v.magnitude))
         } else {
             unsigned(UInt64(v))
         }
     }
 
-    private mutating func unsigned(_ v: UInt64) {
-        if v < 10 { bytes.append(UInt8(ascii: "0") &+ UInt8(v)); return }
-        var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)   // 20 digits max, on the stack
-        var n = v
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while n > 0 {
-                buffer[31 - count] = UInt8(ascii: "0") &+ UInt8(n % 10)
-                n /= 10
-                count += 1
-            }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(32 - count)...]))
-        }
+    mutating func unsigned(_ v: UInt64) {
+        if v < 10 { byte(UInt8(ascii: "0") &+ UInt8(v)); return }
+        if v < 100 { fixedDigits(v, count: 2); return }
+        var digits = 3
+        var limit: UInt64 = 1000
+        while digits < 20 && v >= limit { digits += 1; limit &*= 10 }
+        fixedDigits(v, count: digits)
     }
 
-    private mutating func string(_ s: String) {
-        bytes.append(UInt8(ascii: "\""))
+    mutating func string(_ s: String) {
+        byte(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { u in
-            var start = 0
-            for i in 0..<u.count {
-                let c = u[i]
-                guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i]))
-                start = i + 1
-                bytes.append(UInt8(ascii: "\\"))
+            for c in u {
+                guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { byte(c); continue }
+                byte(UInt8(ascii: "\\"))
                 switch c {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(c)
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): byte(c)
+                case 0x0A: byte(UInt8(ascii: "n"))
+                case 0x0D: byte(UInt8(ascii: "r"))
+                case 0x09: byte(UInt8(ascii: "t"))
+                case 0x08: byte(UInt8(ascii: "b"))
+                case 0x0C: byte(UInt8(ascii: "f"))
                 default:
                     let hex: StaticString = "0123456789abcdef"
-                    bytes.append(contentsOf: "u00".utf8)
-                    bytes.append(hex.utf8Start[Int(c >> 4)])
-                    bytes.append(hex.utf8Start[Int(c & 0xF)])
+                    raw("u00")
+                    byte(hex.utf8Start[Int(c >> 4)])
+                    byte(hex.utf8Start[Int(c & 0xF)])
                 }
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[start...]))
         }
-        bytes.append(UInt8(ascii: "\""))
+        byte(UInt8(ascii: "\""))
     }
 }
 
-private extension UInt {
-    var toUInt64: UInt64 { UInt64(self) }
+extension GestureKind {
+    /// The raw value as a literal (no String on the hot path).
+    var literal: StaticString {
+        switch self {
+        case .pinch: "pinch"
+        case .rotate: "rotate"
+        case .pan: "pan"
+        case .tap: "tap"
+        case .longPress: "long-press"
+        case .swipe: "swipe"
+        case .touchTap: "touch-tap"
+        case .touchHold: "touch-hold"
+        case .touchSwipe: "touch-swipe"
+        case .touchPan: "touch-pan"
+        case .touchFlick: "touch-flick"
+        }
+    }
+}
+
+extension GesturePhase {
+    var literal: StaticString {
+        switch self {
+        case .began: "began"
+        case .changed: "changed"
+        case .ended: "ended"
+        case .cancelled: "cancelled"
+        case .recognized: "recognized"
+        }
+    }
+}
+
+extension Hand {
+    var literal: StaticString {
+        switch self {
+        case .left: "left"
+        case .right: "right"
+        case .unknown: "unknown"
+        }
+    }
+}
+
+extension Side {
+    var literal: StaticString {
+        switch self {
+        case .left: "left"
+        case .right: "right"
+        case .unknown: "unknown"
+        }
+    }
+}
+
+extension SwipeDirection {
+    var literal: StaticString {
+        switch self {
+        case .up: "up"
+        case .down: "down"
+        case .left: "left"
+        case .right: "right"
+        }
+    }
 }
 
 extension GestureEvent {
+    /// An upper bound on the length of this event's line, summed over the fields present, so a
+    /// typical line's buffer (~700 bytes) stays within malloc's small-size cache (glibc's tcache
+    /// ends at 1032 bytes; a bound over all 30 fields was ~1,300 bytes and took the slow path).
+    var maximumLineBytes: Int {
+        // `,"rotationVelocity":` is the longest key with its separator.
+        let key = 20
+        let number = key + JSONWriter.maximumNumberBytes
+        let integer = key + JSONWriter.maximumIntegerBytes
+        let point = key + 2 * JSONWriter.maximumNumberBytes + 11   // {"x":…,"y":…}
+        let name = key + 14                                        // "touch-flick" and quotes
+        // type, gesture, phase, id, time, the closing brace and newline; then device.
+        var n = 20 + 2 * name + integer + number + 4 + key + JSONWriter.maximumStringBytes(device)
+        if fingers != nil { n += integer }
+        if let touches { n += key + 2 + touches.count * (JSONWriter.maximumIntegerBytes + 1) }
+        if touch != nil { n += integer }
+        if centroid != nil { n += point }
+        if centroidMm != nil { n += point }
+        if scale != nil { n += number }
+        if scaleVelocity != nil { n += number }
+        if spanMm != nil { n += number }
+        if hand != nil { n += name }
+        if handConfidence != nil { n += number }
+        if clearSide != nil { n += name }
+        if rotation != nil { n += number }
+        if rotationVelocity != nil { n += number }
+        if translation != nil { n += point }
+        if translationMm != nil { n += point }
+        if velocity != nil { n += point }
+        if direction != nil { n += name }
+        if taps != nil { n += integer }
+        if position != nil { n += point }
+        if positionMm != nil { n += point }
+        if duration != nil { n += number }
+        if glideMm != nil { n += point }
+        if glideScale != nil { n += number }
+        if glideRotation != nil { n += number }
+        if let reason { n += key + JSONWriter.maximumStringBytes(reason) }
+        return n
+    }
+
     /// Appends `{"type":"gesture",...}\n` (keys after `type` in sorted order, as JSONEncoder's `.sortedKeys`).
     func writeLine(into bytes: inout [UInt8]) {
-        var w = JSONWriter(into: bytes)
-        bytes = []   // hand the buffer over without copying it
-        w.beginMessage(type: "gesture")
-        w.field("centroid", centroid)
-        w.field("centroidMm", centroidMm)
-        w.field("clearSide", clearSide)
-        w.field("device", device)
-        w.field("direction", direction)
-        w.field("duration", duration)
-        w.field("fingers", fingers)
-        w.field("gesture", gesture.rawValue)
-        w.field("glideMm", glideMm)
-        w.field("glideRotation", glideRotation)
-        w.field("glideScale", glideScale)
-        w.field("hand", hand)
-        w.field("handConfidence", handConfidence)
-        w.field("id", id)
-        w.field("phase", phase.rawValue)
-        w.field("position", position)
-        w.field("positionMm", positionMm)
-        w.field("reason", reason)
-        w.field("rotation", rotation)
-        w.field("rotationVelocity", rotationVelocity)
-        w.field("scale", scale)
-        w.field("scaleVelocity", scaleVelocity)
-        w.field("spanMm", spanMm)
-        w.field("taps", taps)
-        w.field("time", time)
-        w.field("touch", touch)
-        w.field("touches", touches)
-        w.field("translation", translation)
-        w.field("translationMm", translationMm)
-        w.field("velocity", velocity)
-        w.endObject()
-        w.bytes.append(UInt8(ascii: "\n"))
-        bytes = w.bytes
+        JSONWriter.append(to: &bytes, bound: maximumLineBytes) { w in
+            w.raw("{\"type\":\"gesture\"")
+            w.field(",\"centroid\":", centroid)
+            w.field(",\"centroidMm\":", centroidMm)
+            if let clearSide { w.field(",\"clearSide\":", name: clearSide.literal) }
+            w.field(",\"device\":", device)
+            if let direction { w.field(",\"direction\":", name: direction.literal) }
+            w.field(",\"duration\":", duration)
+            w.field(",\"fingers\":", fingers)
+            w.field(",\"gesture\":", name: gesture.literal)
+            w.field(",\"glideMm\":", glideMm)
+            w.field(",\"glideRotation\":", glideRotation)
+            w.field(",\"glideScale\":", glideScale)
+            if let hand { w.field(",\"hand\":", name: hand.literal) }
+            w.field(",\"handConfidence\":", handConfidence)
+            w.field(",\"id\":", id)
+            w.field(",\"phase\":", name: phase.literal)
+            w.field(",\"position\":", position)
+            w.field(",\"positionMm\":", positionMm)
+            w.field(",\"reason\":", reason)
+            w.field(",\"rotation\":", rotation)
+            w.field(",\"rotationVelocity\":", rotationVelocity)
+            w.field(",\"scale\":", scale)
+            w.field(",\"scaleVelocity\":", scaleVelocity)
+            w.field(",\"spanMm\":", spanMm)
+            w.field(",\"taps\":", taps)
+            w.field(",\"time\":", time)
+            w.field(",\"touch\":", touch)
+            w.field(",\"touches\":", touches)
+            w.field(",\"translation\":", translation)
+            w.field(",\"translationMm\":", translationMm)
+            w.field(",\"velocity\":", velocity)
+            w.raw("}\n")
+        }
+    }
+}
+
+extension WireTouch {
+    /// An upper bound on the length of this touch's object: keys (< 150 bytes), 11 numbers, the id, the names.
+    var maximumBytes: Int {
+        150 + 11 * JSONWriter.maximumNumberBytes + JSONWriter.maximumIntegerBytes
+            + JSONWriter.maximumStringBytes(phase) + JSONWriter.maximumStringBytes(tool)
     }
 }
 
 extension TouchesMessage {
     /// Appends `{"type":"touches","device":…,"time":…,"touches":[…]}\n`.
     func writeLine(into bytes: inout [UInt8]) {
-        var w = JSONWriter(into: bytes)
-        bytes = []
-        w.beginMessage(type: "touches")
-        w.field("device", device)
-        w.field("time", time)
-        w.beginArray("touches")
-        for t in touches {
-            w.beginElement()
-            w.field("id", t.id)
-            w.field("majorMm", t.majorMm)
-            w.field("minorMm", t.minorMm)
-            w.field("orientation", t.orientation)
-            w.field("phase", t.phase)
-            w.field("pressure", t.pressure)
-            w.field("tool", t.tool)
-            w.field("vxMm", t.vxMm)
-            w.field("vyMm", t.vyMm)
-            w.field("x", t.x)
-            w.field("xMm", t.xMm)
-            w.field("y", t.y)
-            w.field("yMm", t.yMm)
-            w.endObject()
+        var bound = 80 + JSONWriter.maximumStringBytes(device) + JSONWriter.maximumNumberBytes
+        for t in touches { bound += 1 + t.maximumBytes }
+        JSONWriter.append(to: &bytes, bound: bound) { w in
+            w.raw("{\"type\":\"touches\"")
+            w.field(",\"device\":", device)
+            w.field(",\"time\":", time)
+            w.raw(",\"touches\":[")
+            for (i, t) in touches.enumerated() {
+                if i > 0 { w.byte(UInt8(ascii: ",")) }
+                w.field("{\"id\":", t.id)
+                w.field(",\"majorMm\":", t.majorMm)
+                w.field(",\"minorMm\":", t.minorMm)
+                w.field(",\"orientation\":", t.orientation)
+                w.field(",\"phase\":", t.phase)
+                w.field(",\"pressure\":", t.pressure)
+                w.field(",\"tool\":", t.tool)
+                w.field(",\"vxMm\":", t.vxMm)
+                w.field(",\"vyMm\":", t.vyMm)
+                w.field(",\"x\":", t.x)
+                w.field(",\"xMm\":", t.xMm)
+                w.field(",\"y\":", t.y)
+                w.field(",\"yMm\":", t.yMm)
+                w.byte(UInt8(ascii: "}"))
+            }
+            w.raw("]}\n")
         }
-        w.endArray()
-        w.endObject()
-        w.bytes.append(UInt8(ascii: "\n"))
-        bytes = w.bytes
     }
 }

@@ -35,7 +35,7 @@ enum PipelineBenchmark {
             if out.isEmpty { continue }
             frames += out.frames.count
             gestures += out.gestures.count
-            for g in out.gestures { bytes += JSONLines.encode(.gesture(g)).count }
+            for g in out.gestures { bytes += JSONLines.encode(g).count }   // one line per event, no message copy
             if touches {
                 for f in out.frames { bytes += JSONLines.encode(.touches(f.wireMessage(device: pipeline.deviceID))).count }
             }
@@ -124,5 +124,63 @@ enum BenchStreams {
         let stream = SyntheticStream(device: screen, frameRateHz: rateHz)
         return BenchStream(name: "synthetic-\(fingers)", description: screen.description,
                            events: stream.events(paths), fingers: String(fingers))
+    }
+}
+
+/// A fixed amount of work for instruction counting (`valgrind --tool=callgrind`), where a
+/// time-bound run would count a varying number of passes: `passes` passes over one stream, and a
+/// hash of every encoded byte so a change to the output (on streams no fixture covers) shows.
+enum PipelineProfile {
+    /// `--profile NAME[,touches] [--passes N]`: NAME is `real`, `synthetic-2`, `synthetic-5` or `synthetic-10`.
+    static func run(_ spec: String, passes: Int, root: String) {
+        let parts = spec.split(separator: ",").map(String.init)
+        let touches = parts.contains("touches")
+        let name = parts.first ?? "synthetic-2"
+        let streams: [BenchStream]
+        if name == "real" {
+            streams = BenchStreams.fixtures(root: root)
+        } else if name.hasPrefix("synthetic-"), let n = Int(name.dropFirst("synthetic-".count)) {
+            streams = [BenchStreams.synthetic(fingers: n, episodes: 40)]
+        } else {
+            print("handyd-bench: unknown stream \(name) (real, synthetic-N)")
+            return
+        }
+        // The counted passes (callgrind: --toggle-collect='*PipelineBenchmark*pass*'), then one
+        // hashed pass, outside them.
+        var frames = 0, gestures = 0, bytes = 0
+        for _ in 0..<passes {
+            for s in streams {
+                let r = PipelineBenchmark.pass(s, touches: touches)
+                frames += r.frames; gestures += r.gestures; bytes += r.bytes
+            }
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for s in streams { _ = hashedPass(s, touches: touches, hash: &hash) }
+        print("profile stream=\(name) touches=\(touches) passes=\(passes) frames=\(frames) gestures=\(gestures) bytes=\(bytes) fnv1a=\(String(hash, radix: 16))")
+    }
+
+    /// ``PipelineBenchmark/pass(_:touches:)`` that also folds every encoded byte into `hash`.
+    @inline(never)
+    static func hashedPass(_ stream: BenchStream, touches: Bool, hash: inout UInt64) -> (frames: Int, gestures: Int, bytes: Int) {
+        var pipeline = GesturePipeline(deviceID: "bench", description: stream.description)
+        var out = PipelineOutput()
+        var frames = 0, gestures = 0, bytes = 0
+        func fold(_ line: [UInt8]) {
+            bytes += line.count
+            for b in line { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
+        }
+        for event in stream.events {
+            pipeline.handle(event, into: &out)
+            if out.isEmpty { continue }
+            frames += out.frames.count
+            gestures += out.gestures.count
+            for g in out.gestures { fold(JSONLines.encode(.gesture(g))) }   // the message form: must match encode(g)
+            if touches {
+                for f in out.frames { fold(JSONLines.encode(.touches(f.wireMessage(device: pipeline.deviceID)))) }
+            }
+            out.frames.removeAll(keepingCapacity: true)
+            out.gestures.removeAll(keepingCapacity: true)
+        }
+        return (frames, gestures, bytes)
     }
 }

@@ -17,7 +17,7 @@ import Testing
         let seed = Self.metrics(.positions, SeedHandednessRule())
         // At least the seed rule's accuracy, at clearly higher coverage.
         #expect(evidence.accuracy >= seed.accuracy, "evidence \(evidence) seed \(seed)")
-        #expect(evidence.coverage >= seed.coverage + 0.025, "evidence \(evidence) seed \(seed)")
+        #expect(evidence.coverage >= seed.coverage + 0.04, "evidence \(evidence) seed \(seed)")
         #expect(evidence.accuracyAtFixedCoverage > seed.accuracyAtFixedCoverage)
         #expect(evidence.calibrationError < 0.05)
         #expect(evidence.missed == 0)
@@ -28,12 +28,14 @@ import Testing
         let seed = Self.metrics(.size, SeedHandednessRule())
         #expect(evidence.accuracy >= seed.accuracy && evidence.coverage > seed.coverage, "evidence \(evidence) seed \(seed)")
         #expect(evidence.calibrationError < 0.05)
+        #expect(evidence.missed == 0, "small screens without resolution: thumbs taken for palms")
     }
 
     @Test func orientationTierFloor() {
         let evidence = Self.metrics(.orientation, EvidenceHandednessClassifier())
         #expect(evidence.accuracy >= 0.97 && evidence.coverage >= 0.85, "\(evidence)")
         #expect(evidence.calibrationError < 0.05)
+        #expect(evidence.missed == 0, "small screens without resolution: thumbs taken for palms")
     }
 
     @Test func mirroredFeaturesGiveTheMirroredHandWithTheSameConfidence() {

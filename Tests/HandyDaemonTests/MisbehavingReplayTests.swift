@@ -71,7 +71,9 @@ struct MisbehavingReplayTests {
         let expected = try ExpectedOutput(recordingPath: path)
         #expect(expected.touches.count == 10_001)
 
-        let daemon = try DaemonProcess(arguments: ["--replay", path, "--wait-clients", "1"])
+        // The whole storm (~10 MB of lines) fits the client's queue, so a test process starved of CPU
+        // on a loaded machine is not dropped as a slow client: this test is about the device.
+        let daemon = try DaemonProcess(arguments: ["--replay", path, "--wait-clients", "1", "--client-queue-bytes", "\(64 << 20)"])
         let client = try LineClient(socketPath: daemon.socketPath)
         guard case .hello = try client.readMessage() else { Issue.record("first message is not hello"); return }
         let started = Date()

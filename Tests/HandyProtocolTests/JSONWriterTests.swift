@@ -77,6 +77,10 @@ import Testing
             let fast = JSONLines.encode(m), reference = JSONLines.encodeWithFoundation(m)
             #expect(fast == reference, "\(String(decoding: fast, as: UTF8.self)) vs \(String(decoding: reference, as: UTF8.self))")
             if fast != reference { return }
+            if case .gesture(let g) = m {
+                #expect(JSONLines.encode(g) == fast)
+                #expect(fast.count <= g.maximumLineBytes)
+            }
         }
     }
 
@@ -104,5 +108,56 @@ import Testing
         // And it decodes back to the same event.
         let line = JSONLines.encode(.gesture(g)).dropLast()
         #expect(try JSONLines.decodeServerMessage(line) == .gesture(g))
+    }
+
+    /// The writer's own double formatting (a fast path for short decimals, `description` for the
+    /// rest) against `description`, on the values the recognizers send: rounded to 1…6 decimals at
+    /// every magnitude, and arbitrary doubles.
+    @Test func doublesPrintAsDescriptionDoes() {
+        var r = SplitMix(state: 3)
+        func check(_ v: Double) -> Bool {
+            var bytes: [UInt8] = []
+            JSONWriter.append(to: &bytes, bound: JSONWriter.maximumNumberBytes) { $0.number(v) }
+            var expected = v.description
+            if expected.hasSuffix(".0") { expected.removeLast(2) }
+            if v.isNaN { expected = "\"nan\"" } else if v == .infinity { expected = "\"inf\"" } else if v == -.infinity { expected = "\"-inf\"" }
+            let got = String(decoding: bytes, as: UTF8.self)
+            #expect(got == expected, "\(v): \(got) vs \(expected)")
+            return got == expected
+        }
+        for v in Self.awkwardDoubles + [0.001, 0.000999, 1e9, 999_999_999.5, 999_999_999.123456789, 0.1 + 0.2, 1.0 / 3, 2.675, 1.005, 0.145] {
+            guard check(v), check(-v) else { return }
+        }
+        for _ in 0..<200_000 {
+            let decimals = Int.random(in: 0...9, using: &r)
+            var p = 1.0
+            for _ in 0..<decimals { p *= 10 }
+            let magnitude = [1e-4, 1e-3, 0.01, 1, 100, 1e4, 1e6, 1e8, 1e9, 1e10].randomElement(using: &r)!
+            let raw = Double.random(in: -magnitude...magnitude, using: &r)
+            let v = Bool.random(using: &r) ? (raw * p).rounded() / p : raw
+            guard check(v) else { return }
+        }
+    }
+
+    /// A line never outgrows the bound its buffer is sized by, even with every field at its longest.
+    @Test func linesStayWithinTheirBounds() {
+        let long = -2.2250738585072014e-308
+        let point = WirePoint(x: long, y: long)
+        var g = GestureEvent(gesture: .touchFlick, phase: .recognized, id: .max, time: long, device: String(repeating: "\u{1}", count: 40))
+        g.fingers = .min; g.touches = Array(repeating: .min, count: 20); g.touch = .min
+        g.centroid = point; g.centroidMm = point; g.scale = long; g.scaleVelocity = long; g.spanMm = long
+        g.hand = .unknown; g.handConfidence = long; g.clearSide = .unknown; g.rotation = long; g.rotationVelocity = long
+        g.translation = point; g.translationMm = point; g.velocity = point; g.direction = .right; g.taps = .min
+        g.position = point; g.positionMm = point; g.duration = long; g.glideMm = point; g.glideScale = long
+        g.glideRotation = long; g.reason = String(repeating: "\u{2}", count: 30)
+        let line = JSONLines.encode(.gesture(g))
+        #expect(line == JSONLines.encodeWithFoundation(.gesture(g)))
+        #expect(line.count <= g.maximumLineBytes)
+        let t = WireTouch(id: .min, phase: "\u{3}cancelled", tool: "\u{3}finger", x: long, y: long, xMm: long, yMm: long,
+                          majorMm: long, minorMm: long, orientation: long, pressure: long, vxMm: long, vyMm: long)
+        let m = TouchesMessage(time: long, device: "\u{4}\u{4}", touches: Array(repeating: t, count: 10))
+        let touchesLine = JSONLines.encode(.touches(m))
+        #expect(touchesLine == JSONLines.encodeWithFoundation(.touches(m)))
+        #expect(touchesLine.count <= 80 + 6 * 2 + 2 + 32 + 10 * (1 + t.maximumBytes))
     }
 }

@@ -103,7 +103,7 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     public var maximumHandSpanMm: Double
 
     public init(positions: Weights = fittedPositions, size: Weights = fittedSize, orientation: Weights = fittedOrientation,
-                minimumConfidence: Double = 0.65, maximumHandSpanMm: Double = 160) {
+                minimumConfidence: Double = 0.6, maximumHandSpanMm: Double = 160) {
         self.positions = positions
         self.size = size
         self.orientation = orientation

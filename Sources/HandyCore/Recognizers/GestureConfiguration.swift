@@ -33,6 +33,11 @@ import HandyProtocol
 ///   over a long pan never adds up to a pinch or rotate, a deliberate one does.
 /// - `palmMajorMm` 25 mm: fingertip contacts are 8–15 mm long, a flat thumb ~20 mm, the heel of a
 ///   hand 30 mm and more (libinput's touchpad palm size quirks use the same idea in device units).
+/// - `palmMajorMmAssumedSize` 40 mm: replaces `palmMajorMm` on a device whose size is the 250 mm
+///   guess (no resolution, no `HANDYD_SIZE_MM`, ``DeviceGeometry/isSizeAssumed``). A 156 mm wide
+///   screen taken for 250 mm inflates every contact 1.6×, so a flat thumb would look like a palm
+///   (5–7 of 600 synthetic pinches were lost that way); 25 × 1.6 = 40 keeps thumbs on screens down to
+///   that width, and a real palm (40–60 mm) on screens up to ~400 mm.
 /// - `swipeMinDistanceMm` 15 mm, `swipeMinSpeedMmPerSecond` 150 mm/s, `swipeMaxDurationMs` 400 ms,
 ///   `swipeMaxAngleDegrees` 30°: a swipe is short, fast and straight. 15 mm ≈ 100 px at 160 dpi
 ///   (the distance of the common Android swipe recipe); 150 mm/s is faster than the recorded
@@ -58,6 +63,7 @@ public struct GestureConfiguration: Hashable, Sendable {
     public var rotateTurns: Double = 1.0 / 50.0
     public var transformWindowMm: Double = 20
     public var palmMajorMm: Double = 25
+    public var palmMajorMmAssumedSize: Double = 40
     public var swipeMinDistanceMm: Double = 15
     public var swipeMinSpeedMmPerSecond: Double = 150
     public var swipeMaxDurationMs: Double = 400
@@ -89,7 +95,7 @@ public struct GestureConfiguration: Hashable, Sendable {
     public static let overrideKeys: [String] = [
         "touch-slop-mm", "tap-slop-mm", "tap-timeout-ms", "double-tap-timeout-ms", "double-tap-slop-mm",
         "long-press-ms", "decide-mm", "pinch-ratio", "rotate-turns", "rotate-degrees", "transform-window-mm",
-        "palm-major-mm", "swipe-min-distance-mm", "swipe-min-speed-mm-s", "swipe-max-duration-ms",
+        "palm-major-mm", "palm-major-mm-assumed-size", "swipe-min-distance-mm", "swipe-min-speed-mm-s", "swipe-max-duration-ms",
         "swipe-max-angle-degrees", "flick-min-speed-mm-s", "velocity-window-ms", "velocity-pause-ms",
         "momentum-decay-per-ms", "hand-vertical-dead-zone-mm", "hand-horizontal-dead-zone-mm",
         "simultaneous", "tap-waits-for-double-tap", "palm-cancels", "two-finger-long-press-gates",
@@ -133,6 +139,7 @@ public struct GestureConfiguration: Hashable, Sendable {
         case "rotate-degrees": return positive { $0.rotateTurns = $1 / 360 }
         case "transform-window-mm": return positive { $0.transformWindowMm = $1 }
         case "palm-major-mm": return positive { $0.palmMajorMm = $1 }
+        case "palm-major-mm-assumed-size": return positive { $0.palmMajorMmAssumedSize = $1 }
         case "swipe-min-distance-mm": return positive { $0.swipeMinDistanceMm = $1 }
         case "swipe-min-speed-mm-s": return positive { $0.swipeMinSpeedMmPerSecond = $1 }
         case "swipe-max-duration-ms": return positive { $0.swipeMaxDurationMs = $1 }
@@ -309,5 +316,15 @@ extension String {
         while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" { s.removeLast() }
         return String(s)
+    }
+}
+
+extension GestureConfiguration {
+    /// These thresholds as they apply to a device of this geometry: on a device whose size is only
+    /// assumed, the palm threshold is ``palmMajorMmAssumedSize``.
+    public func applying(_ geometry: DeviceGeometry) -> GestureConfiguration {
+        var c = self
+        if geometry.isSizeAssumed { c.palmMajorMm = palmMajorMmAssumedSize }
+        return c
     }
 }

@@ -1,0 +1,318 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HandyProtocol
+import Testing
+
+/// How much the daemon's VmRSS may grow over one hostile run (replay included). The baseline run
+/// (no hostile client) grows 0.6 MiB (demo) to 4.9 MiB (busy recording); a hostile client whose
+/// bytes the daemon kept would show as tens of MiB.
+let residentGrowthBoundKiB = 16 * 1024
+
+/// Each case runs the real handyd replaying the demo recording to three well-behaved subscribers
+/// while one hostile client misbehaves. For every case: only that client is affected, each
+/// bystander receives every frame and gesture of the recording, the daemon's memory stays within
+/// ``residentGrowthBoundKiB`` and its descriptors come back to where they were.
+@Suite(.serialized)
+struct HostileClientTests {
+    /// The same run with no hostile client: what "normal" growth is, for both recordings used.
+    @Test(arguments: [hostileRecording, fixture(busyFixture)])
+    func baselineWithoutAHostileClient(recording: String) throws {
+        let outcome = try runWithBystanders(recording: recording, hostile: { _ in })
+        outcome.expectEveryBystanderGotEverything()
+        #expect(outcome.status.clients == 3)
+        #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
+        #expect(outcome.settledFileDescriptors == outcome.before.openFileDescriptors)
+    }
+
+    @Test func aMebibyteLineWithoutNewlineClosesOnlyThatClient() throws {
+        let outcome = try runWithBystanders(hostile: { daemon in
+            let offender = try RawSocket(socketPath: daemon.socketPath)
+            // The daemon stops reading at the 64 KiB limit and hangs up, so most of this MiB never
+            // leaves: the send ends with EPIPE or ECONNRESET.
+            let (sent, error) = offender.send([UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20))
+            let lines = try offender.readLinesToEOF()
+            // hello, the gestures of its default subscription, then the error.
+            let words = lines.filter { !$0.hasPrefix(#"{"type":"gesture""#) }
+            #expect(words.count == 2, "\(words.map { $0.prefix(80) })")
+            #expect(words.first?.hasPrefix(#"{"type":"hello""#) == true)
+            #expect(words.last?.contains(#""code":"line-too-long""#) == true)
+            #expect(sent < 1 << 20 && (error == EPIPE || error == ECONNRESET), "sent \(sent), errno \(error)")
+        })
+        outcome.expectEveryBystanderGotEverything()
+        #expect(outcome.status.clients == 3)
+        #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
+        #expect(outcome.settledFileDescriptors == outcome.before.openFileDescriptors)
+    }
+
+    /// Bad lines of one kind each get an error in order; the client stays connected with its
+    /// subscription untouched (the default: gestures, no touches).
+    @Test(arguments: BadLines.allCases)
+    func badLinesGetErrorsAndTheClientStays(_ kind: BadLines) throws {
+        let outcome = try runWithBystanders(hostile: { daemon in
+            let client = try RawSocket(socketPath: daemon.socketPath)
+            guard try client.readLine()?.hasPrefix(#"{"type":"hello""#) == true else { throw HarnessError("no hello") }
+            for line in kind.lines { client.send(line + [UInt8(ascii: "\n")]) }
+            client.send(#"{"type":"status"}"# + "\n")
+            var codes: [String] = []
+            var touches = 0
+            while let line = try client.readLine() {
+                if line.hasPrefix(#"{"type":"status""#) { break }
+                if line.hasPrefix(#"{"type":"touches""#) { touches += 1 }
+                guard line.hasPrefix(#"{"type":"error""#) else { continue }
+                let message = try JSONLines.decodeServerMessage(Array(line.utf8))
+                if case .error(let e) = message { codes.append(e.code) }
+            }
+            #expect(codes == kind.expectedCodes)
+            #expect(touches == 0, "no bad line turned touches on")
+        })
+        outcome.expectEveryBystanderGotEverything()
+        #expect(outcome.status.clients == 3)
+        #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
+        #expect(outcome.settledFileDescriptors == outcome.before.openFileDescriptors)
+    }
+
+    /// 100,000 subscribe requests in one burst (3.9 MB), then a status request: the flooder gets
+    /// its reply after the flood, with no error and the last filter in force.
+    @Test func aFloodOfSubscribeRequests() throws {
+        let floodCount = 100_000
+        let outcome = try runWithBystanders(hostile: { daemon in
+            let client = try RawSocket(socketPath: daemon.socketPath)
+            _ = try client.readLine()
+            let variants = [
+                #"{"type":"subscribe","gestures":["pinch","rotate"]}"#,
+                #"{"type":"subscribe","devices":["event7","replay:demo"],"touches":false}"#,
+                #"{"type":"subscribe","gestures":[],"devices":[]}"#,
+                #"{"type":"subscribe","gestures":["no-such-gesture"]}"#,
+            ]
+            var flood: [UInt8] = []
+            for i in 0..<floodCount { flood += Array((variants[i % variants.count] + "\n").utf8) }
+            // Last word: nothing at all, so whatever arrives after the status reply is a bug.
+            flood += Array((#"{"type":"subscribe","gestures":[],"touches":false}"# + "\n" + #"{"type":"status"}"# + "\n").utf8)
+            let started = Date()
+            let (sent, error) = client.send(flood)
+            #expect(sent == flood.count && error == 0)
+            var errors = 0
+            while let line = try client.readLine(timeoutSeconds: 60) {
+                if line.hasPrefix(#"{"type":"error""#) { errors += 1 }
+                if line.hasPrefix(#"{"type":"status""#) { break }
+            }
+            print("subscribe flood: \(floodCount) requests handled in \(Date().timeIntervalSince(started)) s")
+            #expect(errors == 0)
+        })
+        outcome.expectEveryBystanderGotEverything()
+        // The flooder got its status reply after the flood, so it was still connected; it left
+        // when its socket was closed at the end of the closure.
+        #expect(outcome.status.clients == 3)
+        #expect(outcome.settledFileDescriptors == outcome.before.openFileDescriptors)
+        #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
+    }
+
+    /// 1,000 connections opened and closed as fast as four threads can, in five manners: closed at
+    /// once, after reading hello, after half a request, after subscribing to touches, and reset
+    /// (SO_LINGER 0).
+    @Test func connectDisconnectStorms() throws {
+        let perThread = 250
+        let outcome = try runWithBystanders(hostile: { daemon in
+            let path = daemon.socketPath
+            let storms: [() throws -> Int] = (0..<4).map { thread in {
+                var connected = 0
+                for i in 0..<perThread {
+                    let s = try RawSocket(socketPath: path)
+                    connected += 1
+                    switch (i + thread) % 5 {
+                    case 0: break
+                    case 1: _ = try s.readLine()
+                    case 2: s.send(#"{"type":"subscr"#)
+                    case 3: s.send(#"{"type":"subscribe","touches":true}"# + "\n")
+                    default:
+                        var linger = linger(l_onoff: 1, l_linger: 0)
+                        setsockopt(s.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+                    }
+                }
+                return connected
+            } }
+            let counts = try concurrently(storms).map { try $0.get() }
+            #expect(counts.reduce(0, +) == 4 * perThread)
+        })
+        outcome.expectEveryBystanderGotEverything()
+        #expect(outcome.status.clients == 3)
+        #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
+        #expect(outcome.settledFileDescriptors == outcome.before.openFileDescriptors)
+    }
+
+    /// 1,000 connections held open at once against the default --max-clients 64: the first 61
+    /// (beside the 3 bystanders) get hello, every other one exactly one `too-many-clients` error
+    /// and EOF. The daemon never holds more descriptors than its clients need.
+    @Test func aThousandSimultaneousConnections() throws {
+        let total = 1000
+        nonisolated(unsafe) var peakFileDescriptors = 0
+        let outcome = try runWithBystanders(hostile: { daemon in
+            let path = daemon.socketPath
+            let sampling = ManagedAtomicFlag()
+            let sampler = Thread {
+                while !sampling.isSet {
+                    if let r = try? daemon.resources { peakFileDescriptors = max(peakFileDescriptors, r.openFileDescriptors) }
+                    usleep(2_000)
+                }
+            }
+            sampler.start()
+            defer { sampling.set() }
+            let opened = concurrently((0..<4).map { _ in { try (0..<total / 4).map { _ in try RawSocket(socketPath: path) } } })
+            let sockets = try opened.flatMap { try $0.get() }
+            #expect(sockets.count == total)
+            var accepted: [RawSocket] = []
+            var refused = 0
+            for s in sockets {
+                guard let first = try s.readLine() else { Issue.record("EOF without a word"); continue }
+                if first.hasPrefix(#"{"type":"hello""#) { accepted.append(s); continue }
+                #expect(first.contains(#""code":"too-many-clients""#))
+                #expect(try s.readLinesToEOF().isEmpty, "nothing after the refusal")
+                refused += 1
+            }
+            #expect(accepted.count == 64 - 3)
+            #expect(refused == total - (64 - 3))
+            // The daemon is not wedged: with the hostile clients gone there is room again.
+        }, afterwards: { daemon, _ in
+            let late = try LineClient(socketPath: daemon.socketPath)
+            if case .hello? = try late.readMessage() {} else { Issue.record("no hello after the storm") }
+        })
+        outcome.expectEveryBystanderGotEverything()
+        #expect(outcome.status.clients == 3)
+        #expect(outcome.settledFileDescriptors == outcome.before.openFileDescriptors)
+        // The 61 accepted ones, plus the few being refused at that instant (NIO accepts a handful
+        // per wake-up, each closed once its error is written): nowhere near 1,000.
+        print("1000 connections: peak \(peakFileDescriptors) fds, before \(outcome.before.openFileDescriptors)")
+        #expect(peakFileDescriptors <= outcome.before.openFileDescriptors + 61 + 16, "refused connections are closed, not kept")
+        #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
+    }
+
+    /// A subscriber to touches that never reads is disconnected once its backlog passes
+    /// --client-queue-bytes; the bystanders miss nothing.
+    @Test func aClientThatNeverReads() throws {
+        let outcome = try runWithBystanders(
+            // The busy recording: ~2 MB of touches, past the default 1 MiB bound plus what the
+            // socket itself holds. (A smaller --client-queue-bytes would apply to the bystanders too.)
+            recording: fixture(busyFixture),
+            hostile: { daemon in
+                let sleeper = try RawSocket(socketPath: daemon.socketPath)
+                sleeper.send(#"{"type":"subscribe","touches":true}"# + "\n")
+                // Never reads while the replay runs (24 s at speed 4), then finds what is left.
+                let deadline = Date().addingTimeInterval(20)
+                while Date() < deadline {
+                    usleep(100_000)
+                    if daemon.log.contains("client too slow") { break }
+                }
+                let lines = try sleeper.readLinesToEOF()
+                #expect(lines.last?.contains(#""code":"client-too-slow""#) == true)
+            })
+        outcome.expectEveryBystanderGotEverything()
+        #expect(outcome.status.drops == 1)
+        #expect(outcome.status.clients == 3)
+        #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
+        #expect(outcome.settledFileDescriptors == outcome.before.openFileDescriptors)
+    }
+
+    /// A client that asks for status over and over and never reads the replies, while no events
+    /// flow (the replay is over): its replies must not pile up in the daemon without bound.
+    @Test func aStatusFloodThatIsNeverRead() throws {
+        let outcome = try runWithBystanders(hostile: { _ in }, afterwards: { daemon, _ in
+            let flooder = try RawSocket(socketPath: daemon.socketPath)
+            // 200,000 requests (3.6 MB) asking for ~26 MB of replies.
+            let flood = [UInt8](repeating: 0, count: 0) + Array(String(repeating: #"{"type":"status"}"# + "\n", count: 200_000).utf8)
+            let (_, error) = flooder.send(flood)
+            let lines = try flooder.readLinesToEOF(timeoutSeconds: 30)
+            #expect(error == 0 || error == EPIPE || error == ECONNRESET)
+            #expect(lines.last?.contains(#""code":"client-too-slow""#) == true, "last: \(lines.last ?? "none")")
+        })
+        outcome.expectEveryBystanderGotEverything()
+        #expect(outcome.status.drops == 1)
+        #expect(outcome.status.clients == 3)
+        #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
+        #expect(outcome.settledFileDescriptors == outcome.before.openFileDescriptors)
+    }
+
+    /// A subscriber that shuts down its sending side (`printf '{"type":"subscribe"}' | nc -U`,
+    /// socat at the end of its input) has said all it will say, not that it stopped listening:
+    /// the daemon takes a last unterminated line as a request and keeps sending.
+    @Test func aHalfClosedClientKeepsReceiving() throws {
+        nonisolated(unsafe) var halfClosedLog = BystanderLog()
+        let outcome = try runWithBystanders(hostileSubscribers: 1, hostile: { daemon in
+            let expected = try ExpectedOutput(recordingPath: hostileRecording)
+            let client = try Bystander(socketPath: daemon.socketPath)
+            try client.client.send(#"{"type":"subscribe","touches":true}"#)
+            shutdown(client.client.fd, Int32(SHUT_WR))
+            halfClosedLog = try client.read(until: expected)
+            // Its subscription counted for --wait-clients (the replay started) and it got everything.
+        })
+        outcome.expectEveryBystanderGotEverything()
+        let sameTouches = halfClosedLog.touches == outcome.expected.touches
+        let sameGestures = halfClosedLog.gestures == outcome.expected.gestures
+        #expect(sameTouches, "\(halfClosedLog.touches.count)/\(outcome.expected.touches.count) frames")
+        #expect(sameGestures, "\(halfClosedLog.gestures.count)/\(outcome.expected.gestures.count) gestures")
+        #expect(halfClosedLog.other.isEmpty)
+        // It has closed fully by now (its LineClient is gone): the daemon noticed.
+        #expect(outcome.status.clients == 3)
+        #expect(outcome.settledFileDescriptors == outcome.before.openFileDescriptors)
+    }
+}
+
+/// Lines that are not valid requests, by kind, with the error each must get.
+enum BadLines: String, CaseIterable, CustomTestStringConvertible {
+    case invalidUTF8, invalidJSON, wrongShape
+
+    var testDescription: String { rawValue }
+
+    var cases: [(line: [UInt8], code: String)] {
+        func text(_ s: String) -> [UInt8] { Array(s.utf8) }
+        switch self {
+        case .invalidUTF8:
+            return [
+                ([0xFF, 0xFE], "invalid-utf8"),
+                (text(#"{"type":"subscribe","gestures":[""#) + [0xC3, 0x28] + text(#""]}"#), "invalid-utf8"),
+                (text(#"{"type":"st"#) + [0xC0, 0xAF] + text(#"atus"}"#), "invalid-utf8"),    // overlong "/"
+                (text(#"{"type":"status","x":""#) + [0xED, 0xA0, 0x80] + text(#""}"#), "invalid-utf8"), // a surrogate
+                (text(#"{"type":"status"}"#) + [0xF8], "invalid-utf8"),
+            ]
+        case .invalidJSON:
+            return [
+                (text("{"), "invalid-json"),
+                (text(#"{"type":"subscribe""#), "invalid-json"),
+                (text(#"{'type':'status'}"#), "invalid-json"),
+                (text(#"{"type":"status"}}"#), "invalid-json"),
+                (text(#"{"type":"subscribe","touches":tru}"#), "invalid-json"),
+                (text(#"{"type":"status"}"#) + [0], "invalid-json"),
+                (text(String(repeating: "[", count: 60_000)), "invalid-json"),   // nesting within 64 KiB
+                (text(String(repeating: #"{"a":"#, count: 10_000)), "invalid-json"),
+                (text("garbage"), "invalid-json"),
+            ]
+        case .wrongShape:
+            return [
+                (text("[]"), "invalid-message"),
+                (text("42"), "invalid-message"),
+                (text(#""subscribe""#), "invalid-message"),
+                (text("{}"), "invalid-message"),
+                (text(#"{"type":42}"#), "invalid-message"),
+                (text(#"{"type":"reboot"}"#), "unknown-type"),
+                (text(#"{"type":"SUBSCRIBE"}"#), "unknown-type"),
+                (text(#"{"type":"subscribe","gestures":"pinch"}"#), "invalid-message"),
+                (text(#"{"type":"subscribe","touches":"yes"}"#), "invalid-message"),
+                (text(#"{"type":"subscribe","touches":true,"devices":[1,2]}"#), "invalid-message"),
+                (text(#"{"type":"subscribe","touches":true,"gestures":[null]}"#), "invalid-message"),
+                (text(#"{"type":"subscribe","touches":1e999}"#), "invalid-message"),
+            ]
+        }
+    }
+
+    var lines: [[UInt8]] { cases.map(\.line) }
+    var expectedCodes: [String] { cases.map(\.code) }
+}
+
+/// A flag one thread sets and another polls.
+final class ManagedAtomicFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}

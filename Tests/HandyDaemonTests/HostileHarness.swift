@@ -1,0 +1,280 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HandyProtocol
+import Testing
+
+// Support for HostileClientTests and AccessTests: raw sockets that may misbehave, the daemon's
+// resources read from /proc, and well-behaved subscribers ("bystanders") that read concurrently
+// and must receive exactly what the recording contains while a hostile client does its worst.
+
+/// A Unix-socket connection with no framing at all, for clients that break the protocol.
+final class RawSocket: @unchecked Sendable {
+    let fd: Int32
+
+    /// Connects (blocking); throws with the errno on failure.
+    init(socketPath: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(socketPath.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else {
+            let e = errno
+            close(fd)
+            throw HarnessError("connect \(socketPath): \(String(cString: strerror(e)))")
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Writes all of `bytes` unless the daemon closes first; returns the bytes written and the
+    /// errno that stopped it (EPIPE/ECONNRESET once the daemon hung up), 0 when all went.
+    /// MSG_NOSIGNAL: a closed peer must not SIGPIPE the test runner.
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> (sent: Int, errno: Int32) {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return (sent, errno)
+            }
+            sent += n
+        }
+        return (sent, 0)
+    }
+
+    @discardableResult
+    func send(_ text: String) -> (sent: Int, errno: Int32) { send(Array(text.utf8)) }
+
+    /// Bytes read past the last line `readLine` returned.
+    private var pending: [UInt8] = []
+
+    /// The next line (nil at EOF); throws after `timeoutSeconds` without one.
+    func readLine(timeoutSeconds: Double = 10) throws -> String? {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                return line
+            }
+            let remainingMs = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+            guard remainingMs > 0 else { throw HarnessError("timed out waiting for a line") }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let rc = poll(&p, 1, remainingMs)
+            if rc == 0 { throw HarnessError("timed out waiting for a line") }
+            if rc < 0 { if errno == EINTR { continue }; throw HarnessError("poll: \(errno)") }
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == ECONNRESET { return nil }; throw HarnessError("read: \(String(cString: strerror(errno)))") }
+            if n == 0 { return nil }
+            pending.append(contentsOf: chunk[..<n])
+        }
+    }
+
+    /// Everything until EOF (or `timeoutSeconds` of silence, then throws), as complete lines.
+    func readLinesToEOF(timeoutSeconds: Double = 10) throws -> [String] {
+        var data = pending
+        pending = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let rc = poll(&p, 1, Int32(timeoutSeconds * 1000))
+            if rc == 0 { throw HarnessError("no EOF after \(timeoutSeconds) s; got \(data.count) bytes") }
+            if rc < 0 { if errno == EINTR { continue }; throw HarnessError("poll: \(errno)") }
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == ECONNRESET { break }; throw HarnessError("read: \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            data.append(contentsOf: chunk[..<n])
+        }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+}
+
+/// The daemon process's resident set and open descriptors, from /proc.
+struct ProcessResources: CustomStringConvertible {
+    var residentKiB: Int
+    var openFileDescriptors: Int
+
+    init(pid: Int32) throws {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+        else { throw HarnessError("no VmRSS in /proc/\(pid)/status") }
+        residentKiB = kib
+        openFileDescriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+    }
+
+    var description: String { "VmRSS \(residentKiB) KiB, \(openFileDescriptors) fds" }
+}
+
+extension DaemonProcess {
+    var resources: ProcessResources {
+        get throws { try ProcessResources(pid: process.processIdentifier) }
+    }
+
+    /// Polls until the daemon's open descriptors come back to `count` (closes are asynchronous).
+    func waitForFileDescriptors(_ count: Int, timeoutSeconds: Double = 10) throws -> Int {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        var now = try resources.openFileDescriptors
+        while now != count && Date() < deadline {
+            usleep(20_000)
+            now = try resources.openFileDescriptors
+        }
+        return now
+    }
+}
+
+/// Runs every body on its own thread (readers must read at the same time, or one that waits its
+/// turn would be dropped as too slow) and returns their results in order.
+func concurrently<T>(_ bodies: [() throws -> T]) -> [Result<T, any Error>] {
+    nonisolated(unsafe) var results = [Result<T, any Error>?](repeating: nil, count: bodies.count)
+    let group = DispatchGroup()
+    let lock = NSLock()
+    for (index, body) in bodies.enumerated() {
+        nonisolated(unsafe) let work = body
+        group.enter()
+        let thread = Thread {
+            let result = Result { try work() }
+            lock.withLock { results[index] = result }
+            group.leave()
+        }
+        thread.start()
+    }
+    group.wait()
+    return results.map { $0! }
+}
+
+/// What a bystander received: touch frames exactly, gestures as (kind, phase).
+struct BystanderLog: Equatable {
+    var touches: [TouchesMessage] = []
+    var gestures: [ExpectedOutput.GestureKey] = []
+    var other: [String] = []
+}
+
+/// A well-behaved subscriber: hello read, subscribed to touches and every gesture.
+final class Bystander: @unchecked Sendable {
+    let client: LineClient
+
+    init(socketPath: String) throws {
+        client = try LineClient(socketPath: socketPath)
+        guard case .hello? = try client.readMessage() else { throw HarnessError("bystander got no hello") }
+    }
+
+    func subscribe() throws { try client.send(#"{"type":"subscribe","touches":true}"# + "\n") }
+
+    /// Reads until it has `expected`'s touches and gestures (any order between the two kinds:
+    /// timer-driven gestures come from the daemon's clock). Unexpected messages are kept. Lines
+    /// are only sorted while reading and decoded afterwards, so this debug-built reader keeps up.
+    func read(until expected: ExpectedOutput, timeoutSeconds: Double = 30) throws -> BystanderLog {
+        var log = BystanderLog()
+        var touchLines: [String] = [], gestureLines: [String] = []
+        while touchLines.count < expected.touches.count || gestureLines.count < expected.gestures.count {
+            guard let line = try client.readLine(timeoutSeconds: timeoutSeconds) else {
+                log.other.append("EOF")
+                break
+            }
+            if line.hasPrefix(#"{"type":"touches""#) { touchLines.append(line) }
+            else if line.hasPrefix(#"{"type":"gesture""#) { gestureLines.append(line) }
+            else { log.other.append(String(line.prefix(200))) }
+        }
+        for line in touchLines {
+            guard case .touches(let t) = try JSONLines.decodeServerMessage(Array(line.utf8)) else { continue }
+            log.touches.append(t)
+        }
+        for line in gestureLines {
+            guard case .gesture(let g) = try JSONLines.decodeServerMessage(Array(line.utf8)) else { continue }
+            log.gestures.append(.init(gesture: g.gesture, phase: g.phase))
+        }
+        return log
+    }
+
+    /// Sends `status` and returns the reply, failing on anything else in between.
+    func status() throws -> StatusMessage {
+        try client.send(#"{"type":"status"}"# + "\n")
+        guard let m = try client.readMessage() else { throw HarnessError("bystander disconnected") }
+        guard case .status(let s) = m else { throw HarnessError("expected status, got \(m.typeName)") }
+        return s
+    }
+}
+
+/// What one hostile-client run measured.
+struct HostileOutcome {
+    var expected: ExpectedOutput
+    var logs: [BystanderLog]
+    /// From a bystander after the replay.
+    var status: StatusMessage
+    /// With only the bystanders connected, before the hostile client started.
+    var before: ProcessResources
+    /// After the hostile client finished and its connections were closed.
+    var after: ProcessResources
+    /// Descriptors once the daemon has processed every close (compare with `before`).
+    var settledFileDescriptors: Int
+
+    var residentGrowthKiB: Int { after.residentKiB - before.residentKiB }
+
+    /// Every bystander got every frame and every gesture the recording makes, and nothing else.
+    func expectEveryBystanderGotEverything(sourceLocation: SourceLocation = #_sourceLocation) {
+        for (i, log) in logs.enumerated() {
+            // Booleans, not the arrays: a failure prints counts, not megabytes.
+            let sameTouches = log.touches == expected.touches, sameGestures = log.gestures == expected.gestures
+            #expect(sameTouches, "bystander \(i): \(log.touches.count)/\(expected.touches.count) frames", sourceLocation: sourceLocation)
+            #expect(sameGestures, "bystander \(i): \(log.gestures.count)/\(expected.gestures.count) gestures", sourceLocation: sourceLocation)
+            #expect(log.other.isEmpty, "bystander \(i) also got \(log.other)", sourceLocation: sourceLocation)
+        }
+        #expect(status.frames == UInt64(expected.touches.count), sourceLocation: sourceLocation)
+        #expect(status.events == UInt64(expected.gestures.count), sourceLocation: sourceLocation)
+    }
+}
+
+/// The recording every hostile case runs under: the bundled demo (350 frames, 10.9 s, pinches,
+/// rotations, taps, a drag, a swipe, a long press).
+let hostileRecording = packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
+
+/// Starts the real daemon replaying `recording` at `speed`, connects `bystanderCount` subscribers,
+/// subscribes them and runs `hostile` on its own thread while they read. The replay starts once the
+/// bystanders and `hostileSubscribers` more clients have subscribed.
+/// `hostile` returns once its misbehaviour is over; the connections it opened must be closed (or
+/// handed back) by then. `afterwards` runs with the daemon still up, before resources are read.
+func runWithBystanders(
+    recording: String = hostileRecording, speed: Double = 4, bystanderCount: Int = 3,
+    extraArguments: [String] = [], hostileSubscribers: Int = 0,
+    hostile: @escaping @Sendable (DaemonProcess) throws -> Void,
+    afterwards: (DaemonProcess, [Bystander]) throws -> Void = { _, _ in }
+) throws -> HostileOutcome {
+    // A write to a connection the daemon closed must fail with EPIPE, not kill the test runner.
+    signal(SIGPIPE, SIG_IGN)
+    let expected = try ExpectedOutput(recordingPath: recording)
+    let daemon = try DaemonProcess(arguments: ["--replay", recording, "--speed", "\(speed)",
+                                               "--wait-clients", "\(bystanderCount + hostileSubscribers)"] + extraArguments)
+    let bystanders = try (0..<bystanderCount).map { _ in try Bystander(socketPath: daemon.socketPath) }
+    let before = try daemon.resources
+    for b in bystanders { try b.subscribe() }
+
+    let readers: [() throws -> BystanderLog] = bystanders.map { b in { try b.read(until: expected) } }
+    let hostileRun: () throws -> BystanderLog = { try hostile(daemon); return BystanderLog() }
+    let results = concurrently([hostileRun] + readers)
+    try results[0].get()
+    let logs = try results.dropFirst().map { try $0.get() }
+    try afterwards(daemon, bystanders)
+    let status = try bystanders[0].status()
+    let after = try daemon.resources
+    let settled = try daemon.waitForFileDescriptors(before.openFileDescriptors)
+    print("hostile run \(Test.current?.name ?? "?"): \((recording as NSString).lastPathComponent), \(before) -> \(after), "
+          + "growth \(after.residentKiB - before.residentKiB) KiB, fds settled at \(settled); "
+          + "drops \(status.drops), clients \(status.clients), frames \(status.frames), events \(status.events)")
+    #expect(daemon.process.isRunning, "the daemon survived")
+    #expect(!daemon.log.contains("handyd bug"))
+    return HostileOutcome(expected: expected, logs: logs, status: status, before: before, after: after,
+                          settledFileDescriptors: settled)
+}

@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Performance figures 3 and 5 on a real kernel (docs/PERFORMANCE.md): runs INSIDE the qemu guest
+(qemu-run.sh --udev, root, /dev/uinput, udev with udev/70-handyd.rules).
+
+Figure 5, side by side with libinput: `handyctl inject` creates one uinput touchscreen and plays a
+generated two-finger stream (pinch + turn + drift, 240 Hz, like a fast controller) into it;
+`handyd` (live, one subscriber reading gestures and touches) and `libinput debug-events --device
+NODE` (output to /dev/null) read the SAME evdev node at the same time. CPU seconds of each
+(utime + stime from /proc/PID/stat) from "both have the device" to "the last frame was read",
+per 10,000 frames, and handyd / libinput as a ratio in the same run.
+
+Figure 3, idle with a real device open: after the stream, the uinput device stays (inject --hold),
+no finger is down; context switches (all threads, /proc/PID/task/*/status) and CPU of handyd (and,
+for comparison, of libinput debug-events) over IDLE seconds.
+
+Prints a table and one JSON line per figure (`{"bench":...}`); exit 0 unless something could not
+run (no timing assertions). Standard library only.
+
+  perf_guest.py --bin DIR [--frames N] [--idle S]
+  env: HANDYD_PERF_BIN (binaries, e.g. a release build; default --bin), HANDYD_PERF_FULL=1 (24,000
+  frames and 10 s idle instead of 480 frames and 2 s).
+"""
+import argparse, json, os, select, shutil, socket, subprocess, sys, tempfile, threading, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from handyd_guest import W, H, Stream  # the same synthetic panel and evemu writer as the daemon tests
+
+TICK = os.sysconf("SC_CLK_TCK")
+RATE_HZ = 240
+
+
+def cpu_seconds(pid):
+    """utime + stime of a process (all threads)."""
+    with open(f"/proc/{pid}/stat") as f:
+        rest = f.read().rsplit(")", 1)[1].split()
+    return (int(rest[11]) + int(rest[12])) / TICK
+
+
+def thread_cpu(pid):
+    """{thread name: utime + stime seconds}, summed over threads of the same name."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                head, rest = f.read().rsplit(")", 1)
+        except OSError:
+            continue
+        name = head.split("(", 1)[1]
+        fields = rest.split()
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / TICK
+    return out
+
+
+def switches(pid):
+    """{tid: (name, voluntary + nonvoluntary context switches)}."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                fields = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+        except OSError:
+            continue
+        out[tid] = (fields["Name"].strip(), int(fields["voluntary_ctxt_switches"]) + int(fields["nonvoluntary_ctxt_switches"]))
+    return out
+
+
+def has_open(pid, node):
+    """Whether the process holds `node` open (its fds, /proc/PID/fd)."""
+    try:
+        return any(os.readlink(f"/proc/{pid}/fd/{fd}") == node for fd in os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return False
+
+
+def wakeups(before, after):
+    per = {}
+    for tid, (name, n) in after.items():
+        d = n - before.get(tid, (name, 0))[1]
+        if d:
+            per[f"{name}[{tid}]"] = d
+    return sum(per.values()), per
+
+
+def recording(directory, frames):
+    """`frames` frames of two fingers at RATE_HZ: 1 s down (pinch + turn + drift), 1 frame up."""
+    import math
+    s = Stream()
+    t, k = 0.0, 0
+    per_episode = RATE_HZ
+    while k < frames:
+        n = min(per_episode, frames - k - 1)
+        direction = 1 if (k // per_episode) % 2 == 0 else -1
+        for i in range(max(n, 1)):
+            u = i / per_episode
+            r = (200 + 250 * u * direction + (250 if direction < 0 else 0))
+            a = 0.8 * u * direction
+            cx, cy = W / 2 + 200 * u * direction, H / 2
+            s.frame(t, {0: (cx + r * math.cos(a), cy + r * math.sin(a) * 0.8),
+                        1: (cx - r * math.cos(a), cy - r * math.sin(a) * 0.8)})
+            t += 1 / RATE_HZ
+            k += 1
+        s.frame(t, {0: None, 1: None})
+        t += 1 / RATE_HZ
+        k += 1
+    path = os.path.join(directory, "perf.evemu")
+    with open(path, "w") as f:
+        f.write(s.text("handyd-perf touchscreen"))
+    return path, k
+
+
+class Subscriber(threading.Thread):
+    """Reads everything handyd sends (gestures + touches) and counts touches frames."""
+    def __init__(self, path, timeout):
+        super().__init__(daemon=True)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.sock.connect(path)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"handyd never listened on {path}")
+                time.sleep(0.1)
+        self.sock.sendall(b'{"type":"subscribe","touches":true}\n')
+        self.frames = 0
+        self.gestures = 0
+        self.devices = []
+        self.lock = threading.Lock()
+
+    def run(self):
+        buf = b""
+        while True:
+            chunk = self.sock.recv(1 << 16)
+            if not chunk:
+                return
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for line in lines:
+                with self.lock:
+                    if line.startswith(b'{"type":"touches"'):
+                        self.frames += 1
+                    elif line.startswith(b'{"type":"gesture"'):
+                        self.gestures += 1
+                    elif b'"added"' in line:
+                        self.devices.append(json.loads(line)["device"].get("path"))
+
+    def snapshot(self):
+        with self.lock:
+            return self.frames, self.gestures, list(self.devices)
+
+
+def wait_for(what, predicate, timeout, step=0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(step)
+    raise RuntimeError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def settle(pid, quiet=0.5, timeout=60):
+    """Waits until the process used no CPU for `quiet` seconds (it read everything)."""
+    deadline = time.monotonic() + timeout
+    last = cpu_seconds(pid)
+    while time.monotonic() < deadline:
+        time.sleep(quiet)
+        now = cpu_seconds(pid)
+        if now == last:
+            return
+        last = now
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    full = os.environ.get("HANDYD_PERF_FULL") == "1"
+    ap.add_argument("--frames", type=int, default=24000 if full else 480)
+    ap.add_argument("--idle", type=float, default=10.0 if full else 2.0)
+    args = ap.parse_args()
+    bindir = os.environ.get("HANDYD_PERF_BIN") or args.bin
+    handyd, handyctl = os.path.join(bindir, "handyd"), os.path.join(bindir, "handyctl")
+    libinput = shutil.which("libinput")
+    if not libinput:
+        print("perf_guest: libinput not installed (apt-get install libinput-tools; scripts/install-deps.sh --vm)")
+        return 1
+    scale = float(os.environ.get("HANDYD_GUEST_TIMEOUT_SCALE", "1"))
+    work = tempfile.mkdtemp(prefix="handyd-perf.")
+    procs = []
+    try:
+        rec, frames = recording(work, args.frames)
+        sock = os.path.join(work, "handyd.sock")
+        log = open(os.path.join(work, "handyd.log"), "w")
+        daemon = subprocess.Popen([handyd, "--socket", sock, "--log-level", "notice"], stderr=log, stdout=subprocess.DEVNULL)
+        procs.append(daemon)
+        sub = Subscriber(sock, 60 * scale)
+        sub.start()
+        # The device appears at once; its first event comes after start_delay, by when handyd and
+        # libinput have it open (both checked below; a late start fails instead of measuring less).
+        start_delay = 20 * scale
+        hold = args.idle + 60 * scale
+        inject = subprocess.Popen([handyctl, "inject", "--start-delay", str(start_delay), "--hold", str(hold), rec],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        procs.append(inject)
+        t_created = time.monotonic()
+        node = None
+        while node is None:
+            line = inject.stdout.readline()
+            if not line:
+                raise RuntimeError(f"handyctl inject gave no device: {inject.stderr.read()[:500]}")
+            if line.startswith("device "):
+                node = line.split(" ", 1)[1].strip()
+        li_out = open(os.path.join(work, "libinput.txt"), "w")
+        li = subprocess.Popen([libinput, "debug-events", "--device", node], stdout=li_out, stderr=subprocess.STDOUT)
+        procs.append(li)
+        wait_for("handyd to open " + node, lambda: node in sub.snapshot()[2] and has_open(daemon.pid, node), start_delay - 3)
+        wait_for("libinput to open " + node, lambda: has_open(li.pid, node), start_delay - 3)
+        settle(daemon.pid, quiet=0.3)
+        settle(li.pid, quiet=0.3)
+        if time.monotonic() - t_created > start_delay - 0.5:
+            raise RuntimeError("handyd or libinput not ready before the first event; raise HANDYD_GUEST_TIMEOUT_SCALE")
+        c0 = {"handyd": cpu_seconds(daemon.pid), "libinput": cpu_seconds(li.pid)}
+        t0 = thread_cpu(daemon.pid)
+        w0 = time.monotonic()
+        while True:
+            line = inject.stdout.readline()
+            if not line or line.startswith("done"):
+                break
+        played = time.monotonic() - w0
+        # Both must have consumed the whole stream before CPU is read.
+        wait_for("handyd to publish every frame", lambda: sub.snapshot()[0] >= frames - 2, 60 * scale)
+        settle(daemon.pid)
+        settle(li.pid)
+        c1 = {"handyd": cpu_seconds(daemon.pid), "libinput": cpu_seconds(li.pid)}
+        t1 = thread_cpu(daemon.pid)
+        # Where handyd's CPU went: the input thread (evdev reads, tracker, recognizers) vs the
+        # NIO event loop (JSON encoding, socket writes) vs the rest.
+        split = {k: round(v - t0.get(k, 0.0), 3) for k, v in t1.items() if v - t0.get(k, 0.0) > 0}
+        got_frames, got_gestures, _ = sub.snapshot()
+        cpu = {k: c1[k] - c0[k] for k in c0}
+        per10k = {k: v * 10000 / frames for k, v in cpu.items()}
+        ratio = cpu["handyd"] / cpu["libinput"] if cpu["libinput"] > 0 else float("nan")
+        print(f"\n5. Side by side with libinput (same uinput device, same {frames} frames at {RATE_HZ} Hz, played in {played:.1f} s)")
+        print(f"{'reader':<10} {'CPU s':>8} {'CPU s / 10k frames':>19} {'output':>28}")
+        print(f"{'handyd':<10} {cpu['handyd']:>8.3f} {per10k['handyd']:>19.3f} {f'{got_frames} touches + {got_gestures} gestures':>28}")
+        print(f"{'libinput':<10} {cpu['libinput']:>8.3f} {per10k['libinput']:>19.3f} {'touch events as text':>28}")
+        print(f"ratio handyd / libinput: {ratio:.2f}")
+        print("handyd CPU by thread: " + " ".join(f"{k}={v}" for k, v in sorted(split.items(), key=lambda kv: -kv[1])))
+        print(json.dumps({"bench": "libinput", "frames": frames, "rateHz": RATE_HZ, "playedSeconds": round(played, 2),
+                          "handydCpuSeconds": round(cpu["handyd"], 3), "libinputCpuSeconds": round(cpu["libinput"], 3),
+                          "handydCpuSecondsPer10kFrames": round(per10k["handyd"], 3),
+                          "libinputCpuSecondsPer10kFrames": round(per10k["libinput"], 3),
+                          "ratio": round(ratio, 3), "handydTouchFrames": got_frames, "handydGestures": got_gestures,
+                          "handydCpuByThread": split, "binaries": bindir}), flush=True)
+
+        # Figure 3 with a real device: it stays open (hold), nothing is touched.
+        time.sleep(1.0)  # recognizer timers of the last lift (tap, momentum) end within this
+        s0 = {"handyd": switches(daemon.pid), "libinput": switches(li.pid)}
+        i0 = {"handyd": cpu_seconds(daemon.pid), "libinput": cpu_seconds(li.pid)}
+        t0 = time.monotonic()
+        time.sleep(args.idle)
+        elapsed = time.monotonic() - t0
+        print(f"\n3. Idle with a real uinput touchscreen open, no finger down, {elapsed:.1f} s")
+        print(f"{'process':<10} {'wake-ups':>9} {'wake-ups/s':>11} {'CPU s':>7}  threads that woke")
+        for name, pid in (("handyd", daemon.pid), ("libinput", li.pid)):
+            total, per = wakeups(s0[name], switches(pid))
+            cpu_idle = cpu_seconds(pid) - i0[name]
+            print(f"{name:<10} {total:>9} {total / elapsed:>11.2f} {cpu_idle:>7.3f}  {' '.join(f'{k}={v}' for k, v in per.items()) or 'none'}")
+            print(json.dumps({"bench": "idle-guest", "process": name, "seconds": round(elapsed, 2), "wakeups": total,
+                              "wakeupsPerSecond": round(total / elapsed, 3), "cpuSeconds": round(cpu_idle, 3),
+                              "wakers": per, "device": node}), flush=True)
+        return 0
+    except RuntimeError as e:
+        print(f"perf_guest: {e}")
+        return 1
+    finally:
+        for p in reversed(procs):
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
