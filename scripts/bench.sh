@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Benchmarks (docs/PERFORMANCE.md): a release build of handyd-bench, then its table and JSON lines.
-#   scripts/bench.sh            full run (~2 min)
+#   scripts/bench.sh            full run (~25 min: figure 4 streams 1 M frames to 64 subscribers)
 #   scripts/bench.sh --short    a few hundred ms per figure; CI runs this so the benchmark keeps
 #                               building and running (no timing assertions)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product handyd-bench
+# Figures 3 and 4 run the real daemon: handyd-bench looks for it beside itself.
+swift build -c release --product handyd
 "$(swift build -c release --show-bin-path)/handyd-bench" "$@"

@@ -60,14 +60,14 @@ extra_sources_for() {
   esac
 }
 
-# Seeds: whole small fixtures; big ones cut to their first 16 KiB at a line end (libFuzzer explores
+# Seeds: whole small fixtures; big ones cut to their first 4 KiB at a line end (libFuzzer explores
 # short inputs faster, and a cut line would only be read as "truncated").
 seed_file() {  # seed_file SRC... DEST
   local dest=${*: -1}
   local srcs=("${@:1:$#-1}")
-  cat "${srcs[@]}" | head -c 16384 > "$dest"
+  cat "${srcs[@]}" | head -c 4096 > "$dest"
   # head may have cut the last line: drop it when the input was longer than the cut.
-  if [ "$(cat "${srcs[@]}" | wc -c)" -gt 16384 ]; then sed -i '$d' "$dest"; fi
+  if [ "$(cat "${srcs[@]}" | wc -c)" -gt 4096 ]; then sed -i '$d' "$dest"; fi
 }
 seed() {
   local name=$1 corpus=$2 i=0 f
@@ -116,7 +116,7 @@ run_one() {
   local status=0
   # -rss_limit_mb: the readers accept up to 256 MiB files, but a fuzz input is small; a blow-up
   # beyond 2 GiB is a bug. -timeout: one input taking over 10 s is a hang.
-  ASAN_OPTIONS=detect_leaks=0 "$exe" "$dir/corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+  ASAN_OPTIONS=detect_leaks=0 "$exe" "$dir/corpus" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/artifacts/" > "$dir/log" 2>&1 || status=$?
   local runs cov
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$dir/log" | grep -o '[0-9]*$' || echo '?')

@@ -124,7 +124,7 @@ struct PipelineCheck {
 
 /// Runs a parsed recording through the pipeline the way a replay does (events in file order,
 /// timers when their deadline passes), then removes the device.
-func runRecording(_ description: DeviceDescription, _ events: [InputEvent], limit: Int = 4096) {
+func runRecording(_ description: DeviceDescription, _ events: [InputEvent], limit: Int = 1024) {
     var check = PipelineCheck(description: description)
     for event in events.prefix(limit) {
         check.feed(event)

@@ -100,6 +100,11 @@ public struct GestureArena: Sendable {
         return out
     }
 
+    /// Delivers timers up to `time`, appending their gesture events to `out`.
+    public mutating func advanceTime(to time: Timestamp, into out: inout [GestureEvent]) {
+        fireTimers(upTo: time, into: &out)
+    }
+
     /// Cancels every gesture in progress (device removed, resync); the fingers still down start
     /// nothing new until they all lift.
     public mutating func cancelAll(at time: Timestamp, reason: String) -> [GestureEvent] {

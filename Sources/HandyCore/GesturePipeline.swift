@@ -27,11 +27,12 @@ public struct GesturePipeline: Sendable {
     public mutating func handle(_ event: InputEvent, into output: inout PipelineOutput) {
         // Timers due before this event fire first, so replays match live behaviour.
         if let deadline = arena.nextDeadline, deadline <= event.time {
-            output.gestures.append(contentsOf: arena.advanceTime(to: event.time))
+            arena.advanceTime(to: event.time, into: &output.gestures)
         }
         guard let frame = tracker.handle(event) else { return }
         output.frames.append(frame)
-        output.gestures.append(contentsOf: arena.handle(frame))
+        // Straight into the caller's array: no per-frame array of events (docs/PERFORMANCE.md).
+        arena.handle(frame, into: &output.gestures)
     }
 
     /// Delivers timers up to `time` (the daemon calls this when ``nextDeadline`` passes).

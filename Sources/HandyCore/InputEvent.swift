@@ -6,21 +6,42 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     public var microseconds: Int64
 
     public init(microseconds: Int64) { self.microseconds = microseconds }
-    public init(seconds: Int64, microseconds: Int64) { self.microseconds = seconds * 1_000_000 + microseconds }
-    public init(seconds: Double) { self.microseconds = Int64((seconds * 1_000_000).rounded()) }
+    // The arithmetic saturates at Int64's ends instead of trapping: a device or a recording may
+    // carry any 64-bit time, and no time may crash the daemon (fuzzing found `handyd --replay` and
+    // `handyctl replay` trapping on a recording near the end of Int64's range).
+    public init(seconds: Int64, microseconds: Int64) {
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        self.microseconds = overflow ? (seconds < 0 ? .min : .max) : Self.saturatingSum(scaled, microseconds)
+    }
+    public init(seconds: Double) { self.microseconds = Self.saturating(seconds * 1_000_000) }
 
     public static let zero = Timestamp(microseconds: 0)
 
     public var seconds: Double { Double(microseconds) / 1_000_000 }
 
     public func advanced(byMilliseconds ms: Double) -> Timestamp {
-        Timestamp(microseconds: microseconds + Int64((ms * 1000).rounded()))
+        Timestamp(microseconds: Self.saturatingSum(microseconds, Self.saturating(ms * 1000)))
     }
-    public func advanced(byMicroseconds us: Int64) -> Timestamp { Timestamp(microseconds: microseconds + us) }
+    public func advanced(byMicroseconds us: Int64) -> Timestamp { Timestamp(microseconds: Self.saturatingSum(microseconds, us)) }
 
     /// Milliseconds from `earlier` to `self` (negative when `earlier` is later).
-    public func milliseconds(since earlier: Timestamp) -> Double { Double(microseconds - earlier.microseconds) / 1000 }
-    public func seconds(since earlier: Timestamp) -> Double { Double(microseconds - earlier.microseconds) / 1_000_000 }
+    public func milliseconds(since earlier: Timestamp) -> Double { (Double(microseconds) - Double(earlier.microseconds)) / 1000 }
+    public func seconds(since earlier: Timestamp) -> Double { (Double(microseconds) - Double(earlier.microseconds)) / 1_000_000 }
+
+    /// `v` rounded to Int64, clamped to its range (NaN → 0).
+    @inline(__always) public static func saturating(_ v: Double) -> Int64 {
+        guard !v.isNaN else { return 0 }
+        // 2^63 is not an Int64; the largest Double below it is.
+        if v >= 9_223_372_036_854_774_784 { return .max }
+        if v <= -9_223_372_036_854_775_808 { return .min }
+        return Int64(v.rounded())
+    }
+
+    /// `a + b` clamped to Int64's range.
+    @inline(__always) public static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b < 0 ? .min : .max) : sum
+    }
 
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.microseconds < b.microseconds }
     public var description: String { String(format6(seconds)) }
@@ -28,9 +49,9 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 
 @inline(__always) func format6(_ v: Double) -> String {
     // Avoids Foundation's String(format:) in a pure module.
-    let us = Int64((v * 1_000_000).rounded())
+    let us = Timestamp.saturating(v * 1_000_000)
     let sign = us < 0 ? "-" : ""
-    let a = abs(us)
+    let a = us.magnitude
     let frac = String(a % 1_000_000)
     return "\(sign)\(a / 1_000_000).\(String(repeating: "0", count: 6 - frac.count))\(frac)"
 }

@@ -789,6 +789,13 @@ public struct TouchTracker: Sendable {
     /// Slots that still hold a contact are ignored until their next tracking id.
     public mutating func cancelAll(at time: Timestamp) -> TouchFrame? {
         guard idStates.contains(where: { $0 != .free }) else { return nil }
+        // A lift in a frame that never got its SYN_REPORT (the device went mid-frame) is not a
+        // lift the device confirmed: cancelled, like every other touch the removal ends.
+        for id in idStates.indices where idStates[id] == .finishing && touchesByID[id].phase == .ended {
+            touchesByID[id].phase = .cancelled
+            touchesByID[id].time = time
+            counters.cancelledTouches &+= 1
+        }
         for i in slots.indices {
             if slots[i].touchID >= 0 {
                 finish(touchID: Int(slots[i].touchID), phase: .cancelled, at: time)

@@ -16,7 +16,8 @@ public struct MonotonicInstant: Hashable, Comparable, Sendable {
         return MonotonicInstant(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
     }
     public static func < (a: MonotonicInstant, b: MonotonicInstant) -> Bool { a.nanoseconds < b.nanoseconds }
-    public func adding(nanoseconds ns: Int64) -> MonotonicInstant { MonotonicInstant(nanoseconds: nanoseconds + ns) }
+    /// Saturates at Int64's ends: a replay's far-future times become "never", not a trap.
+    public func adding(nanoseconds ns: Int64) -> MonotonicInstant { MonotonicInstant(nanoseconds: Timestamp.saturatingSum(nanoseconds, ns)) }
 }
 
 /// Something that produces device input for the ``InputLoop``: the replay of a recording, or the

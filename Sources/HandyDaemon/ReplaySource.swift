@@ -114,8 +114,8 @@ public final class ReplaySource: DeviceSource {
             guard index == events.count, options.loop else { break }
             // Next pass: continue after the last event plus a pause.
             passes += 1
-            let length = events[events.count - 1].time.microseconds - firstTime.microseconds
-            shiftMicroseconds += length + Self.loopPauseMicroseconds
+            let length = Timestamp.saturatingSum(events[events.count - 1].time.microseconds, -firstTime.microseconds)
+            shiftMicroseconds = Timestamp.saturatingSum(shiftMicroseconds, Timestamp.saturatingSum(length, Self.loopPauseMicroseconds))
             index = 0
             logger.debug("replay pass finished", metadata: ["replay.passes": "\(passes)"])
             if monotonic(deviceTime: shifted(events[0].time)) > now { break }
@@ -136,13 +136,15 @@ public final class ReplaySource: DeviceSource {
 
     private func monotonic(deviceTime t: Timestamp) -> MonotonicInstant {
         let start = startedAt ?? MonotonicInstant(nanoseconds: .max / 2)
-        let offsetNs = Double(t.microseconds - firstTime.microseconds) * 1000 / options.speed
-        return start.adding(nanoseconds: Int64(offsetNs))
+        // In Double and saturated: a recording may hold any 64-bit times (fuzzing: a file spanning
+        // 292+ years trapped here); beyond Int64 the event is simply "never".
+        let offsetNs = (Double(t.microseconds) - Double(firstTime.microseconds)) * 1000 / options.speed
+        return start.adding(nanoseconds: Timestamp.saturating(offsetNs))
     }
 
     private func deviceTime(monotonic m: MonotonicInstant) -> Timestamp {
         let start = startedAt ?? m
-        let us = Double(m.nanoseconds - start.nanoseconds) / 1000 * options.speed
-        return firstTime.advanced(byMicroseconds: Int64(us))
+        let us = (Double(m.nanoseconds) - Double(start.nanoseconds)) / 1000 * options.speed
+        return firstTime.advanced(byMicroseconds: Timestamp.saturating(us))
     }
 }

@@ -29,37 +29,44 @@ public enum JSONLines {
     }()
 
     /// Encodes a message as one line, `"type"` first, ending in `\n`.
-    public static func encode(_ message: ServerMessage) -> [UInt8] {
+    public static func encode(_ message: consuming ServerMessage) -> [UInt8] {
         var out: [UInt8] = []
-        encode(message, into: &out)
+        encode(consume message, into: &out)
+        return out
+    }
+
+    /// The line of one gesture event, the same bytes as `encode(.gesture(event))`, without
+    /// copying the event (~450 bytes, three reference-counted fields) into a message first.
+    public static func encode(_ event: GestureEvent) -> [UInt8] {
+        var out: [UInt8] = []
+        event.writeLine(into: &out)
         return out
     }
 
     /// Appends a message's line (as ``encode(_:)-swift.type.method`` returns it) to `buffer`, so a
     /// caller can reuse one buffer. `gesture` and `touches`, sent per frame, use a hand-written
     /// writer with the same output as the Foundation encoder the others use.
-    public static func encode(_ message: ServerMessage, into buffer: inout [UInt8]) {
-        switch message {
-        case .gesture(let m): m.writeLine(into: &buffer); return
-        case .touches(let m): m.writeLine(into: &buffer); return
-        default: break
-        }
+    ///
+    /// `consuming`, and the switch consumes it: a gesture event (~500 bytes with three reference
+    /// counted fields) is moved out of the message, not copied (docs/PERFORMANCE.md).
+    public static func encode(_ message: consuming ServerMessage, into buffer: inout [UInt8]) {
+        let typeName: String
         let body: Data
         do {
-            switch message {
-            case .hello(let m): body = try encoder.encode(m)
-            case .gesture(let m): body = try encoder.encode(m)
-            case .touches(let m): body = try encoder.encode(m)
-            case .device(let m): body = try encoder.encode(m)
-            case .status(let m): body = try encoder.encode(m)
-            case .error(let m): body = try encoder.encode(m)
-            case .shutdown(let m): body = try encoder.encode(m)
+            switch consume message {
+            case .gesture(let m): m.writeLine(into: &buffer); return
+            case .touches(let m): m.writeLine(into: &buffer); return
+            case .hello(let m): typeName = "hello"; body = try encoder.encode(m)
+            case .device(let m): typeName = "device"; body = try encoder.encode(m)
+            case .status(let m): typeName = "status"; body = try encoder.encode(m)
+            case .error(let m): typeName = "error"; body = try encoder.encode(m)
+            case .shutdown(let m): typeName = "shutdown"; body = try encoder.encode(m)
             }
         } catch {
             // Our own value types always encode; this keeps the signature non-throwing.
-            preconditionFailure("handyd bug: cannot encode \(message.typeName): \(error)")
+            preconditionFailure("handyd bug: cannot encode \(typeName): \(error)")
         }
-        buffer.append(contentsOf: splice(type: message.typeName, into: body))
+        buffer.append(contentsOf: splice(type: typeName, into: body))
     }
 
     /// The Foundation-encoder form of a message, which the hand-written writer must match byte for

@@ -133,33 +133,59 @@ struct JSONWriter {
     /// exact doubles, the division correctly rounded) equals `v` exactly when the text `n·10^-d`
     /// parses to `v`; the smallest such d is the shortest text; and with `n < 10^15 < 2^50` two
     /// candidates of one d (1 apart, 10^-d apart in value) cannot both round to `v`, so the digits
-    /// are the only — hence the closest — shortest ones. The tests compare it with description.
+    /// are the only — hence the closest — shortest ones. Below 10^6 one candidate at d = 9 settles
+    /// it: if a shorter n₀ works, n₀·10^(9-d₀) is the candidate at 9 (the same real number), and
+    /// its trailing zeros give d₀. The tests compare it with description.
     @inline(__always)
     private mutating func shortDecimal(_ v: Double, magnitude a: Double) -> Bool {
+        if a < 1e6 {
+            let n = Int64(a * 1e9 + 0.5)   // the product is within a few ulps of an integer n
+            guard Double(n) / 1e9 == a else { return false }
+            if v < 0 { byte(UInt8(ascii: "-")) }
+            let whole = n / 1_000_000_000
+            unsigned(UInt64(whole))
+            byte(UInt8(ascii: "."))
+            // All nine decimals, then back over the trailing zeros (the fraction is not 0: v is not whole).
+            fixedDigits(UInt64(n - whole * 1_000_000_000), count: 9)
+            while cursor[-1] == UInt8(ascii: "0") { cursor -= 1 }
+            return true
+        }
         var scale = 10.0
         var scaleInt: Int64 = 10
         for decimals in 1...9 {
             let s = a * scale
             if s >= 1e15 { return false }
-            let n = Int64(s + 0.5)   // the candidate: the product is within a few ulps of an integer n
+            let n = Int64(s + 0.5)
             if Double(n) / scale == a {
                 if v < 0 { byte(UInt8(ascii: "-")) }
                 unsigned(UInt64(n / scaleInt))
                 byte(UInt8(ascii: "."))
-                var fraction = UInt64(n % scaleInt)
-                var i = decimals
-                while i > 0 {   // zero-padded, written from the last digit
-                    i -= 1
-                    cursor[i] = UInt8(ascii: "0") &+ UInt8(fraction % 10)
-                    fraction /= 10
-                }
-                cursor += decimals
+                fixedDigits(UInt64(n % scaleInt), count: decimals)
                 return true
             }
             scale *= 10
             scaleInt *= 10
         }
         return false
+    }
+
+    /// "00" "01" … "99": two digits per division.
+    private static var digitPairs: StaticString { "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" }
+
+    /// `value` in exactly `count` digits, zero-padded on the left.
+    @inline(__always) private mutating func fixedDigits(_ value: UInt64, count: Int) {
+        let pairs = Self.digitPairs.utf8Start
+        var rest = value
+        var i = count
+        while i >= 2 {   // written from the last digits
+            let k = Int(rest % 100) &* 2
+            rest /= 100
+            i -= 2
+            cursor[i] = pairs[k]
+            cursor[i + 1] = pairs[k + 1]
+        }
+        if i == 1 { cursor[0] = UInt8(ascii: "0") &+ UInt8(rest % 10) }
+        cursor += count
     }
 
     mutating func integer(_ v: Int) {
@@ -173,17 +199,11 @@ struct JSONWriter {
 
     mutating func unsigned(_ v: UInt64) {
         if v < 10 { byte(UInt8(ascii: "0") &+ UInt8(v)); return }
-        var digits = 1
-        var rest = v / 10
-        while rest > 0 { digits += 1; rest /= 10 }
-        var n = v
-        var i = digits
-        while i > 0 {
-            i -= 1
-            cursor[i] = UInt8(ascii: "0") &+ UInt8(n % 10)
-            n /= 10
-        }
-        cursor += digits
+        if v < 100 { fixedDigits(v, count: 2); return }
+        var digits = 3
+        var limit: UInt64 = 1000
+        while digits < 20 && v >= limit { digits += 1; limit &*= 10 }
+        fixedDigits(v, count: digits)
     }
 
     mutating func string(_ s: String) {
@@ -275,13 +295,43 @@ extension SwipeDirection {
 }
 
 extension GestureEvent {
-    /// An upper bound on the length of this event's line: every key and its separator (< 400
-    /// bytes), 24 number slots and 4 integers at their longest, the names, and the variable parts.
+    /// An upper bound on the length of this event's line, summed over the fields present, so a
+    /// typical line's buffer (~700 bytes) stays within malloc's small-size cache (glibc's tcache
+    /// ends at 1032 bytes; a bound over all 30 fields was ~1,300 bytes and took the slow path).
     var maximumLineBytes: Int {
-        var n = 400 + 24 * JSONWriter.maximumNumberBytes + 4 * JSONWriter.maximumIntegerBytes + 5 * 16
-        n += JSONWriter.maximumStringBytes(device)
-        if let reason { n += JSONWriter.maximumStringBytes(reason) }
-        if let touches { n += 2 + touches.count * (JSONWriter.maximumIntegerBytes + 1) }
+        // `,"rotationVelocity":` is the longest key with its separator.
+        let key = 20
+        let number = key + JSONWriter.maximumNumberBytes
+        let integer = key + JSONWriter.maximumIntegerBytes
+        let point = key + 2 * JSONWriter.maximumNumberBytes + 11   // {"x":…,"y":…}
+        let name = key + 14                                        // "touch-flick" and quotes
+        // type, gesture, phase, id, time, the closing brace and newline; then device.
+        var n = 20 + 2 * name + integer + number + 4 + key + JSONWriter.maximumStringBytes(device)
+        if fingers != nil { n += integer }
+        if let touches { n += key + 2 + touches.count * (JSONWriter.maximumIntegerBytes + 1) }
+        if touch != nil { n += integer }
+        if centroid != nil { n += point }
+        if centroidMm != nil { n += point }
+        if scale != nil { n += number }
+        if scaleVelocity != nil { n += number }
+        if spanMm != nil { n += number }
+        if hand != nil { n += name }
+        if handConfidence != nil { n += number }
+        if clearSide != nil { n += name }
+        if rotation != nil { n += number }
+        if rotationVelocity != nil { n += number }
+        if translation != nil { n += point }
+        if translationMm != nil { n += point }
+        if velocity != nil { n += point }
+        if direction != nil { n += name }
+        if taps != nil { n += integer }
+        if position != nil { n += point }
+        if positionMm != nil { n += point }
+        if duration != nil { n += number }
+        if glideMm != nil { n += point }
+        if glideScale != nil { n += number }
+        if glideRotation != nil { n += number }
+        if let reason { n += key + JSONWriter.maximumStringBytes(reason) }
         return n
     }
 

@@ -89,7 +89,7 @@ struct InjectCommand: ParsableCommand {
             for event in events {
                 // Real time: each event at its offset from the first, scaled by --speed.
                 let offsetUs = Double(event.time.microseconds - first.time.microseconds) / speed
-                let due = start.advanced(byMicroseconds: Int64(offsetUs.rounded()))
+                let due = start.advanced(byMicroseconds: Timestamp.saturating(offsetUs))
                 let waitUs = due.microseconds - EvdevDevice.monotonicNow().microseconds
                 if waitUs > 0 { sleepSeconds(Double(waitUs) / 1_000_000) }
                 do {

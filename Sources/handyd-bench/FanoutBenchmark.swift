@@ -34,6 +34,11 @@ enum FanoutBenchmark {
         var lastSubscriberNs: [Int64]
         /// (subscriber, frame) pairs that never arrived.
         var missing: Int
+        /// CPU time (CLOCK_THREAD_CPUTIME_ID) the event loop spent in `Broadcaster.publish`, per
+        /// frame: the server's own cost, independent of how the readers were scheduled.
+        var publishCpuNsPerFrame: Double
+        /// CPU time of the input thread per frame (pipeline + hand-off), same clock.
+        var inputCpuNsPerFrame: Double
     }
 
     /// The stream: two fingers pinching, turning and drifting (pinch, rotate and pan all report
@@ -91,11 +96,17 @@ enum FanoutBenchmark {
         guard pipe(&pipeFDs) == 0 else { throw BenchError("pipe: \(String(cString: strerror(errno)))") }
         _ = fcntl(pipeFDs[0], F_SETFL, fcntl(pipeFDs[0], F_GETFL) | O_NONBLOCK)
         let source = PacedSource(readFD: pipeFDs[0], description: description, frames: frames, handoff: handoff)
+        let publishCpu = StampBuffer(count: 1)
         let loop = try InputLoop(sources: [source], logger: logger) { notices in
-            broadcaster.eventLoop.execute { broadcaster.publish(notices) }
+            broadcaster.eventLoop.execute {
+                let t0 = threadCpuNanoseconds()
+                broadcaster.publish(notices)
+                publishCpu[0] += threadCpuNanoseconds() - t0
+            }
         }
         let inputDone = DispatchSemaphore(value: 0)
-        let inputThread = Thread { loop.run(); inputDone.signal() }
+        let inputCpu = StampBuffer(count: 1)
+        let inputThread = Thread { loop.run(); inputCpu[0] = threadCpuNanoseconds(); inputDone.signal() }
         inputThread.stackSize = 8 << 20
         inputThread.start()
 
@@ -160,7 +171,9 @@ enum FanoutBenchmark {
         return Result(subscribers: subscribers, rateHz: rateHz, frames: frames.count, framesWithLines: framesWithLines,
                       linesPerFrame: Double(totalLines) / Double(subscribers * frames.count),
                       bytesPerFrame: Double(totalBytes) / Double(subscribers * frames.count),
-                      latenciesNs: latencies, lastSubscriberNs: last, missing: missing)
+                      latenciesNs: latencies, lastSubscriberNs: last, missing: missing,
+                      publishCpuNsPerFrame: Double(publishCpu[0]) / Double(frames.count),
+                      inputCpuNsPerFrame: Double(inputCpu[0]) / Double(frames.count))
     }
 
     /// Connects to the server (retrying while it starts) and reads up to the end of `hello`.
@@ -305,6 +318,13 @@ enum UnixSocket {
             offset += n
         }
     }
+}
+
+/// CPU time of the calling thread.
+func threadCpuNanoseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
 }
 
 /// Sleeps until CLOCK_MONOTONIC reaches `nanoseconds` (absolute, so pacing does not drift).

@@ -35,7 +35,7 @@ enum PipelineBenchmark {
             if out.isEmpty { continue }
             frames += out.frames.count
             gestures += out.gestures.count
-            for g in out.gestures { bytes += JSONLines.encode(.gesture(g)).count }
+            for g in out.gestures { bytes += JSONLines.encode(g).count }   // one line per event, no message copy
             if touches {
                 for f in out.frames { bytes += JSONLines.encode(.touches(f.wireMessage(device: pipeline.deviceID))).count }
             }
@@ -174,7 +174,7 @@ enum PipelineProfile {
             if out.isEmpty { continue }
             frames += out.frames.count
             gestures += out.gestures.count
-            for g in out.gestures { fold(JSONLines.encode(.gesture(g))) }
+            for g in out.gestures { fold(JSONLines.encode(.gesture(g))) }   // the message form: must match encode(g)
             if touches {
                 for f in out.frames { fold(JSONLines.encode(.touches(f.wireMessage(device: pipeline.deviceID)))) }
             }

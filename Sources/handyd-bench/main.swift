@@ -96,19 +96,22 @@ if wanted("fanout") {
                 ("maxUs", us(r.latenciesNs.last ?? 0)),
                 ("lastSubscriberP50Us", us(percentile(r.lastSubscriberNs, 0.5))),
                 ("lastSubscriberP99Us", us(percentile(r.lastSubscriberNs, 0.99))),
+                ("publishCpuUsPerFrame", r.publishCpuNsPerFrame / 1000), ("inputCpuUsPerFrame", r.inputCpuNsPerFrame / 1000),
             ]))
             rows.append([String(subscribers), formatted(rateHz), formatted(Double(r.framesWithLines)),
                          formatted(r.linesPerFrame, decimals: 2), formatted(r.bytesPerFrame),
                          formatted(us(percentile(r.latenciesNs, 0.5)), decimals: 1),
                          formatted(us(percentile(r.latenciesNs, 0.99)), decimals: 1),
                          formatted(us(r.latenciesNs.last ?? 0), decimals: 1),
-                         formatted(us(percentile(r.lastSubscriberNs, 0.99)), decimals: 1), String(r.missing)])
+                         formatted(us(percentile(r.lastSubscriberNs, 0.99)), decimals: 1), String(r.missing),
+                         formatted(r.publishCpuNsPerFrame / 1000, decimals: 1), formatted(r.inputCpuNsPerFrame / 1000, decimals: 1)])
         } catch {
             FileHandle.standardError.write(Data("handyd-bench: fanout with \(subscribers) subscribers: \(error)\n".utf8))
         }
     }
     print("\n2. Socket fan-out latency: frame handed to the pipeline -> subscriber has read its gesture lines (µs)")
-    print(table(["subscribers", "frames/s", "frames", "lines/frame", "bytes/frame", "p50", "p99", "max", "p99 last subscriber", "missing"], rows))
+    print(table(["subscribers", "frames/s", "frames", "lines/frame", "bytes/frame", "p50", "p99", "max", "p99 last subscriber", "missing",
+                       "publish CPU µs/frame", "input CPU µs/frame"], rows))
 }
 
 if wanted("idle") || wanted("memory") {
@@ -122,35 +125,43 @@ if wanted("idle") || wanted("memory") {
                 let wakers = r.wakers.map { "\($0.name)=\($0.wakeups)" }.joined(separator: " ")
                 figures.append(Figure(name: "idle", values: [
                     ("seconds", r.seconds), ("wakeups", Double(r.wakeups)), ("wakeupsPerSecond", Double(r.wakeups) / r.seconds),
-                    ("cpuSeconds", r.cpuSeconds), ("threads", Double(r.threads)),
+                    ("cpuSeconds", r.cpuSeconds), ("threads", Double(r.threads)), ("rssKiB", Double(r.rssKiB)),
                 ], notes: [("source", "replay finished, 1 subscriber"), ("wakers", wakers)]))
                 print("\n3. Idle cost of handyd (replay device finished, one subscriber connected)")
-                print(table(["seconds", "wake-ups", "wake-ups/s", "CPU s", "threads", "threads that woke"],
+                print(table(["seconds", "wake-ups", "wake-ups/s", "CPU s", "threads", "RSS (KiB)", "threads that woke"],
                             [[formatted(r.seconds, decimals: 1), String(r.wakeups), formatted(Double(r.wakeups) / r.seconds, decimals: 2),
-                              formatted(r.cpuSeconds, decimals: 3), String(r.threads), wakers.isEmpty ? "none" : wakers]]))
+                              formatted(r.cpuSeconds, decimals: 3), String(r.threads), formatted(Double(r.rssKiB)),
+                              wakers.isEmpty ? "none" : wakers]]))
             } catch {
                 FileHandle.standardError.write(Data("handyd-bench: idle: \(error)\n".utf8))
             }
         }
         if wanted("memory") {
             do {
-                let frames: UInt64 = short ? 20_000 : 1_000_000
-                let window: UInt64 = short ? 2_000 : 100_000
-                let speed = Double(option("--memory-speed") ?? "") ?? 100
+                let frames: UInt64 = short ? 2_000 : 1_000_000
+                let window: UInt64 = short ? 500 : 100_000
+                let speed = Double(option("--memory-speed") ?? "") ?? 4
+                let maximumSeconds = Double(option("--memory-seconds") ?? "") ?? (short ? 60 : 1800)
                 let r = try DaemonProcessBenchmark.memory(handyd: handyd, subscribers: 64, frames: frames, window: window,
-                                                          speed: speed, directory: directory)
+                                                          speed: speed, maximumSeconds: maximumSeconds, directory: directory)
                 figures.append(Figure(name: "memory", values: [
                     ("subscribers", Double(r.subscribers)), ("frames", Double(r.frames)), ("events", Double(r.events)),
                     ("drops", Double(r.drops)), ("seconds", r.seconds), ("framesPerSecond", Double(r.frames) / r.seconds),
                     ("speed", r.speed), ("windowFrames", Double(r.window)),
                     ("rssFirstWindowKiB", Double(r.rssFirstKiB)), ("rssLastWindowKiB", Double(r.rssLastKiB)),
-                    ("peakRssKiB", Double(r.peakKiB)),
-                ], notes: [("rssSeriesKiB", r.rssSeriesKiB.map(String.init).joined(separator: " "))]))
+                    ("peakRssKiB", Double(r.peakKiB)), ("cpuSeconds", r.cpuSeconds),
+                    ("anonFirstWindowKiB", Double(r.anonSeriesKiB.first ?? 0)), ("anonLastWindowKiB", Double(r.anonSeriesKiB.last ?? 0)),
+                    ("timedOut", r.timedOut ? 1 : 0), ("firstDropFrames", r.firstDropFrames.map(Double.init) ?? -1),
+                    ("cpuMicrosecondsPerFrame", r.cpuSeconds * 1e6 / Double(max(r.frames, 1))),
+                ], notes: [("rssSeriesKiB", r.rssSeriesKiB.map(String.init).joined(separator: " ")),
+                           ("anonSeriesKiB", r.anonSeriesKiB.map(String.init).joined(separator: " "))]))
                 print("\n4. Memory of handyd: 64 subscribers (gestures + touches), looped replay at \(formatted(r.speed))x")
                 print(table(["subscribers", "frames", "frames/s", "drops", "RSS after first \(formatted(Double(r.window))) (KiB)",
-                             "RSS at last (KiB)", "peak RSS (KiB)"],
+                             "RSS at last (KiB)", "peak RSS (KiB)", "anon first/last (KiB)", "CPU µs/frame"],
                             [[String(r.subscribers), formatted(Double(r.frames)), formatted(Double(r.frames) / r.seconds), String(r.drops),
-                              formatted(Double(r.rssFirstKiB)), formatted(Double(r.rssLastKiB)), formatted(Double(r.peakKiB))]]))
+                              formatted(Double(r.rssFirstKiB)), formatted(Double(r.rssLastKiB)), formatted(Double(r.peakKiB)),
+                              "\(formatted(Double(r.anonSeriesKiB.first ?? 0))) / \(formatted(Double(r.anonSeriesKiB.last ?? 0)))",
+                              formatted(r.cpuSeconds * 1e6 / Double(max(r.frames, 1)), decimals: 1)]]))
             } catch {
                 FileHandle.standardError.write(Data("handyd-bench: memory: \(error)\n".utf8))
             }

@@ -77,6 +77,10 @@ import Testing
             let fast = JSONLines.encode(m), reference = JSONLines.encodeWithFoundation(m)
             #expect(fast == reference, "\(String(decoding: fast, as: UTF8.self)) vs \(String(decoding: reference, as: UTF8.self))")
             if fast != reference { return }
+            if case .gesture(let g) = m {
+                #expect(JSONLines.encode(g) == fast)
+                #expect(fast.count <= g.maximumLineBytes)
+            }
         }
     }
 

@@ -248,6 +248,15 @@ public struct ArenaContext: Sendable {
     }
 }
 
+extension Array where Element == GestureEvent {
+    /// Appends `event` and lets `fill` set its fields in place: the hot `changed` paths avoid
+    /// copying a ~450-byte event (with its reference-counted fields) into the array.
+    @inline(__always) mutating func append(_ event: __owned GestureEvent, filling fill: (inout GestureEvent) -> Void) {
+        append(event)
+        fill(&self[count - 1])
+    }
+}
+
 /// The inputs of every recognizer's state machine: time only comes in through them.
 public enum RecognizerInput: Sendable {
     case frame(FrameMotion)

@@ -104,10 +104,10 @@ public struct PanRecognizer: Sendable {
             a.fingers = m.fingers
             state = .active(a)
             if moved || fingersChanged {
-                var e = event(.changed, a, m.time, ctx)
                 let v = velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
-                e.velocity = WirePoint(x: wireRounded(v.x, 1), y: wireRounded(v.y, 1))
-                out.append(e)
+                out.append(event(.changed, a, m.time, ctx)) { e in
+                    e.velocity = WirePoint(x: wireRounded(v.x, 1), y: wireRounded(v.y, 1))
+                }
             }
         }
     }

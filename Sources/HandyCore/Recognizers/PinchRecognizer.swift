@@ -111,7 +111,7 @@ public struct PinchRecognizer: Sendable {
             if changedScale { velocity.add(m.time, x: a.scale, pauseMs: c.velocityPauseMs) }
             if m.fingers < 2 {
                 var e = event(.ended, a, m.time, ctx)
-                let v = velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs).x
+                let v = velocity.velocityX(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
                 e.scaleVelocity = wireRounded(v, 4)
                 e.glideScale = wireRounded(exp(c.momentumTimeConstantSeconds * v / Swift.max(a.scale, 1e-6)), 4)
                 out.append(e)
@@ -123,9 +123,8 @@ public struct PinchRecognizer: Sendable {
             a.participants = a.participants | m.fingerMask
             state = .active(a)
             if changedScale || fingersChanged || m.deltaMm != .zero {
-                var e = event(.changed, a, m.time, ctx)
-                e.scaleVelocity = wireRounded(velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs).x, 4)
-                out.append(e)
+                let v = velocity.velocityX(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
+                out.append(event(.changed, a, m.time, ctx)) { e in e.scaleVelocity = wireRounded(v, 4) }
             }
         }
     }

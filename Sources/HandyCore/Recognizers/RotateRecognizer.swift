@@ -97,7 +97,7 @@ public struct RotateRecognizer: Sendable {
             if turned { velocity.add(m.time, x: a.rotation, pauseMs: c.velocityPauseMs) }
             if m.fingers < 2 || (a.gated && !ctx.gateOpen) {
                 var e = event(.ended, a, m.time, ctx)
-                let v = velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs).x
+                let v = velocity.velocityX(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
                 e.rotationVelocity = wireRounded(v, 4)
                 e.glideRotation = wireRounded(v * c.momentumTimeConstantSeconds, 4)
                 out.append(e)
@@ -109,9 +109,8 @@ public struct RotateRecognizer: Sendable {
             a.participants = a.participants | m.fingerMask
             state = .active(a)
             if turned || fingersChanged || m.deltaMm != .zero {
-                var e = event(.changed, a, m.time, ctx)
-                e.rotationVelocity = wireRounded(velocity.velocity(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs).x, 4)
-                out.append(e)
+                let v = velocity.velocityX(at: m.time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
+                out.append(event(.changed, a, m.time, ctx)) { e in e.rotationVelocity = wireRounded(v, 4) }
             }
         }
     }

@@ -184,17 +184,18 @@ public struct TouchGestureRecognizer: Sendable {
             case .panning(let id, let began):
                 let phase: GesturePhase = t.phase == .ended ? .ended : .changed
                 if phase == .changed && t.phase == .stationary { continue }
-                var e = ctx.event(.touchPan, phase, id: id, time: m.time)
-                e.touch = i
-                e.translationMm = ctx.wire(t.mm - began)
-                e.translation = ctx.normalized(t.mm - began)
-                e.velocity = WirePoint(x: wireRounded(t.velocity.x, 1), y: wireRounded(t.velocity.y, 1))
-                if phase == .ended {
-                    let tau = c.momentumTimeConstantSeconds
-                    e.glideMm = WirePoint(x: wireRounded(t.velocity.x * tau, 2), y: wireRounded(t.velocity.y * tau, 2))
-                    states[i] = .none
+                let ctx = ctx
+                out.append(ctx.event(.touchPan, phase, id: id, time: m.time)) { e in
+                    e.touch = i
+                    e.translationMm = ctx.wire(t.mm - began)
+                    e.translation = ctx.normalized(t.mm - began)
+                    e.velocity = WirePoint(x: wireRounded(t.velocity.x, 1), y: wireRounded(t.velocity.y, 1))
+                    if phase == .ended {
+                        let tau = c.momentumTimeConstantSeconds
+                        e.glideMm = WirePoint(x: wireRounded(t.velocity.x * tau, 2), y: wireRounded(t.velocity.y * tau, 2))
+                    }
                 }
-                out.append(e)
+                if phase == .ended { states[i] = .none }
             }
         }
     }

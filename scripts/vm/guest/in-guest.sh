@@ -30,6 +30,7 @@ if [ -x "$BIN/handyd" ] && "$BIN/handyd" --help 2>&1 | grep -q -- --socket; then
   step record-replay-round-trip 180 python3 scripts/vm/guest/record_guest.py --bin "$BIN"
   # Figures 3 and 5 of docs/PERFORMANCE.md (no timing assertions; HANDYD_PERF_FULL=1 for the full run).
   step perf-libinput-idle 120 python3 scripts/vm/guest/perf_guest.py --bin "$BIN"
+  step misbehaving-devices 420 python3 scripts/vm/guest/misbehaving_guest.py --bin "$BIN"
 else
   echo "SKIP daemon guest tests: $BIN/handyd has no --socket yet" | tee -a "$RESULTS/summary"
 fi

@@ -18,7 +18,7 @@ run (no timing assertions). Standard library only.
 
   perf_guest.py --bin DIR [--frames N] [--idle S]
   env: HANDYD_PERF_BIN (binaries, e.g. a release build; default --bin), HANDYD_PERF_FULL=1 (24,000
-  frames and 10 s idle instead of 600 frames and 2 s).
+  frames and 10 s idle instead of 480 frames and 2 s).
 """
 import argparse, json, os, select, shutil, socket, subprocess, sys, tempfile, threading, time
 
@@ -34,6 +34,21 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         rest = f.read().rsplit(")", 1)[1].split()
     return (int(rest[11]) + int(rest[12])) / TICK
+
+
+def thread_cpu(pid):
+    """{thread name: utime + stime seconds}, summed over threads of the same name."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                head, rest = f.read().rsplit(")", 1)
+        except OSError:
+            continue
+        name = head.split("(", 1)[1]
+        fields = rest.split()
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / TICK
+    return out
 
 
 def switches(pid):
@@ -160,7 +175,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     full = os.environ.get("HANDYD_PERF_FULL") == "1"
-    ap.add_argument("--frames", type=int, default=24000 if full else 600)
+    ap.add_argument("--frames", type=int, default=24000 if full else 480)
     ap.add_argument("--idle", type=float, default=10.0 if full else 2.0)
     args = ap.parse_args()
     bindir = os.environ.get("HANDYD_PERF_BIN") or args.bin
@@ -182,7 +197,7 @@ def main():
         sub.start()
         # The device appears at once; its first event comes after start_delay, by when handyd and
         # libinput have it open (both checked below; a late start fails instead of measuring less).
-        start_delay = 8 * scale
+        start_delay = 20 * scale
         hold = args.idle + 60 * scale
         inject = subprocess.Popen([handyctl, "inject", "--start-delay", str(start_delay), "--hold", str(hold), rec],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -205,6 +220,7 @@ def main():
         if time.monotonic() - t_created > start_delay - 0.5:
             raise RuntimeError("handyd or libinput not ready before the first event; raise HANDYD_GUEST_TIMEOUT_SCALE")
         c0 = {"handyd": cpu_seconds(daemon.pid), "libinput": cpu_seconds(li.pid)}
+        t0 = thread_cpu(daemon.pid)
         w0 = time.monotonic()
         while True:
             line = inject.stdout.readline()
@@ -216,6 +232,10 @@ def main():
         settle(daemon.pid)
         settle(li.pid)
         c1 = {"handyd": cpu_seconds(daemon.pid), "libinput": cpu_seconds(li.pid)}
+        t1 = thread_cpu(daemon.pid)
+        # Where handyd's CPU went: the input thread (evdev reads, tracker, recognizers) vs the
+        # NIO event loop (JSON encoding, socket writes) vs the rest.
+        split = {k: round(v - t0.get(k, 0.0), 3) for k, v in t1.items() if v - t0.get(k, 0.0) > 0}
         got_frames, got_gestures, _ = sub.snapshot()
         cpu = {k: c1[k] - c0[k] for k in c0}
         per10k = {k: v * 10000 / frames for k, v in cpu.items()}
@@ -225,12 +245,13 @@ def main():
         print(f"{'handyd':<10} {cpu['handyd']:>8.3f} {per10k['handyd']:>19.3f} {f'{got_frames} touches + {got_gestures} gestures':>28}")
         print(f"{'libinput':<10} {cpu['libinput']:>8.3f} {per10k['libinput']:>19.3f} {'touch events as text':>28}")
         print(f"ratio handyd / libinput: {ratio:.2f}")
+        print("handyd CPU by thread: " + " ".join(f"{k}={v}" for k, v in sorted(split.items(), key=lambda kv: -kv[1])))
         print(json.dumps({"bench": "libinput", "frames": frames, "rateHz": RATE_HZ, "playedSeconds": round(played, 2),
                           "handydCpuSeconds": round(cpu["handyd"], 3), "libinputCpuSeconds": round(cpu["libinput"], 3),
                           "handydCpuSecondsPer10kFrames": round(per10k["handyd"], 3),
                           "libinputCpuSecondsPer10kFrames": round(per10k["libinput"], 3),
                           "ratio": round(ratio, 3), "handydTouchFrames": got_frames, "handydGestures": got_gestures,
-                          "binaries": bindir}), flush=True)
+                          "handydCpuByThread": split, "binaries": bindir}), flush=True)
 
         # Figure 3 with a real device: it stays open (hold), nothing is touched.
         time.sleep(1.0)  # recognizer timers of the last lift (tap, momentum) end within this

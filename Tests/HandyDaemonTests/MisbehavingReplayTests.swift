@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HandyCore
+import HandyProtocol
+import HandyRecording
+import Testing
+
+/// The real handyd replaying the misbehaving-device recordings (Tests/Fixtures/misbehaving/) and
+/// a 10 k frames/s storm: it stays up, reports no bug, and a subscriber receives exactly what the
+/// pipeline model produces (every touch frame and gesture phase, in order, nothing dropped).
+/// What a device that vanishes does on the wire is checked on a real kernel in
+/// scripts/vm/guest/misbehaving_guest.py; the pipeline side in MisbehavingDeviceTests.
+@Suite(.serialized)
+struct MisbehavingReplayTests {
+    static let names = ["tracking-id-jump.evemu", "slot-beyond-range.evemu", "values-beyond-range.evemu",
+                        "missing-syn-report.evemu", "vanish-mid-frame.evemu", "syn-dropped.evemu"]
+
+    /// Replays `path` to one touches subscriber and checks it receives the model's sequence.
+    func replayDeliversEverything(_ path: String, timeoutSeconds: Double = 20) throws -> Int {
+        signal(SIGPIPE, SIG_IGN)
+        let expected = try ExpectedOutput(recordingPath: path)
+        let daemon = try DaemonProcess(arguments: ["--replay", path, "--wait-clients", "1"])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard case .hello = try client.readMessage() else { Issue.record("first message is not hello"); return 0 }
+        try client.send(#"{"type":"subscribe","touches":true}"# + "\n")
+        var received: [ExpectedOutput.Item] = []
+        while received.count < expected.sequence.count {
+            guard let m = try client.readMessage(timeoutSeconds: timeoutSeconds) else { break }
+            if let item = m.expectedItem { received.append(item) } else { Issue.record("unexpected \(m)") }
+        }
+        #expect(received == expected.sequence, "\(path)")
+        try client.send(#"{"type":"status"}"# + "\n")
+        var status: StatusMessage?
+        while let m = try client.readMessage() {
+            if case .status(let s) = m { status = s; break }
+            Issue.record("more than the model: \(m)")
+        }
+        #expect(status?.frames == UInt64(expected.touches.count))
+        #expect(status?.drops == 0)
+        #expect(daemon.process.isRunning, "handyd died replaying \(path)")
+        #expect(!daemon.log.contains("handyd bug"), "\(path): \(daemon.log)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit(timeoutSeconds: 10) == 0)
+        return expected.touches.count
+    }
+
+    @Test(arguments: names) func misbehavingRecordingReplaysCompletely(_ name: String) throws {
+        let frames = try replayDeliversEverything(fixture("misbehaving/" + name))
+        #expect(frames > 10)
+    }
+
+    /// 10 001 frames in 1 s, each moving both fingers: the subscriber asking for touches gets
+    /// every frame and every gesture phase. The client counts touches lines without decoding
+    /// them (a debug-built decoder would fall behind and be dropped as a slow client, which is
+    /// the daemon's rule, not a loss).
+    @Test func aStormOfTenThousandFramesPerSecondReachesTheSubscriberWhole() throws {
+        signal(SIGPIPE, SIG_IGN)
+        // As in MisbehavingDeviceTests.stormPinch: every one of the 10 001 frames moves a finger.
+        let screen = SyntheticTouchscreen(mtProtocol: .slots(10), maxX: 65535, maxY: 32767, resolution: 300)
+        let events = SyntheticStream(device: screen, frameRateHz: 10_000).events([
+            .line(fromMm: (60, 30), toMm: (100, 60), startSeconds: 0, durationSeconds: 1),
+            .line(fromMm: (160, 90), toMm: (120, 60), startSeconds: 0, durationSeconds: 1),
+        ])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-storm-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("storm.evemu").path
+        try EvemuWriter.recording(description: screen.description, events: events).write(toFile: path, atomically: true, encoding: .utf8)
+        let expected = try ExpectedOutput(recordingPath: path)
+        #expect(expected.touches.count == 10_001)
+
+        // The whole storm (~10 MB of lines) fits the client's queue, so a test process starved of CPU
+        // on a loaded machine is not dropped as a slow client: this test is about the device.
+        let daemon = try DaemonProcess(arguments: ["--replay", path, "--wait-clients", "1", "--client-queue-bytes", "\(64 << 20)"])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard case .hello = try client.readMessage() else { Issue.record("first message is not hello"); return }
+        let started = Date()
+        try client.send(#"{"type":"subscribe","touches":true}"# + "\n")
+        var touches: UInt64 = 0
+        var gestures: [String: Int] = [:]
+        var gestureCount = 0
+        let touchesPrefix = Array(#"{"type":"touches""#.utf8)
+        func field(_ name: String, _ line: String) -> Substring {
+            guard let r = line.range(of: "\"\(name)\":\"") else { return "" }
+            return line[r.upperBound...].prefix { $0 != "\"" }
+        }
+        while touches < UInt64(expected.touches.count) || gestureCount < expected.gestures.count {
+            guard let line = try client.readLine(countingAndSkipping: touchesPrefix, count: &touches, timeoutSeconds: 30) else {
+                Issue.record("disconnected after \(touches) touches, \(gestureCount) gestures")
+                break
+            }
+            guard line.hasPrefix(#"{"type":"gesture""#) else { Issue.record("unexpected \(line.prefix(200))"); break }
+            gestures["\(field("gesture", line)) \(field("phase", line))", default: 0] += 1
+            gestureCount += 1
+        }
+        let seconds = Date().timeIntervalSince(started)
+        #expect(touches == UInt64(expected.touches.count))
+        #expect(gestures == Dictionary(expected.gestures.map { ($0.description, 1) }, uniquingKeysWith: +))
+        try client.send(#"{"type":"status"}"# + "\n")
+        guard case .status(let status)? = try client.readMessage() else { Issue.record("no status reply"); return }
+        #expect(status.frames == 10_001 && status.drops == 0)
+        #expect(!daemon.log.contains("handyd bug"))
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit(timeoutSeconds: 10) == 0)
+        print("misbehaving storm replay: \(touches) touches lines and \(gestureCount) gesture lines in \(String(format: "%.2f", seconds)) s")
+    }
+
+    /// Regression (issue 8): `handyd --replay` trapped converting a recording's time offset to
+    /// nanoseconds when its events span more than 292 years (or sit near Int64.max µs). Now the
+    /// far event is simply never due: the first frame arrives, the daemon stays up and answers.
+    @Test(arguments: [["0.000000", "9000000000000.000000"], ["9223372036854.000000", "9223372036854.700000"]])
+    func aRecordingSpanningCenturiesDoesNotCrashTheReplay(_ times: [String]) throws {
+        signal(SIGPIPE, SIG_IGN)
+        let header = try String(contentsOfFile: fixture("misbehaving/tracking-id-jump.evemu"), encoding: .utf8)
+            .split(separator: "\n").filter { !$0.hasPrefix("E:") }.joined(separator: "\n")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-span-\(getpid())-\(times[0]).evemu").path
+        try (header + "\nE: \(times[0]) 0003 0039 5\nE: \(times[0]) 0003 0035 100\nE: \(times[0]) 0000 0000 0\n"
+             + "E: \(times[1]) 0003 0039 -1\nE: \(times[1]) 0000 0000 0\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let daemon = try DaemonProcess(arguments: ["--replay", path, "--wait-clients", "1"])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard case .hello = try client.readMessage() else { Issue.record("first message is not hello"); return }
+        try client.send(#"{"type":"subscribe","touches":true}"# + "\n")
+        guard case .touches(let first)? = try client.readMessage() else { Issue.record("no first frame"); return }
+        #expect(first.touches.map(\.phase) == ["began"])
+        usleep(300_000)
+        try client.send(#"{"type":"status"}"# + "\n")
+        var status: StatusMessage?
+        while let m = try client.readMessage() { if case .status(let s) = m { status = s; break } }
+        #expect(status?.frames == 1)
+        #expect(daemon.process.isRunning, "handyd died: \(daemon.log)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit(timeoutSeconds: 10) == 0)
+    }
+}
