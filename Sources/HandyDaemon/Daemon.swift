@@ -38,8 +38,13 @@ public func runDaemon(options: DaemonOptions, logger: Logger) async throws {
     } else {
         sources = try liveSources(logger: logger)
     }
+    let window = DeliveryWindow()
     let loop = try InputLoop(sources: sources, logger: logger) { notices in
-        broadcaster.eventLoop.execute { broadcaster.publish(notices) }
+        window.acquire()
+        broadcaster.eventLoop.execute {
+            broadcaster.publish(notices)
+            window.release()
+        }
     }
     if options.waitForClients > 0 {
         let count = options.waitForClients

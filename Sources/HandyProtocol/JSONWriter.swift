@@ -23,28 +23,20 @@ struct JSONWriter {
     @inline(__always) init(cursor: UnsafeMutablePointer<UInt8>) { self.cursor = cursor }
 
     /// Appends the bytes `body` writes, at most `bound` of them, to `bytes`: one allocation for a
-    /// new line, none when `bytes` has room.
+    /// new line, none when `bytes` has room (the daemon reuses one line buffer). The bytes go
+    /// straight into the array's spare capacity (no zero fill, no trimming afterwards).
     @inline(__always)
     static func append(to bytes: inout [UInt8], bound: Int, _ body: (inout JSONWriter) -> Void) {
-        if bytes.capacity == 0 {
-            bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
-                var w = JSONWriter(cursor: buffer.baseAddress!)
+        bytes.append(addingCapacity: bound) { span in
+            span.withUnsafeMutableBufferPointer { buffer, count in
+                let base = buffer.baseAddress! + count
+                var w = JSONWriter(cursor: base)
                 body(&w)
-                count = w.cursor - buffer.baseAddress!
-                precondition(count <= bound, "handyd bug: JSON line longer than its bound")
+                let written = w.cursor - base
+                precondition(written <= bound, "handyd bug: JSON line longer than its bound")
+                count += written
             }
-            return
         }
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: bound))
-        let written = bytes.withUnsafeMutableBufferPointer { buffer -> Int in
-            let base = buffer.baseAddress! + start
-            var w = JSONWriter(cursor: base)
-            body(&w)
-            return w.cursor - base
-        }
-        precondition(written <= bound, "handyd bug: JSON line longer than its bound")
-        bytes.removeLast(bound - written)
     }
 
     // MARK: raw output

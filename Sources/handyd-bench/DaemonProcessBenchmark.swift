@@ -112,8 +112,6 @@ enum DaemonProcessBenchmark {
         var anonSeriesKiB: [Int]
         /// Stopped at the time limit before `frames` reached the target.
         var timedOut: Bool
-        /// The frame count when the first client was dropped as too slow (nil: none was).
-        var firstDropFrames: UInt64?
         /// utime + stime of handyd while the frames were published.
         var cpuSeconds: Double
     }
@@ -152,14 +150,12 @@ enum DaemonProcessBenchmark {
         var series: [Int] = []
         var anonSeries: [Int] = []
         var timedOut = false
-        var firstDropFrames: UInt64?
         var last = StatusCounts(frames: 0, events: 0, drops: 0)
         var nextMark = window
         while last.frames < target {
             usleep(20_000)
             guard daemon.isRunning else { throw BenchError("handyd exited: \(daemon.logTail())") }
             last = try status.query()
-            if last.drops > 0, firstDropFrames == nil { firstDropFrames = last.frames }
             while last.frames >= nextMark {
                 let m = try ProcessSample.memoryKiB(pid: daemon.pid)
                 series.append(m.rss)
@@ -175,7 +171,7 @@ enum DaemonProcessBenchmark {
         return MemoryResult(subscribers: subscribers, frames: last.frames, events: last.events, drops: last.drops,
                             seconds: seconds, speed: speed, rssFirstKiB: series.first ?? memory.rss,
                             rssLastKiB: series.last ?? memory.rss, window: window, peakKiB: memory.hwm, rssSeriesKiB: series,
-                            anonSeriesKiB: anonSeries, timedOut: timedOut, firstDropFrames: firstDropFrames,
+                            anonSeriesKiB: anonSeries, timedOut: timedOut,
                             cpuSeconds: cpu)
     }
 

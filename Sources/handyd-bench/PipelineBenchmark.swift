@@ -30,14 +30,24 @@ enum PipelineBenchmark {
         out.frames.reserveCapacity(4)
         out.gestures.reserveCapacity(16)
         var frames = 0, gestures = 0, bytes = 0
+        // As the daemon's Broadcaster: one reused line buffer, each message encoded into it.
+        var line: [UInt8] = []
         for event in stream.events {
             pipeline.handle(event, into: &out)
             if out.isEmpty { continue }
             frames += out.frames.count
             gestures += out.gestures.count
-            for g in out.gestures { bytes += JSONLines.encode(g).count }   // one line per event, no message copy
+            for g in out.gestures {
+                line.removeAll(keepingCapacity: true)
+                JSONLines.encode(.gesture(g), into: &line)
+                bytes += line.count
+            }
             if touches {
-                for f in out.frames { bytes += JSONLines.encode(.touches(f.wireMessage(device: pipeline.deviceID))).count }
+                for f in out.frames {
+                    line.removeAll(keepingCapacity: true)
+                    JSONLines.encode(.touches(f.wireMessage(device: pipeline.deviceID)), into: &line)
+                    bytes += line.count
+                }
             }
             out.frames.removeAll(keepingCapacity: true)
             out.gestures.removeAll(keepingCapacity: true)

@@ -151,7 +151,7 @@ if wanted("idle") || wanted("memory") {
                     ("rssFirstWindowKiB", Double(r.rssFirstKiB)), ("rssLastWindowKiB", Double(r.rssLastKiB)),
                     ("peakRssKiB", Double(r.peakKiB)), ("cpuSeconds", r.cpuSeconds),
                     ("anonFirstWindowKiB", Double(r.anonSeriesKiB.first ?? 0)), ("anonLastWindowKiB", Double(r.anonSeriesKiB.last ?? 0)),
-                    ("timedOut", r.timedOut ? 1 : 0), ("firstDropFrames", r.firstDropFrames.map(Double.init) ?? -1),
+                    ("timedOut", r.timedOut ? 1 : 0),
                     ("cpuMicrosecondsPerFrame", r.cpuSeconds * 1e6 / Double(max(r.frames, 1))),
                 ], notes: [("rssSeriesKiB", r.rssSeriesKiB.map(String.init).joined(separator: " ")),
                            ("anonSeriesKiB", r.anonSeriesKiB.map(String.init).joined(separator: " "))]))

@@ -184,7 +184,6 @@ public struct TouchGestureRecognizer: Sendable {
             case .panning(let id, let began):
                 let phase: GesturePhase = t.phase == .ended ? .ended : .changed
                 if phase == .changed && t.phase == .stationary { continue }
-                let ctx = ctx
                 out.append(ctx.event(.touchPan, phase, id: id, time: m.time)) { e in
                     e.touch = i
                     e.translationMm = ctx.wire(t.mm - began)
