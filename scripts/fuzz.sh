@@ -95,7 +95,16 @@ seed() {
       printf '\x05{"type":"subscribe","gestures":["pinch","tap"],"devices":["event5"],"touches":true}\n{"type":"status"}\n' > "$corpus/subscribe"
       printf '\x41{"type":"status"}\r\n\n{"type":"subscribe"}\n{"type":"nope"}\n[1,2]\n{"type":3}\n' > "$corpus/mixed"
       ;;
-    Pipeline) ;;
+    Pipeline)
+      # No file format to seed from: deterministic pseudo-random programs of 0.5-4 KiB, so
+      # libFuzzer starts with long event sequences instead of growing them from a few bytes.
+      python3 -c '
+import random, sys
+r = random.Random(8)
+for i in range(8):
+    with open(f"{sys.argv[1]}/program-{i}", "wb") as f:
+        f.write(bytes(r.randrange(256) for _ in range(512 << (i % 4))))' "$corpus"
+      ;;
   esac
   if [ -d "Fuzz/$name/seeds" ]; then cp Fuzz/"$name"/seeds/* "$corpus/" 2>/dev/null || true; fi
 }

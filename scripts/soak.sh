@@ -8,8 +8,8 @@
 #   scripts/soak.sh --short          30 s, for CI
 #   scripts/soak.sh --minutes N      N minutes
 #   options: --clients N (64), --speed X (replay speed, 10), --recording FILE,
-#            --rss-tolerance-kib K (VmRSS growth allowed after warm-up, the first fifth of the
-#            run up to 2 min: 4096, 8192 with --short), --csv FILE (samples)
+#            --rss-tolerance-kib K (VmRSS growth allowed over the second half of the run:
+#            4096, 8192 with --short), --csv FILE (samples)
 # HANDYD_BINARY=path skips the release build. Long runs: `nice -n 19 scripts/soak.sh`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,8 +22,8 @@ tolerance=4096
 csv=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
-        # 30 s is mostly warm-up: the heap may still be finding its high-water mark, hence the
-        # looser bound (the 10-minute run holds 4 MiB over its last 8 minutes).
+        # In 30 s the heap may still be finding its high-water mark (see soak.py), hence the
+        # looser bound.
         --short) seconds=30; tolerance=8192 ;;
         --minutes) seconds=$(( $2 * 60 )); shift ;;
         --seconds) seconds=$2; shift ;;

@@ -7,7 +7,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public init(microseconds: Int64) { self.microseconds = microseconds }
     // The arithmetic saturates at Int64's ends instead of trapping: a device or a recording may
-    // carry any 64-bit time, and no time may crash the daemon (fuzzing found `handyd --replay` and
+    // carry any 64-bit time, and no time may crash the daemon (issue 8: `handyd --replay` and
     // `handyctl replay` trapping on a recording near the end of Int64's range).
     public init(seconds: Int64, microseconds: Int64) {
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)

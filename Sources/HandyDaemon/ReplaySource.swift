@@ -136,7 +136,7 @@ public final class ReplaySource: DeviceSource {
 
     private func monotonic(deviceTime t: Timestamp) -> MonotonicInstant {
         let start = startedAt ?? MonotonicInstant(nanoseconds: .max / 2)
-        // In Double and saturated: a recording may hold any 64-bit times (fuzzing: a file spanning
+        // In Double and saturated: a recording may hold any 64-bit times (issue 8: a file spanning
         // 292+ years trapped here); beyond Int64 the event is simply "never".
         let offsetNs = (Double(t.microseconds) - Double(firstTime.microseconds)) * 1000 / options.speed
         return start.adding(nanoseconds: Timestamp.saturating(offsetNs))

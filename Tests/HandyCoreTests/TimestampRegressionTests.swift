@@ -1,9 +1,10 @@
 import HandyCore
 import Testing
 
-/// Regression (issue 8 fuzzing): time arithmetic at the ends of Int64 saturates instead of
-/// trapping. `handyctl replay` and `handyd --replay` crashed on a recording whose events sit near
-/// Int64.max microseconds (a trailing 2 s timer overflowed), or span more than 292 years.
+/// Regression (issue 8, found probing the extreme times the fuzz harness uses): time arithmetic at
+/// the ends of Int64 saturates instead of trapping. `handyctl replay` and `handyd --replay` crashed
+/// on a recording whose events sit near Int64.max microseconds (a trailing 2 s timer overflowed),
+/// or span more than 292 years.
 @Suite struct TimestampRegressionTests {
     @Test func advancingPastTheEndsSaturates() {
         let nearMax = Timestamp(microseconds: Int64.max - 10)

@@ -29,16 +29,17 @@ struct HostileClientTests {
     @Test func aMebibyteLineWithoutNewlineClosesOnlyThatClient() throws {
         let outcome = try runWithBystanders(hostile: { daemon in
             let offender = try RawSocket(socketPath: daemon.socketPath)
-            // The daemon stops reading at the 64 KiB limit and hangs up, so most of this MiB never
-            // leaves: the send ends with EPIPE or ECONNRESET.
+            // The daemon stops handling its bytes at the 64 KiB limit and hangs up once its error
+            // is written; until then the socket may still drain some (all, on a loaded machine),
+            // so the send ends in EPIPE/ECONNRESET or completes.
             let (sent, error) = offender.send([UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20))
+            #expect(sent == 1 << 20 || error == EPIPE || error == ECONNRESET, "sent \(sent), errno \(error)")
             let lines = try offender.readLinesToEOF()
             // hello, the gestures of its default subscription, then the error.
             let words = lines.filter { !$0.hasPrefix(#"{"type":"gesture""#) }
             #expect(words.count == 2, "\(words.map { $0.prefix(80) })")
             #expect(words.first?.hasPrefix(#"{"type":"hello""#) == true)
             #expect(words.last?.contains(#""code":"line-too-long""#) == true)
-            #expect(sent < 1 << 20 && (error == EPIPE || error == ECONNRESET), "sent \(sent), errno \(error)")
         })
         outcome.expectEveryBystanderGotEverything()
         #expect(outcome.status.clients == 3)
@@ -73,10 +74,12 @@ struct HostileClientTests {
         #expect(outcome.settledFileDescriptors == outcome.before.openFileDescriptors)
     }
 
-    /// 100,000 subscribe requests in one burst (3.9 MB), then a status request: the flooder gets
+    /// 20,000 subscribe requests in one burst (0.8 MB), then a status request: the flooder gets
     /// its reply after the flood, with no error and the last filter in force.
     @Test func aFloodOfSubscribeRequests() throws {
-        let floodCount = 100_000
+        // Kept to what the debug daemon handles in a few seconds, so the other suites running
+        // beside this one are not starved (100,000 cost it 16–35 s under load).
+        let floodCount = 20_000
         let outcome = try runWithBystanders(hostile: { daemon in
             let client = try RawSocket(socketPath: daemon.socketPath)
             _ = try client.readLine()
@@ -188,6 +191,60 @@ struct HostileClientTests {
         #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
     }
 
+    /// The daemon's own descriptor limit below what --max-clients allows (a misconfigured
+    /// LimitNOFILE): 100 connections arrive when only 10 more descriptors are left. accept(2) fails
+    /// with EMFILE; NIO backs off instead of spinning, the clients already connected carry on,
+    /// and once descriptors are free again new clients are served.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")))
+    func descriptorExhaustion() throws {
+        nonisolated(unsafe) var accepted = 0
+        let outcome = try runWithBystanders(hostile: { daemon in
+            let pid = daemon.process.processIdentifier
+            let limit = try daemon.resources.openFileDescriptors + 10
+            let prlimit = Process()
+            prlimit.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            prlimit.arguments = ["--pid", "\(pid)", "--nofile=\(limit):\(limit)"]
+            try prlimit.run()
+            prlimit.waitUntilExit()
+            #expect(prlimit.terminationStatus == 0)
+            // Non-blocking: once the listen backlog is full too, connect fails with EAGAIN
+            // rather than waiting for a daemon that cannot accept.
+            var sockets: [Int32] = []
+            defer { for fd in sockets { close(fd) } }
+            for _ in 0..<100 {
+                let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+                var address = sockaddr_un()
+                address.sun_family = sa_family_t(AF_UNIX)
+                let bytes = Array(daemon.socketPath.utf8)
+                withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: bytes); raw[bytes.count] = 0 }
+                let rc = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                }
+                if rc == 0 { sockets.append(fd) } else { close(fd) }
+            }
+            usleep(2_000_000)
+            for fd in sockets {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&p, 1, 0) == 1 { accepted += 1 }
+            }
+            #expect(daemon.process.isRunning)
+        }, afterwards: { daemon, _ in
+            // Descriptors are free again: a new client is served (NIO retries accept after its
+            // back-off).
+            let late = try LineClient(socketPath: daemon.socketPath)
+            if case .hello? = try late.readMessage(timeoutSeconds: 10) {} else { Issue.record("no hello after the exhaustion") }
+        })
+        outcome.expectEveryBystanderGotEverything()
+        print("descriptor exhaustion: \(accepted) of 100 served with 10 descriptors to spare")
+        // Some were served, not all that --max-clients would allow: the others waited in the
+        // backlog or were told EAGAIN. (Usually exactly 10; the count of open descriptors read
+        // when the limit is set can be a few off while connections come and go.)
+        #expect(accepted >= 1 && accepted < 64 - 3)
+        #expect(outcome.status.clients == 3)
+        #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
+        #expect(outcome.settledFileDescriptors == outcome.before.openFileDescriptors)
+    }
+
     /// A subscriber to touches that never reads is disconnected once its backlog passes
     /// --client-queue-bytes; the bystanders miss nothing.
     @Test func aClientThatNeverReads() throws {
@@ -204,8 +261,13 @@ struct HostileClientTests {
                     usleep(100_000)
                     if daemon.log.contains("client too slow") { break }
                 }
+                // Disconnected: EOF after part of the stream. Its `client-too-slow` line waits
+                // behind the backlog it never read, and the daemon closes after a 2 s grace
+                // whether or not it was taken, so it may be missing.
                 let lines = try sleeper.readLinesToEOF()
-                #expect(lines.last?.contains(#""code":"client-too-slow""#) == true)
+                let errors = lines.filter { $0.hasPrefix(#"{"type":"error""#) }
+                #expect(errors.allSatisfy { $0.contains(#""code":"client-too-slow""#) } && errors.count <= 1, "\(errors)")
+                #expect(lines.filter { $0.hasPrefix(#"{"type":"touches""#) }.count < 1930)
             })
         outcome.expectEveryBystanderGotEverything()
         #expect(outcome.status.drops == 1)
@@ -222,9 +284,14 @@ struct HostileClientTests {
             // 200,000 requests (3.6 MB) asking for ~26 MB of replies.
             let flood = [UInt8](repeating: 0, count: 0) + Array(String(repeating: #"{"type":"status"}"# + "\n", count: 200_000).utf8)
             let (_, error) = flooder.send(flood)
+            // Disconnected (EOF). The error line waits behind the unread replies and may be
+            // lost to the 2 s grace, as for any slow client.
             let lines = try flooder.readLinesToEOF(timeoutSeconds: 30)
             #expect(error == 0 || error == EPIPE || error == ECONNRESET)
-            #expect(lines.last?.contains(#""code":"client-too-slow""#) == true, "last: \(lines.last ?? "none")")
+            let replies = lines.filter { $0.hasPrefix(#"{"type":"status""#) }.count
+            #expect(replies < 200_000, "dropped before all replies were queued")
+            let errors = lines.filter { $0.hasPrefix(#"{"type":"error""#) }
+            #expect(errors.allSatisfy { $0.contains(#""code":"client-too-slow""#) } && errors.count <= 1, "\(errors)")
         })
         outcome.expectEveryBystanderGotEverything()
         #expect(outcome.status.drops == 1)

@@ -3,8 +3,9 @@ import HandyCore
 import HandyRecording
 import Testing
 
-/// Regression (issue 8 fuzzing): `handyctl replay` trapped on a well-formed recording whose
-/// timestamps sit near the end of Int64 microseconds (its trailing timer overflowed).
+/// Regression (issue 8, found probing the extreme times the fuzz harness uses): `handyctl replay`
+/// trapped on a well-formed recording whose timestamps sit near the end of Int64 microseconds (its
+/// trailing timer overflowed).
 @Suite struct ExtremeTimeRegressionTests {
     static func recording(times: [String]) throws -> String {
         let header = try String(contentsOfFile: FixturePaths.path("misbehaving/tracking-id-jump.evemu"), encoding: .utf8)

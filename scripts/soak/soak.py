@@ -80,13 +80,19 @@ def main():
     ap.add_argument("--clients", type=int, default=64)
     ap.add_argument("--seconds", type=float, default=600)
     ap.add_argument("--interval", type=float, default=5)
-    ap.add_argument("--warmup", type=float, default=None, help="seconds before the reference sample")
+    ap.add_argument("--warmup", type=float, default=None,
+                    help="seconds before the VmRSS reference sample (default: half the run)")
     ap.add_argument("--rss-tolerance-kib", type=int, default=4096)
     ap.add_argument("--csv", help="write the samples here")
     args = ap.parse_args()
-    # The daemon's heap reaches its high-water mark (NIO's per-client write queues at their
-    # deepest, malloc's arenas) within the first minute or so; after that it must stay flat.
-    warmup = args.warmup if args.warmup is not None else min(120.0, args.seconds / 5)
+    # VmRSS is a high-water mark: each client may legitimately hold up to --client-queue-bytes
+    # unread (64 MiB in all), and when a CPU stall lets the queues run deeper than ever before, the
+    # heap grows a step and keeps the pages. Such steps come early and then stop; a leak is a
+    # ramp that goes on. So the reference is taken at half the run and the second half must stay
+    # within the tolerance: a leak of one byte per delivered line would add ~20 MB there.
+    warmup = args.warmup if args.warmup is not None else args.seconds / 2
+    # Descriptors must be exactly constant once every client is connected.
+    fd_settled = max(5.0, args.seconds / 10)
 
     clients = [Client(i, args.socket) for i in range(args.clients)]
     sel = selectors.DefaultSelector()
@@ -148,15 +154,15 @@ def main():
 
     # Verdict.
     failures = []
-    after_warmup = [s for s in samples if s[0] >= warmup]
-    reference = after_warmup[0] if after_warmup else samples[0]
+    after_warmup = [s for s in samples if s[0] >= warmup - 0.5]
+    reference = after_warmup[0] if after_warmup else samples[-1]
     rss_values = [s[1] for s in after_warmup] or [samples[-1][1]]
-    fd_values = {s[2] for s in after_warmup}
+    fd_values = {s[2] for s in samples if s[0] >= fd_settled - 0.5}
     rss_growth = max(rss_values) - reference[1]
     if rss_growth > args.rss_tolerance_kib:
-        failures.append(f"VmRSS grew {rss_growth} KiB after warm-up (tolerance {args.rss_tolerance_kib} KiB)")
+        failures.append(f"VmRSS grew {rss_growth} KiB after {reference[0]:.0f} s (tolerance {args.rss_tolerance_kib} KiB)")
     if len(fd_values) > 1:
-        failures.append(f"open descriptors changed after warm-up: {sorted(fd_values)}")
+        failures.append(f"open descriptors changed after {fd_settled:.0f} s: {sorted(fd_values)}")
     dropped = [c.index for c in clients if c.errors or c.status is None]
     if dropped:
         failures.append(f"clients dropped or without status: {dropped[:10]} {clients[dropped[0]].errors[:1]}")
@@ -192,9 +198,10 @@ def main():
     print(f"soak: {duration:.0f} s, {args.clients} clients, {per_client} events per client "
           f"({per_client / max(duration, 1):.0f}/s each, {per_client * args.clients / max(duration, 1):.0f}/s in all), "
           f"status frames={status.get('frames')} events={status.get('events')} drops={status.get('drops')}")
-    print(f"soak: VmRSS after warm-up {reference[1]} KiB -> max {max(rss_values)} KiB, last {samples[-1][1]} KiB "
+    print(f"soak: VmRSS first {samples[0][1]} KiB, max {max(s[1] for s in samples)} KiB, last {samples[-1][1]} KiB; "
+          f"from {reference[0]:.0f} s: {reference[1]} KiB -> max {max(rss_values)} KiB "
           f"(growth {rss_growth} KiB, tolerance {args.rss_tolerance_kib} KiB); "
-          f"open fds after warm-up {sorted(fd_values)}; first sample {samples[0][1]} KiB / {samples[0][2]} fds")
+          f"open fds from {fd_settled:.0f} s: {sorted(fd_values)}")
     if failures:
         for f in failures:
             print("soak: FAIL:", f)
