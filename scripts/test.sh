@@ -11,6 +11,8 @@ swift build --build-tests
 swift test --skip-build
 # The benchmark in its short mode, so it keeps building and running (no timing assertions).
 scripts/bench.sh --short
+# Soak in its short mode: 64 clients on a looping replay, RSS/fd flat, identical counts (docs/RELIABILITY.md).
+scripts/soak.sh --short
 if [ "$mode" != --host ]; then
   # Real kernel: uinput devices, udev rules, systemd units, in qemu guests. Strict: a check that
   # cannot run (no tracker, no recognizers, no uinput) is a failure, not a skip.
