@@ -154,14 +154,18 @@ struct HostileClientTests {
         let outcome = try runWithBystanders(hostile: { daemon in
             let path = daemon.socketPath
             let sampling = ManagedAtomicFlag()
+            // Joined before the peak is read (ThreadSanitizer reported the sampler's last write
+            // racing with that read when the thread was only told to stop).
+            let samplerDone = DispatchSemaphore(value: 0)
             let sampler = Thread {
                 while !sampling.isSet {
                     if let r = try? daemon.resources { peakFileDescriptors = max(peakFileDescriptors, r.openFileDescriptors) }
                     usleep(2_000)
                 }
+                samplerDone.signal()
             }
             sampler.start()
-            defer { sampling.set() }
+            defer { sampling.set(); samplerDone.wait() }
             let opened = concurrently((0..<4).map { _ in { try (0..<total / 4).map { _ in try RawSocket(socketPath: path) } } })
             let sockets = try opened.flatMap { try $0.get() }
             #expect(sockets.count == total)
