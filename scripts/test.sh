@@ -13,6 +13,11 @@ swift test --skip-build
 scripts/bench.sh --short
 # Soak in its short mode: 64 clients on a looping replay, RSS/fd flat, identical counts (docs/RELIABILITY.md).
 scripts/soak.sh --short
+# Data races: the host suite again under ThreadSanitizer (own scratch path .build-tsan). Two hostile-
+# client tests time the daemon's reaction to a flood and are too slow to judge in a sanitized build.
+scripts/sanitize.sh thread --skip 'aMebibyteLineWithoutNewline|aClientThatNeverReads\('
+# The libFuzzer harnesses keep building and running (30 s each; docs/RELIABILITY.md).
+scripts/fuzz.sh --short
 if [ "$mode" != --host ]; then
   # Real kernel: uinput devices, udev rules, systemd units, in qemu guests. Strict: a check that
   # cannot run (no tracker, no recognizers, no uinput) is a failure, not a skip.
