@@ -24,6 +24,8 @@ start=$(date +%s)
 swift build --build-tests --sanitize="$kind" --scratch-path "$scratch"
 bin=$(swift build --sanitize="$kind" --scratch-path "$scratch" --show-bin-path)
 export HANDYD_BINARY=$bin/handyd
+# Tests that bound the daemon's RSS allow for the sanitizer's shadow memory.
+export HANDYD_SANITIZER=$kind
 # The handyctl tests look beside the test bundle, which is this scratch path's bin folder.
 
 # Foundation and the Swift runtime are not built with the sanitizer; these options keep the reports
