@@ -85,6 +85,32 @@ final class DaemonProcess: @unchecked Sendable {
     }
 }
 
+/// A blocking connection to the Unix socket at `path` (close-on-exec); throws with the errno.
+func connectUnixSocket(_ path: String) throws -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        close(fd)
+        throw HarnessError("path too long")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        raw.copyBytes(from: bytes)
+        raw[bytes.count] = 0
+    }
+    let rc = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard rc == 0 else {
+        let e = errno
+        close(fd)
+        throw HarnessError("connect \(path): \(String(cString: strerror(e)))")
+    }
+    return fd
+}
+
 /// A plain blocking Unix-socket client reading JSON lines, every read with a timeout.
 final class LineClient {
     let fd: Int32
@@ -92,23 +118,7 @@ final class LineClient {
     private(set) var reachedEOF = false
 
     init(socketPath: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket: \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(socketPath.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw HarnessError("path too long") }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0 else {
-            close(fd)
-            throw HarnessError("connect \(socketPath): \(String(cString: strerror(errno)))")
-        }
+        fd = try connectUnixSocket(socketPath)
     }
 
     deinit { close(fd) }

@@ -15,23 +15,7 @@ final class RawSocket: @unchecked Sendable {
 
     /// Connects (blocking); throws with the errno on failure.
     init(socketPath: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(socketPath.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0 else {
-            let e = errno
-            close(fd)
-            throw HarnessError("connect \(socketPath): \(String(cString: strerror(e)))")
-        }
+        fd = try connectUnixSocket(socketPath)
     }
 
     deinit { close(fd) }
