@@ -117,14 +117,32 @@ func readUntil(_ device: EvdevDevice, timeoutSeconds: Double = 15, into model: i
 }
 
 /// Waits for a udev monitor event matching `match`.
-func waitForUdev(_ udev: UdevDiscovery, timeoutSeconds: Double = 20, _ match: (UdevEvent) -> Bool) throws -> UdevEvent {
+func waitForUdev(_ udev: UdevDiscovery, timeoutSeconds: Double = 20, _ match: @escaping (UdevEvent) -> Bool) throws -> UdevEvent {
+    try waitForUdev(udev, timeoutSeconds: timeoutSeconds, all: [match])[0]
+}
+
+/// Waits until each of `matches` has matched one monitor event, in whatever order they arrive, and
+/// returns them in the order of `matches`. udevd runs devices through parallel workers, so two
+/// devices created one after the other may be announced in either order: waiting for them one by
+/// one would drop the second device's event while waiting for the first.
+func waitForUdev(_ udev: UdevDiscovery, timeoutSeconds: Double = 20, all matches: [(UdevEvent) -> Bool]) throws -> [UdevEvent] {
     let deadline = EvdevDevice.monotonicNow().advanced(byMilliseconds: timeoutSeconds * 1000)
+    var found = [UdevEvent?](repeating: nil, count: matches.count)
+    var others: [String] = []
     while true {
         while let e = udev.receive() {
-            if match(e) { return e }
+            if let i = matches.indices.first(where: { found[$0] == nil && matches[$0](e) }) {
+                found[i] = e
+            } else {
+                others.append("\(e.action.rawValue) \(e.device.syspath)")
+            }
         }
+        if found.allSatisfy({ $0 != nil }) { return found.map { $0! } }
         let left = deadline.milliseconds(since: EvdevDevice.monotonicNow())
-        if left <= 0 { throw TimedOut(what: "udev monitor event") }
+        if left <= 0 {
+            let missing = found.indices.filter { found[$0] == nil }.map(String.init)
+            throw TimedOut(what: "udev monitor event(s) #\(missing.joined(separator: ",")) of \(matches.count); other events: \(others)")
+        }
         _ = waitReadable(udev.monitorFileDescriptor, timeoutMs: Int32(min(left, 500)))
     }
 }

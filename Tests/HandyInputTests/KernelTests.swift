@@ -203,9 +203,13 @@ struct KernelUdevTests {
         let ignoredNode = try ignoredUI.waitForDevnode()
         let configuredNode = try configuredUI.waitForDevnode()
 
-        let ignored = try waitForUdev(udev) { $0.device.devnode == ignoredNode && $0.action == .added && isEvent($0, of: ignoredUI) }
+        // Both adds, in either order (udevd may finish the second device first).
+        let both = try waitForUdev(udev, all: [
+            { $0.device.devnode == ignoredNode && $0.action == .added && isEvent($0, of: ignoredUI) },
+            { $0.device.devnode == configuredNode && $0.action == .added && isEvent($0, of: configuredUI) },
+        ])
+        let (ignored, configured) = (both[0], both[1])
         #expect(ignored.device.isIgnored)
-        let configured = try waitForUdev(udev) { $0.device.devnode == configuredNode && $0.action == .added && isEvent($0, of: configuredUI) }
         #expect(!configured.device.isIgnored)
         #expect(configured.device.configuration.calibration == .rotated90)
         #expect(configured.device.configuration.sizeMm?.width == 300)
