@@ -17,6 +17,9 @@ ABS = {0x00: (0, W - 1, RES), 0x01: (0, H - 1, RES), 0x2f: (0, 9, 0), 0x35: (0, 
 # Timeouts are generous: under TCG on a loaded 2-core host a Swift binary takes seconds to start.
 # HANDYD_GUEST_TIMEOUT_SCALE multiplies them all.
 SCALE = float(os.environ.get("HANDYD_GUEST_TIMEOUT_SCALE", "1"))
+# Set by scripts/test.sh (and so CI), passed into the guest by qemu-run.sh: a check that cannot
+# run is a failure there, not a skip.
+STRICT = os.environ.get("HANDYD_GUEST_STRICT") == "1"
 
 
 class Failure(Exception):
@@ -26,6 +29,14 @@ class Failure(Exception):
 def check(cond, what):
     if not cond:
         raise Failure(what)
+
+
+def cannot_run(check_name, reason):
+    """A check whose precondition is missing in this guest (a tool, a user): raises Failure with
+    the reason under HANDYD_GUEST_STRICT=1 (scripts/test.sh, so CI), else prints a SKIP line."""
+    if STRICT:
+        raise Failure(f"{check_name} cannot run: {reason} (HANDYD_GUEST_STRICT=1)")
+    print(f"SKIP {check_name}: {reason}", flush=True)
 
 
 # ---------------------------------------------------------------- recordings (evemu text)
@@ -240,29 +251,6 @@ class Context:
         self.log = os.path.join(workdir, "handyd.log")
         self.daemon = None
         self.injectors = []
-        self.skips = []
-        self.touches, self.recognizers = self.pipeline_capabilities()
-
-    def pipeline_capabilities(self):
-        """What the merged pipeline can do, measured with `handyctl replay` on a generated right-hand
-        pinch: touch frames (tracker merged) and pinch gestures (recognizers merged). Missing parts
-        turn their assertions into SKIP lines (failures with HANDYD_GUEST_STRICT=1)."""
-        s = Stream()
-        s.pinch(0.0, "right")
-        rec = write_recording(self.dir, "probe.evemu", s)
-        out = subprocess.run([self.handyctl, "replay", "--summary", rec], capture_output=True, text=True, timeout=30)
-        try:
-            summary = json.loads(out.stdout.strip().splitlines()[-1])
-        except Exception:
-            raise Failure(f"handyctl replay --summary failed: {out.stderr[:500]}")
-        touches = summary.get("touches", 0) >= 2
-        pinches = summary.get("gesturesByKind", {}).get("pinch", 0) > 0
-        print(f"pipeline probe: touches={summary.get('touches')} gestures={summary.get('gesturesByKind')}", flush=True)
-        return touches, pinches
-
-    def skip(self, what):
-        self.skips.append(what)
-        print(f"SKIP {what}", flush=True)
 
     def start_daemon(self):
         logf = open(self.log, "a")
@@ -368,22 +356,15 @@ def test_pinch_hands(ctx):
     c = Client(ctx.socket, subscribe={"touches": True})
     inj = ctx.inject(rec, "handyd-test touchscreen pinch", hold=1, start_delay=1.0)
     dev = c.expect(added(inj.devnode, inj.name), "device added (pinch)")["device"]["id"]
-    # Touch frames prove the kernel path regardless of recognizers.
-    if ctx.touches:
-        c.expect(lambda m: m.get("type") == "touches" and m.get("device") == dev and len(m.get("touches", [])) == 2,
-                 "a touches frame with two fingers")
-    else:
-        ctx.skip("pinch: touch frames (tracker not merged: handyctl replay finds no touches)")
-    if not ctx.recognizers:
-        ctx.skip("pinch: pinch events with hand (recognizers not merged)")
-    else:
-        first = c.expect(gesture("pinch", "began", dev), "first pinch began")
-        check(first.get("hand") == "right", f"first pinch hand = {first.get('hand')}, expected right: {first}")
-        end1 = c.expect(lambda m: gesture("pinch", "ended", dev)(m) and m["id"] == first["id"], "first pinch ended")
-        check(end1.get("scale", 1) < 0.6, f"pinch scale {end1.get('scale')} should be well below 1")
-        second = c.expect(gesture("pinch", "began", dev), "second pinch began")
-        check(second.get("hand") == "left", f"second pinch hand = {second.get('hand')}, expected left: {second}")
-        c.expect(lambda m: gesture("pinch", "ended", dev)(m) and m["id"] == second["id"], "second pinch ended")
+    c.expect(lambda m: m.get("type") == "touches" and m.get("device") == dev and len(m.get("touches", [])) == 2,
+             "a touches frame with two fingers")
+    first = c.expect(gesture("pinch", "began", dev), "first pinch began")
+    check(first.get("hand") == "right", f"first pinch hand = {first.get('hand')}, expected right: {first}")
+    end1 = c.expect(lambda m: gesture("pinch", "ended", dev)(m) and m["id"] == first["id"], "first pinch ended")
+    check(end1.get("scale", 1) < 0.6, f"pinch scale {end1.get('scale')} should be well below 1")
+    second = c.expect(gesture("pinch", "began", dev), "second pinch began")
+    check(second.get("hand") == "left", f"second pinch hand = {second.get('hand')}, expected left: {second}")
+    c.expect(lambda m: gesture("pinch", "ended", dev)(m) and m["id"] == second["id"], "second pinch ended")
     inj.wait_done()
     c.expect(removed(inj.devnode), "device removed after inject")
     c.close()
@@ -400,23 +381,14 @@ def test_unplug_mid_pinch_and_replug(ctx):
     c = Client(ctx.socket, subscribe={"touches": True})
     inj = ctx.inject(long_rec, "handyd-test touchscreen unplug", hold=5, start_delay=1.0)
     dev = c.expect(added(inj.devnode, inj.name), "device added (unplug)")["device"]["id"]
-    if ctx.recognizers:
-        began = c.expect(gesture("pinch", "began", dev), "pinch began before unplug")
-    elif ctx.touches:
-        c.expect(lambda m: m.get("type") == "touches" and m.get("device") == dev and len(m["touches"]) == 2, "two touches")
-    else:
-        time.sleep(2.0)  # the fingers are down by now; nothing to observe without a tracker
+    began = c.expect(gesture("pinch", "began", dev), "pinch began before unplug")
     inj.unplug()
     c.expect(removed(inj.devnode), "device removed on unplug")
-    if ctx.recognizers:
-        cancelled = [m for m in c.seen if gesture("pinch", "cancelled", dev)(m) and m["id"] == began["id"]]
-        check(cancelled, "no pinch cancelled for the unplugged device before its removal")
-    elif ctx.touches:
-        cancelled = [m for m in c.seen if m.get("type") == "touches" and m.get("device") == dev
-                     and any(t.get("phase") == "cancelled" for t in m["touches"])]
-        check(cancelled, "no touches cancelled for the unplugged device")
-    else:
-        ctx.skip("unplug: cancelled touches/pinch (tracker not merged)")
+    cancelled = [m for m in c.seen if gesture("pinch", "cancelled", dev)(m) and m["id"] == began["id"]]
+    check(cancelled, "no pinch cancelled for the unplugged device before its removal")
+    cancelled = [m for m in c.seen if m.get("type") == "touches" and m.get("device") == dev
+                 and any(t.get("phase") == "cancelled" for t in m["touches"])]
+    check(cancelled, "no touches cancelled for the unplugged device")
     # Still serving: status answers, and a re-plugged device works end to end.
     c.send({"type": "status"})
     c.expect(lambda m: m.get("type") == "status", "status after unplug", timeout=5)
@@ -425,10 +397,7 @@ def test_unplug_mid_pinch_and_replug(ctx):
     rec = write_recording(ctx.dir, "replug.evemu", s2)
     again = ctx.inject(rec, "handyd-test touchscreen unplug", hold=0.5, start_delay=1.0)
     dev2 = c.expect(added(again.devnode, again.name), "re-plugged device added")["device"]["id"]
-    if ctx.recognizers:
-        c.expect(gesture("pinch", "ended", dev2), "pinch on the re-plugged device")
-    elif ctx.touches:
-        c.expect(lambda m: m.get("type") == "touches" and m.get("device") == dev2, "touches on the re-plugged device")
+    c.expect(gesture("pinch", "ended", dev2), "pinch on the re-plugged device")
     again.wait_done()
     c.close()
 
@@ -438,9 +407,6 @@ def test_syn_dropped_flood(ctx):
     resync leaves no stuck touch, the gesture in progress is cancelled, later gestures work."""
     if not ctx.daemon_alive():
         ctx.start_daemon()
-    if not ctx.touches:
-        ctx.skip("SYN_DROPPED flood (tracker not merged: no touches to resync)")
-        return
     s = Stream()
     # t=0: pinch begins; t=0.3..: the fingers stay down. t=3.0-3.5: 800 small moves (~5000
     # events; evdev's buffer for 10 slots holds a few hundred), then a lift, all while handyd is
@@ -456,7 +422,7 @@ def test_syn_dropped_flood(ctx):
     inj = ctx.inject(rec, "handyd-test touchscreen flood", hold=0.5, start_delay=1.0)
     dev = c.expect(added(inj.devnode, inj.name), "device added (flood)")["device"]["id"]
     c.expect(lambda m: m.get("type") == "touches" and m.get("device") == dev and len(m["touches"]) == 2, "two touches down")
-    began = c.expect(gesture("pinch", "began", dev), "pinch began before the flood") if ctx.recognizers else None
+    began = c.expect(gesture("pinch", "began", dev), "pinch began before the flood")
     time.sleep(1.0)                      # inside the quiet 0.3..3.0 s stretch
     ctx.daemon.send_signal(signal.SIGSTOP)
     time.sleep(3.5)                      # the flood and the lift happen now
@@ -469,17 +435,13 @@ def test_syn_dropped_flood(ctx):
     gone = c.expect(all_gone, "touches gone after the resync", timeout=10)
     check(all(t.get("phase") == "cancelled" for t in gone["touches"]),
           f"touches after the overflow should be cancelled (lift lost in SYN_DROPPED): {gone}")
-    if ctx.recognizers:
-        c.expect(lambda m: m.get("type") == "gesture" and m.get("id") == began["id"]
-                 and m.get("phase") in ("cancelled", "ended"), "pinch in progress finished after resync")
-        cancelled = [m for m in c.seen if m.get("id") == began["id"] and m.get("phase") == "cancelled"]
-        check(cancelled, "the pinch in progress during the overflow was not cancelled")
-        late = c.expect(gesture("pinch", "began", dev), "pinch after the flood", timeout=10)
-        check(late.get("hand") == "right", f"pinch after the flood: hand {late.get('hand')}")
-        c.expect(lambda m: gesture("pinch", "ended", dev)(m) and m["id"] == late["id"], "pinch after the flood ended")
-    else:
-        c.expect(lambda m: m.get("type") == "touches" and m.get("device") == dev
-                 and any(t.get("phase") == "began" for t in m["touches"]), "touches after the flood", timeout=10)
+    c.expect(lambda m: m.get("type") == "gesture" and m.get("id") == began["id"]
+             and m.get("phase") in ("cancelled", "ended"), "pinch in progress finished after resync")
+    cancelled = [m for m in c.seen if m.get("id") == began["id"] and m.get("phase") == "cancelled"]
+    check(cancelled, "the pinch in progress during the overflow was not cancelled")
+    late = c.expect(gesture("pinch", "began", dev), "pinch after the flood", timeout=10)
+    check(late.get("hand") == "right", f"pinch after the flood: hand {late.get('hand')}")
+    c.expect(lambda m: gesture("pinch", "ended", dev)(m) and m["id"] == late["id"], "pinch after the flood ended")
     inj.wait_done()
     c.send({"type": "status"})
     c.expect(lambda m: m.get("type") == "status", "status after the flood", timeout=5)
@@ -502,9 +464,6 @@ def test_real_recording(ctx):
     check(dev.get("slots") == 10, f"Atmel slots {dev.get('slots')}, expected 10 (MT_SLOT 0..9)")
     inj.wait_done()
     c.expect(removed(inj.devnode), "Atmel device removed")
-    if not ctx.touches:
-        ctx.skip("real recording: touches (tracker not merged)")
-        return
     ids = {t["id"] for m in c.seen if m.get("type") == "touches" and m.get("device") == dev["id"] for t in m["touches"]}
     most = max((len(m["touches"]) for m in c.seen if m.get("type") == "touches" and m.get("device") == dev["id"]), default=0)
     check(len(ids) == expected["touches"], f"live touches {sorted(ids)}, replay found {expected['touches']}")
@@ -553,9 +512,6 @@ def main():
             print("---- handyd log (last 60 lines)")
             with open(ctx.log, errors="replace") as f:
                 print("".join(f.readlines()[-60:]))
-    if ctx.skips and os.environ.get("HANDYD_GUEST_STRICT") == "1":
-        print(f"FAIL {len(ctx.skips)} skipped checks with HANDYD_GUEST_STRICT=1")
-        failed += 1
     if ctx.daemon is not None and ctx.daemon.returncode not in (0, None):
         print(f"FAIL handyd exit status after SIGTERM: {ctx.daemon.returncode}")
         failed += 1

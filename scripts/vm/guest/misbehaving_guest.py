@@ -92,9 +92,8 @@ def play(ctx, recording, name, touches=True, hold=1.0, speed=1.0, during=None):
 def fixture_case(filename, expect_cancel=False):
     def test(ctx):
         tally, _ = play(ctx, os.path.join(FIXTURES, filename), f"handyd-test misbehaving {filename[:-6]}")
-        if ctx.touches:
-            check(tally.frames > 5, f"{filename}: only {tally.frames} touch frames reached the wire")
-        if expect_cancel and ctx.recognizers:
+        check(tally.frames > 5, f"{filename}: only {tally.frames} touch frames reached the wire")
+        if expect_cancel:
             pinch_ids = [g for g, p in tally.phases.items() if p[0] == "pinch began"]
             check(pinch_ids, f"{filename}: no pinch began")
             check(tally.phases[pinch_ids[-1]][-1] == "pinch cancelled",
@@ -166,18 +165,13 @@ def test_vanish_mid_frame_unplugged(ctx):
     s.ev(3.1, 3, 0x2f, 0); s.ev(3.1, 3, 0x35, 1000)   # half a frame, never reported
     rec = write_recording(ctx.dir, "vanish.evemu", s)
     def unplug_mid_pinch(ctx, c):
-        if ctx.recognizers:
-            c.expect(lambda m: m.get("type") == "gesture" and m.get("gesture") == "pinch" and m.get("phase") == "began",
-                     "pinch began before the unplug")
-        else:
-            time.sleep(2.0 * SCALE)
+        c.expect(lambda m: m.get("type") == "gesture" and m.get("gesture") == "pinch" and m.get("phase") == "began",
+                 "pinch began before the unplug")
         ctx.injectors[-1].unplug()
     tally, _ = play(ctx, rec, "handyd-test misbehaving vanish", hold=5, during=unplug_mid_pinch)
-    if ctx.recognizers:
-        pinch = [p for p in tally.phases.values() if p[0] == "pinch began"]
-        check(pinch and pinch[-1][-1] == "pinch cancelled", f"vanish: the pinch ended as {pinch[-1][-1] if pinch else None}")
-    if ctx.touches:
-        check(tally.cancelled_touches >= 2, f"vanish: {tally.cancelled_touches} touches cancelled, expected 2")
+    pinch = [p for p in tally.phases.values() if p[0] == "pinch began"]
+    check(pinch and pinch[-1][-1] == "pinch cancelled", f"vanish: the pinch ended as {pinch[-1][-1] if pinch else None}")
+    check(tally.cancelled_touches >= 2, f"vanish: {tally.cancelled_touches} touches cancelled, expected 2")
     print(f"  vanish (unplugged): {tally.summary()}", flush=True)
 
 
@@ -227,9 +221,6 @@ def main():
             print("---- handyd log (last 60 lines)")
             with open(ctx.log, errors="replace") as f:
                 print("".join(f.readlines()[-60:]))
-    if ctx.skips and os.environ.get("HANDYD_GUEST_STRICT") == "1":
-        print(f"FAIL {len(ctx.skips)} skipped checks with HANDYD_GUEST_STRICT=1")
-        failed += 1
     if ctx.daemon is not None and ctx.daemon.returncode not in (0, None):
         print(f"FAIL handyd exit status after SIGTERM: {ctx.daemon.returncode}")
         failed += 1

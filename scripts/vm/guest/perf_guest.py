@@ -23,7 +23,7 @@ run (no timing assertions). Standard library only.
 import argparse, json, os, select, shutil, socket, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from handyd_guest import W, H, Stream  # the same synthetic panel and evemu writer as the daemon tests
+from handyd_guest import W, H, Stream, Failure, cannot_run  # the same synthetic panel and evemu writer as the daemon tests
 
 TICK = os.sysconf("SC_CLK_TCK")
 RATE_HZ = 240
@@ -182,8 +182,12 @@ def main():
     handyd, handyctl = os.path.join(bindir, "handyd"), os.path.join(bindir, "handyctl")
     libinput = shutil.which("libinput")
     if not libinput:
-        print("perf_guest: libinput not installed (apt-get install libinput-tools; scripts/install-deps.sh --vm)")
-        return 1
+        try:
+            cannot_run("perf-libinput", "libinput not installed (apt-get install libinput-tools; scripts/install-deps.sh --vm)")
+        except Failure as e:
+            print(f"FAIL {e}", flush=True)
+            return 1
+        return 0
     scale = float(os.environ.get("HANDYD_GUEST_TIMEOUT_SCALE", "1"))
     work = tempfile.mkdtemp(prefix="handyd-perf.")
     procs = []

@@ -22,6 +22,8 @@ $1"
 }
 
 t0=$(date +%s)
+[ "${HANDYD_GUEST_ENV_TOKEN:-missing}" = "$(cat "$RESULTS/env-token")" ] && pass "the host's HANDYD_* environment reached the guest" \
+  || bad "HANDYD_GUEST_ENV_TOKEN did not reach the guest (qemu-run.sh must pass HANDYD_* variables)"
 make -s install-files PREFIX=/usr/local BUILDBIN="$BIN" >/dev/null || { bad "make install-files"; exit 1; }
 getent passwd handyd >/dev/null && pass "make install-files (user handyd made by systemd-sysusers)" || bad "no handyd user after install"
 systemctl enable --now handyd.socket || bad "enable handyd.socket"
