@@ -1,5 +1,6 @@
 import HandyCore
 import HandyProtocol
+import Testing
 
 /// Test-local frame builder: finger paths in mm over time → TouchFrames as a tracker makes them
 /// (a frame per tick in which something changed; began / moved / stationary / ended phases;
@@ -111,10 +112,13 @@ func runArena(_ frames: [TouchFrame], configuration: GestureConfiguration = .ini
     return out
 }
 
-func run(_ fingers: [Finger], configuration: GestureConfiguration = .init(), until: Double? = nil) -> [GestureEvent] {
+/// Runs `fingers` through a fresh arena. An arena bug report (a broken invariant) fails the calling
+/// test, not the whole test process.
+func run(_ fingers: [Finger], configuration: GestureConfiguration = .init(), until: Double? = nil,
+         sourceLocation: SourceLocation = #_sourceLocation) -> [GestureEvent] {
     var arena = GestureArena(deviceID: "test", geometry: TestScreen.geometry, configuration: configuration)
     let events = runArena(makeFrames(fingers, until: until), configuration: configuration, arena: &arena)
-    precondition(arena.bugReports.isEmpty, "\(arena.bugReports)")
+    #expect(arena.bugReports.isEmpty, "arena bug reports: \(arena.bugReports)", sourceLocation: sourceLocation)
     return events
 }
 

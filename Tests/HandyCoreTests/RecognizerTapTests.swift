@@ -40,6 +40,28 @@ func tap(_ n: Int, at t: Double, ms: Double = 80, x: Double = 100, y: Double = 6
                 || names(wiggle(slop + 0.1), including: multiFinger) == ["pan began", "pan ended"])
     }
 
+    /// The slop on its own: two fingers drift apart in opposite directions, so their centroid stays
+    /// put (no pan), each by a little more or less than the slop, and lift within 100 ms. Each
+    /// finger past the slop is no tap, whatever else the motion is. 60 mm apart, so the span changes
+    /// by less than the pinch ratio at the slop edge.
+    @Test(arguments: [-0.1, 0.1, 1.0, 10.0])
+    func slopPerFingerWithoutCentroidMotion(beyondSlopMm delta: Double) {
+        let slop = GestureConfiguration().touchSlopMm
+        let d = slop + delta
+        let fingers = [
+            Finger.line(id: 0, (70, 60), (70 - d, 60), down: 0, up: 0.09, move: 0.02, 0.07),
+            Finger.line(id: 1, (130, 60), (130 + d, 60), down: 0, up: 0.09, move: 0.02, 0.07),
+        ]
+        let events = run(fingers)
+        #expect(!names(events).contains { $0.hasPrefix("pan") }, "the centroid did not move: \(names(events))")
+        let taps = events.filter { $0.gesture == .tap }
+        if delta < 0 {
+            #expect(taps.count == 1 && taps.first?.fingers == 2, "\(names(events))")
+        } else {
+            #expect(taps.isEmpty, "fingers moved \(d) mm each (slop \(slop) mm): \(names(events))")
+        }
+    }
+
     @Test(arguments: [1, 2])
     func doubleAndTripleTapCount(fingers n: Int) {
         let events = run(tap(n, at: 0) + tap(n, at: 0.25, idBase: 4) + tap(n, at: 0.5, x: 108, idBase: 8))
