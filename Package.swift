@@ -60,7 +60,7 @@ let package = Package(
         .executableTarget(
             name: "handyd",
             dependencies: [
-                "HandyDaemon",
+                "HandyDaemon", "HandyInput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -53,9 +53,10 @@ extension GestureEvent {
 
 /// `v` with exactly `digits` decimals, without Foundation's String(format:).
 func fixed(_ v: Double, _ digits: Int) -> String {
-    guard v.isFinite else { return "\(v)" }
     var scale = 1.0
     for _ in 0..<digits { scale *= 10 }
+    // Beyond Int64 (a daemon may send any finite number) the plain form, not a trap.
+    guard v.isFinite, (v.magnitude * scale) < 9e18 else { return "\(v)" }
     let n = Int64((abs(v) * scale).rounded())
     let whole = n / Int64(scale)
     var text = (v < 0 && n != 0 ? "-" : "") + String(whole)

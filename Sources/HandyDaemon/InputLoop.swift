@@ -18,6 +18,12 @@ public struct MonotonicInstant: Hashable, Comparable, Sendable {
     public static func < (a: MonotonicInstant, b: MonotonicInstant) -> Bool { a.nanoseconds < b.nanoseconds }
     /// Saturates at Int64's ends: a replay's far-future times become "never", not a trap.
     public func adding(nanoseconds ns: Int64) -> MonotonicInstant { MonotonicInstant(nanoseconds: Timestamp.saturatingSum(nanoseconds, ns)) }
+    /// A live device's event time (CLOCK_MONOTONIC in µs) on this clock, saturated: a deadline far
+    /// in the future (a long threshold after a late timestamp) is "never", not an overflow trap.
+    public init(deviceTime t: Timestamp) {
+        let (ns, overflow) = t.microseconds.multipliedReportingOverflow(by: 1000)
+        self.nanoseconds = overflow ? (t.microseconds < 0 ? .min : .max) : ns
+    }
 }
 
 /// Something that produces device input for the ``InputLoop``: the replay of a recording, or the
@@ -104,9 +110,10 @@ public final class InputLoop: @unchecked Sendable {
             let wakeup = sources.compactMap(\.wakeupTime).min()
             var timeoutMs: Int32 = -1
             if let wakeup {
-                let remaining = wakeup.nanoseconds - MonotonicInstant.now().nanoseconds
-                // Round up so we never wake just before the deadline and spin.
-                timeoutMs = remaining <= 0 ? 0 : Int32(min(Int64(Int32.max), (remaining + 999_999) / 1_000_000))
+                let remaining = Timestamp.saturatingSum(wakeup.nanoseconds, -MonotonicInstant.now().nanoseconds)
+                // Round up so we never wake just before the deadline and spin; divide first, so a
+                // wake-up near Int64.max ("never") cannot overflow.
+                timeoutMs = remaining <= 0 ? 0 : Int32(min(Int64(Int32.max), remaining / 1_000_000 + (remaining % 1_000_000 == 0 ? 0 : 1)))
             }
             let rc = poll(&pollSet, nfds_t(pollSet.count), timeoutMs)
             if rc < 0 {

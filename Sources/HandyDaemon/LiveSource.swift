@@ -12,17 +12,15 @@ public final class LiveSource: DeviceSource {
         var configuration: DeviceConfiguration
         var pipeline: GesturePipeline
         var info: DeviceInfo
-        /// Threshold override keys the recognizers refused (unknown or bad value).
-        let rejectedOverrides: [String]
         init(evdev: EvdevDevice, configuration: DeviceConfiguration, id: String) {
             self.evdev = evdev
             self.configuration = configuration
             let geometry = configuration.geometry(for: evdev.description)
-            var thresholds = GestureConfiguration()
-            self.rejectedOverrides = thresholds.apply(overrides: configuration.thresholdOverrides)
+            // Thresholds were checked against their ranges when the properties were read; what
+            // was refused is in configuration.problems (logged, and on the wire in info).
             self.pipeline = GesturePipeline(deviceID: id, description: evdev.description, geometry: geometry,
-                                            configuration: thresholds)
-            self.info = LiveSource.info(id: id, evdev: evdev, geometry: geometry)
+                                            configuration: configuration.thresholds)
+            self.info = LiveSource.info(id: id, evdev: evdev, geometry: geometry, problems: configuration.problems)
         }
     }
 
@@ -43,7 +41,7 @@ public final class LiveSource: DeviceSource {
     }
 
     public var wakeupTime: MonotonicInstant? {
-        devices.values.compactMap { $0.pipeline.nextDeadline }.min().map { MonotonicInstant(nanoseconds: $0.microseconds * 1000) }
+        devices.values.compactMap { $0.pipeline.nextDeadline }.min().map { MonotonicInstant(deviceTime: $0) }
     }
 
     public func start(now: MonotonicInstant, into notices: inout [InputNotice]) {
@@ -163,22 +161,18 @@ public final class LiveSource: DeviceSource {
         let overrides = device.configuration.thresholdOverrides
         guard !overrides.isEmpty else { return }
         logger.info("threshold overrides", metadata: ["device.path": "\(path)", "overrides": "\(overrides)"])
-        if !device.rejectedOverrides.isEmpty {
-            logger.warning("threshold overrides rejected (unknown name or bad value)",
-                           metadata: ["device.path": "\(path)", "overrides.rejected": "\(device.rejectedOverrides)"])
-        }
     }
 
     private func logProblems(_ found: DiscoveredDevice) {
         for problem in found.configuration.problems {
-            logger.warning("bad udev property", metadata: ["device.path": "\(found.devnode)", "problem": "\(problem)"])
+            logger.warning("bad udev property, default used", metadata: ["device.path": "\(found.devnode)", "problem": "\(problem)"])
         }
     }
 
-    static func info(id: String, evdev: EvdevDevice, geometry: DeviceGeometry) -> DeviceInfo {
+    static func info(id: String, evdev: EvdevDevice, geometry: DeviceGeometry, problems: [String] = []) -> DeviceInfo {
         let d = evdev.description
         return DeviceInfo(id: id, name: d.name, path: evdev.path, vendor: Int(d.vendor), product: Int(d.product),
-                          slots: d.slotCount, widthMm: rounded(geometry.displayWidthMm, 1),
-                          heightMm: rounded(geometry.displayHeightMm, 1))
+                          slots: d.slotCount, widthMm: wireSizeMm(geometry.displayWidthMm),
+                          heightMm: wireSizeMm(geometry.displayHeightMm), problems: wireProblems(problems))
     }
 }

@@ -1,4 +1,5 @@
 import HandyCore
+import HandyInput
 import HandyProtocol
 import HandyRecording
 import Logging
@@ -15,8 +16,11 @@ public final class ReplaySource: DeviceSource {
         public var speed: Double = 1
         /// Wait for ``DeviceSource/release(now:)`` before the first event.
         public var startPaused: Bool = false
-        public init(loop: Bool = false, speed: Double = 1, startPaused: Bool = false) {
-            self.loop = loop; self.speed = speed; self.startPaused = startPaused
+        /// The replayed device's properties, as udev would give a live one (`--device-property`):
+        /// thresholds, calibration, size. Bad ones are logged and listed in the device's problems.
+        public var deviceProperties: [String: String] = [:]
+        public init(loop: Bool = false, speed: Double = 1, startPaused: Bool = false, deviceProperties: [String: String] = [:]) {
+            self.loop = loop; self.speed = speed; self.startPaused = startPaused; self.deviceProperties = deviceProperties
         }
     }
 
@@ -24,6 +28,8 @@ public final class ReplaySource: DeviceSource {
     static let loopPauseMicroseconds: Int64 = 1_000_000
 
     public let info: DeviceInfo
+    /// From ``Options/deviceProperties``.
+    public let configuration: DeviceConfiguration
     let description: DeviceDescription
     let events: [InputEvent]
     let options: Options
@@ -40,16 +46,20 @@ public final class ReplaySource: DeviceSource {
         let description = recording.description
         let events = recording.events
         let path = recording.path
-        let geometry = DeviceGeometry(description: description)
+        let configuration = DeviceConfiguration(properties: options.deviceProperties, origin: .replay)
+        let geometry = configuration.geometry(for: description)
+        self.configuration = configuration
         self.info = DeviceInfo(
             id: recording.deviceID, name: description.name, path: path,
             vendor: Int(description.vendor), product: Int(description.product), slots: description.slotCount,
-            widthMm: rounded(geometry.displayWidthMm, 1), heightMm: rounded(geometry.displayHeightMm, 1))
+            widthMm: wireSizeMm(geometry.displayWidthMm), heightMm: wireSizeMm(geometry.displayHeightMm),
+            problems: wireProblems(configuration.problems))
         self.description = description
         self.events = events
         self.options = options
         self.logger = logger
-        self.pipeline = GesturePipeline(deviceID: info.id, description: description, geometry: geometry)
+        self.pipeline = GesturePipeline(deviceID: info.id, description: description, geometry: geometry,
+                                        configuration: configuration.thresholds)
         self.firstTime = events.first?.time ?? .zero
     }
 
@@ -81,6 +91,12 @@ public final class ReplaySource: DeviceSource {
     }
 
     public func start(now: MonotonicInstant, into notices: inout [InputNotice]) {
+        for problem in configuration.problems {
+            logger.warning("bad --device-property, default used", metadata: ["device.id": "\(info.id)", "problem": "\(problem)"])
+        }
+        if !configuration.applied.isEmpty {
+            logger.info("device properties", metadata: ["device.id": "\(info.id)", "properties": "\(configuration.applied)"])
+        }
         notices.append(.added(info))
         logger.info("replaying", metadata: ["device.id": "\(info.id)", "replay.events": "\(events.count)",
                                             "replay.loop": "\(options.loop)", "replay.speed": "\(options.speed)",

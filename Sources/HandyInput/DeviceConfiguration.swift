@@ -1,20 +1,36 @@
 import HandyCore
 
-/// Per-device settings a kiosk sets through udev properties (see docs/DEVICES.md).
+/// Per-device settings a kiosk sets through udev properties, or an operator through
+/// `--device-property` on a replay (see docs/DEVICES.md).
 ///
-/// Malformed values never stop a device: they are listed in ``problems`` (the daemon logs them)
-/// and the setting keeps its default.
+/// Bad values never stop a device: each is one line in ``problems`` (the daemon logs them and
+/// lists them in the device's `problems` on the wire) and that setting keeps its default. Threshold
+/// values are checked by the recognizers' own table (``GestureConfiguration/overrideSettings``),
+/// so there is one parser and one set of ranges.
+///
+/// Pure Swift (HandyCore only), so the fuzzer compiles it without the C libraries.
 public struct DeviceConfiguration: Sendable, Equatable {
+    /// Where the properties come from: a replay has no udev, so there every property given must be
+    /// one handyd reads (a typo is a problem, not ignored among udev's own properties).
+    public enum Origin: Sendable {
+        case udev
+        case replay
+    }
+
     /// HANDYD_IGNORE=1: handyd leaves the device alone.
     public var ignore: Bool = false
     /// HANDYD_CALIBRATION_MATRIX, else LIBINPUT_CALIBRATION_MATRIX ("a b c d e f", libinput's convention).
     public var calibration: CalibrationMatrix?
     /// HANDYD_SIZE_MM="width height": the real sensor size, wins over the kernel's resolution.
     public var sizeMm: (width: Double, height: Double)?
-    /// HANDYD_THRESHOLD_<NAME>=value, keyed by the name in kebab case
+    /// The recognizers' thresholds and policy with this device's HANDYD_THRESHOLD_* applied.
+    public var thresholds = GestureConfiguration()
+    /// The HANDYD_THRESHOLD_<NAME> values that were applied, keyed by the name in kebab case
     /// (HANDYD_THRESHOLD_TAP_TIMEOUT_MS → "tap-timeout-ms").
     public var thresholdOverrides: [String: String] = [:]
-    /// One line per malformed property, e.g. `HANDYD_SIZE_MM="abc": expected "width height" in mm`.
+    /// The properties that took effect, sorted.
+    public var applied: [String] = []
+    /// One line per property that did not, sorted, each `PROPERTY="value": why, accepted …; using …`.
     public var problems: [String] = []
 
     public static let ignoreProperty = "HANDYD_IGNORE"
@@ -22,60 +38,116 @@ public struct DeviceConfiguration: Sendable, Equatable {
     public static let libinputCalibrationProperty = "LIBINPUT_CALIBRATION_MATRIX"
     public static let sizeProperty = "HANDYD_SIZE_MM"
     public static let thresholdPrefix = "HANDYD_THRESHOLD_"
-    /// Set by udev/70-handyd.rules on every device handyd should read.
+    /// Set by udev/70-handyd.rules on every device handyd should read (read by discovery, not here).
     public static let deviceProperty = "HANDYD_DEVICE"
+
+    /// HANDYD_SIZE_MM's accepted width and height: a 1 mm sensor to a 10 m wall. Beyond it the mm
+    /// figures on the wire stop meaning anything (and 1e308 overflowed to infinity, which JSON cannot carry).
+    public static let sizeRangeMm: ClosedRange<Double> = 1...10_000
+    /// A calibration coefficient's accepted range. Real matrices hold rotations (±1), small scales
+    /// and offsets within the screen; ±100 leaves room for any of them and keeps sizes finite.
+    public static let calibrationCoefficientRange: ClosedRange<Double> = -100...100
 
     public init() {}
 
-    /// Reads the configuration from a device's udev properties.
-    public init(properties: [String: String]) {
-        if let value = properties[Self.ignoreProperty] {
-            switch value.trimmingSpaces.lowercased() {
-            case "1", "true", "yes": ignore = true
-            case "0", "false", "no", "": ignore = false
-            default: problems.append("\(Self.ignoreProperty)=\"\(value)\": expected 1 or 0")
+    /// Reads the configuration from a device's properties (udev's, or `--device-property` ones).
+    public init(properties: [String: String], origin: Origin = .udev) {
+        var problems: [(property: String, text: String)] = []
+        func problem(_ property: String, _ value: String, _ why: String) {
+            problems.append((property, "\(property)=\"\(Self.shown(value))\": \(why)"))
+        }
+
+        for (property, value) in properties where property.hasPrefix("HANDYD_") || origin == .replay {
+            switch property {
+            case Self.ignoreProperty, Self.deviceProperty:
+                if origin == .replay { problem(property, value, "has no effect on a replayed device") }
+            case Self.calibrationProperty, Self.libinputCalibrationProperty, Self.sizeProperty:
+                break
+            default:
+                if property.hasPrefix(Self.thresholdPrefix) { break }
+                problem(property, value, "not a property handyd reads (see docs/DEVICES.md)")
             }
         }
 
+        if origin == .udev, let value = properties[Self.ignoreProperty] {
+            switch value.trimmingSpaces.lowercased() {
+            case "1", "true", "yes": ignore = true; applied.append(Self.ignoreProperty)
+            case "0", "false", "no", "": ignore = false; applied.append(Self.ignoreProperty)
+            default: problem(Self.ignoreProperty, value, "expected 1 or 0; using 0")
+            }
+        }
+
+        let matrixExpected = "expected six numbers \"a b c d e f\", each \(Self.rangeText(Self.calibrationCoefficientRange))"
         if let value = properties[Self.calibrationProperty] {
-            if let m = CalibrationMatrix(parsing: value) {
+            if let m = Self.parseCalibration(value) {
                 calibration = m
+                applied.append(Self.calibrationProperty)
             } else {
-                problems.append("\(Self.calibrationProperty)=\"\(value)\": expected six numbers \"a b c d e f\"")
+                let fallback = properties[Self.libinputCalibrationProperty].flatMap(Self.parseCalibration) != nil
+                problem(Self.calibrationProperty, value, "\(matrixExpected); using \(fallback ? Self.libinputCalibrationProperty : "none")")
             }
         }
         if calibration == nil, let value = properties[Self.libinputCalibrationProperty] {
-            if let m = CalibrationMatrix(parsing: value) {
+            if let m = Self.parseCalibration(value) {
                 calibration = m
+                applied.append(Self.libinputCalibrationProperty)
             } else {
-                problems.append("\(Self.libinputCalibrationProperty)=\"\(value)\": expected six numbers \"a b c d e f\"")
+                problem(Self.libinputCalibrationProperty, value, "\(matrixExpected); using none")
             }
         }
 
         if let value = properties[Self.sizeProperty] {
-            let parts = value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { Double($0) }
-            if parts.count == 2, let w = parts[0], let h = parts[1], w.isFinite, h.isFinite, w > 0, h > 0 {
+            let parts = value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { GestureConfiguration.parseDecimal(String($0)) }
+            if parts.count == 2, let w = parts[0], let h = parts[1], Self.sizeRangeMm.contains(w), Self.sizeRangeMm.contains(h) {
                 sizeMm = (w, h)
+                applied.append(Self.sizeProperty)
             } else {
-                problems.append("\(Self.sizeProperty)=\"\(value)\": expected \"width height\" in mm, both > 0")
+                problem(Self.sizeProperty, value,
+                        "expected \"width height\", each \(Self.rangeText(Self.sizeRangeMm)) mm; using the kernel's resolution (or the 250 mm guess)")
             }
         }
 
-        for (key, value) in properties.sorted(by: { $0.key < $1.key }) where key.hasPrefix(Self.thresholdPrefix) {
-            let suffix = key.dropFirst(Self.thresholdPrefix.count)
-            let name = suffix.lowercased().split(separator: "_", omittingEmptySubsequences: true).joined(separator: "-")
-            let trimmed = value.trimmingSpaces
+        // Thresholds: names in kebab case, values checked by GestureConfiguration's table.
+        var overrides: [String: String] = [:]
+        var propertyByName: [String: String] = [:]
+        for (property, value) in properties.sorted(by: { $0.key < $1.key }) where property.hasPrefix(Self.thresholdPrefix) {
+            let name = Self.thresholdName(property)
             guard !name.isEmpty else {
-                problems.append("\(key): no threshold name after \(Self.thresholdPrefix)")
+                problem(property, value, "no threshold name after \(Self.thresholdPrefix)")
                 continue
             }
-            guard let number = Double(trimmed), number.isFinite else {
-                problems.append("\(key)=\"\(value)\": expected a number")
+            // HANDYD_THRESHOLD_TAP_TIMEOUT_MS and HANDYD_THRESHOLD_TAP__TIMEOUT_MS name one key.
+            if let first = propertyByName[name] {
+                problem(property, value, "names the same threshold as \(first), which is used")
                 continue
             }
-            _ = number
-            thresholdOverrides[name] = trimmed
+            propertyByName[name] = property
+            overrides[name] = value
         }
+        var rejected = Set<String>()
+        for rejection in thresholds.applyOverrides(overrides) {
+            rejected.insert(rejection.key)
+            problem(propertyByName[rejection.key] ?? rejection.key, rejection.value, rejection.reason)
+        }
+        for (name, property) in propertyByName where !rejected.contains(name) {
+            thresholdOverrides[name] = overrides[name]?.trimmingSpaces
+            applied.append(property)
+        }
+
+        applied.sort()
+        self.problems = problems.sorted { $0.property < $1.property }.map(\.text)
+    }
+
+    /// `HANDYD_THRESHOLD_TAP_TIMEOUT_MS` → `tap-timeout-ms` ("" when nothing follows the prefix).
+    public static func thresholdName(_ property: String) -> String {
+        guard property.hasPrefix(thresholdPrefix) else { return "" }
+        return property.dropFirst(thresholdPrefix.count).lowercased()
+            .split(separator: "_", omittingEmptySubsequences: true).joined(separator: "-")
+    }
+
+    /// `tap-timeout-ms` → `HANDYD_THRESHOLD_TAP_TIMEOUT_MS`.
+    public static func thresholdProperty(_ name: String) -> String {
+        thresholdPrefix + name.uppercased().replacingDashes
     }
 
     /// Geometry for a device with this configuration applied.
@@ -86,7 +158,48 @@ public struct DeviceConfiguration: Sendable, Equatable {
     public static func == (a: DeviceConfiguration, b: DeviceConfiguration) -> Bool {
         a.ignore == b.ignore && a.calibration == b.calibration
             && a.sizeMm?.width == b.sizeMm?.width && a.sizeMm?.height == b.sizeMm?.height
-            && a.thresholdOverrides == b.thresholdOverrides && a.problems == b.problems
+            && a.thresholds == b.thresholds && a.thresholdOverrides == b.thresholdOverrides
+            && a.applied == b.applied && a.problems == b.problems
+    }
+
+    private static func parseCalibration(_ text: String) -> CalibrationMatrix? {
+        guard let m = CalibrationMatrix(parsing: text) else { return nil }
+        let coefficients = [m.a, m.b, m.c, m.d, m.e, m.f]
+        return coefficients.allSatisfy(calibrationCoefficientRange.contains) ? m : nil
+    }
+
+    private static func rangeText(_ range: ClosedRange<Double>) -> String {
+        "\(GestureConfiguration.formatSetting(range.lowerBound)) … \(GestureConfiguration.formatSetting(range.upperBound))"
+    }
+
+    /// A value as a problem line shows it: a runaway value is cut, so one line stays readable.
+    private static func shown(_ value: String) -> String {
+        value.count <= 80 ? value : String(value.prefix(80)) + "…"
+    }
+}
+
+extension DeviceConfiguration {
+    /// A `--device-property` argument that is not `NAME=VALUE`, or a name given twice.
+    public struct AssignmentError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The properties of `--device-property NAME=VALUE` arguments (split at the first `=`), for
+    /// ``init(properties:origin:)``. An argument without a name, or a name given twice, is a usage
+    /// error: there is no value to judge, or two.
+    public static func properties(fromAssignments assignments: [String]) throws(AssignmentError) -> [String: String] {
+        var properties: [String: String] = [:]
+        for assignment in assignments {
+            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+                throw AssignmentError(description: "--device-property \"\(assignment)\": expected NAME=VALUE, e.g. HANDYD_THRESHOLD_TAP_TIMEOUT_MS=250")
+            }
+            let name = String(assignment[..<equals])
+            guard properties[name] == nil else {
+                throw AssignmentError(description: "--device-property \(name) given twice")
+            }
+            properties[name] = String(assignment[assignment.index(after: equals)...])
+        }
+        return properties
     }
 }
 
@@ -97,4 +210,6 @@ extension String {
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
         return String(s)
     }
+
+    fileprivate var replacingDashes: String { String(map { $0 == "-" ? "_" : $0 }) }
 }

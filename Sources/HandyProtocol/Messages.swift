@@ -13,10 +13,14 @@ public struct DeviceInfo: Codable, Hashable, Sendable {
     public var slots: Int?
     public var widthMm: Double?
     public var heightMm: Double?
+    /// The device's settings that did not apply (udev or `--device-property` properties out of
+    /// range, malformed or unknown), one line each naming the property, its value and what it
+    /// accepts; the defaults are used instead. Absent when there are none.
+    public var problems: [String]?
     public init(id: String, name: String, path: String? = nil, vendor: Int? = nil, product: Int? = nil,
-                slots: Int? = nil, widthMm: Double? = nil, heightMm: Double? = nil) {
+                slots: Int? = nil, widthMm: Double? = nil, heightMm: Double? = nil, problems: [String]? = nil) {
         self.id = id; self.name = name; self.path = path; self.vendor = vendor; self.product = product
-        self.slots = slots; self.widthMm = widthMm; self.heightMm = heightMm
+        self.slots = slots; self.widthMm = widthMm; self.heightMm = heightMm; self.problems = problems
     }
 }
 

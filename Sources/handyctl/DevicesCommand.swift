@@ -8,7 +8,9 @@ struct DevicesCommand: AsyncParsableCommand {
         commandName: "devices",
         abstract: "List the devices handyd reads (asks the running daemon).",
         discussion: """
-            Prints the devices of the daemon's hello message: id, name, node, size in mm.
+            Prints the devices of the daemon's hello message: id, name, node, size in mm; \
+            under a device, each of its settings that did not apply (a udev property out of \
+            range, malformed or unknown; the default is used).
 
             Examples:
               handyctl devices
@@ -30,10 +32,17 @@ struct DevicesCommand: AsyncParsableCommand {
                 continue
             }
             var line = "\(device.id)\t\(device.name)"
-            if let w = device.widthMm, let h = device.heightMm { line += "\t\(Int(w.rounded()))x\(Int(h.rounded())) mm" }
+            if let w = device.widthMm, let h = device.heightMm { line += "\t\(wholeMm(w))x\(wholeMm(h)) mm" }
             if let slots = device.slots { line += "\t\(slots) slots" }
             if let path = device.path { line += "\t\(path)" }
             print(line)
+            for problem in device.problems ?? [] { print("\tproblem: \(problem)") }
         }
+    }
+
+    /// Whole millimetres; any number a daemon sends prints (Int(1e300) would trap).
+    private func wholeMm(_ mm: Double) -> String {
+        let r = mm.rounded()
+        return r.magnitude < 1e15 ? String(Int64(r)) : "\(mm)"
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HandyCore
+import HandyInput
 import HandyProtocol
 import HandyRecording
 
@@ -29,10 +30,15 @@ struct ReplayCommand: ParsableCommand {
             cannot be read (missing, truncated, not a recording) prints one line on stderr and \
             exits with status 1.
 
+            --device-property gives the replayed device a udev property as a live one would \
+            have (thresholds, calibration, size; docs/DEVICES.md), to try a setting on a \
+            recording. A bad value is printed on stderr and the default used, as handyd does.
+
             Examples:
               handyctl replay --touches "Tests/Fixtures/whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events"
               handyctl replay --summary Tests/Fixtures/libinput-record/atmel-1-finger-fast-taps.yml
               handyctl replay --desc my-screen.desc capture.events
+              handyctl replay --device-property HANDYD_THRESHOLD_TAP_TIMEOUT_MS=250 capture.evemu
             """
     )
 
@@ -45,10 +51,25 @@ struct ReplayCommand: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object with counts instead of the event lines.")
     var summary = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "A udev property for the replayed device (repeatable), e.g. HANDYD_THRESHOLD_TAP_TIMEOUT_MS=250.",
+        valueName: "NAME=VALUE"))
+    var deviceProperty: [String] = []
+
     @Argument(help: ArgumentHelp("The recording: .evemu, .events (+ .desc beside it), or libinput record .yml.", valueName: "RECORDING"))
     var recording: String
 
+    func validate() throws {
+        do { _ = try DeviceConfiguration.properties(fromAssignments: deviceProperty) } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
     func run() throws {
+        let properties = (try? DeviceConfiguration.properties(fromAssignments: deviceProperty)) ?? [:]
+        let configuration = DeviceConfiguration(properties: properties, origin: .replay)
+        // Like handyd's log: the problem, then the replay goes on with the default.
+        for problem in configuration.problems { StandardStream.error("handyctl replay: \(problem)") }
         let loaded: Recording
         do {
             loaded = try Recording.load(path: recording, descriptionPath: desc)
@@ -59,7 +80,7 @@ struct ReplayCommand: ParsableCommand {
         var output = LineWriter()
         var statistics = ReplayStatistics()
         let deviceID = loaded.deviceID
-        let result = Replay.run(loaded) { step in
+        let result = Replay.run(loaded, configuration: configuration) { step in
             switch step {
             case .frame(let frame):
                 statistics.record(frame)
@@ -92,8 +113,10 @@ enum Replay {
     /// How far time advances after the last event, so every pending timer fires.
     static let trailingMicroseconds: Int64 = 1_000_000
 
-    static func run(_ recording: Recording, _ emit: (Step) -> Void) -> Result {
-        var pipeline = GesturePipeline(deviceID: recording.deviceID, description: recording.description)
+    static func run(_ recording: Recording, configuration: DeviceConfiguration = .init(), _ emit: (Step) -> Void) -> Result {
+        var pipeline = GesturePipeline(deviceID: recording.deviceID, description: recording.description,
+                                       geometry: configuration.geometry(for: recording.description),
+                                       configuration: configuration.thresholds)
         for event in recording.events {
             // Timers due before this event fire first, in their own right, so their gestures come
             // out before the frame this event completes (as they would live).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HandyDaemon
+import HandyInput
 import Logging
 
 /// `handyd`: the multitouch gesture daemon.
@@ -27,6 +28,10 @@ struct Handyd: AsyncParsableCommand {
     var speed: Double = 1
     @Option(help: "Hold the replay until this many clients have subscribed.")
     var waitClients: Int = 0
+    @Option(help: ArgumentHelp(
+        "A udev property for the replayed device, as a live one would have (repeatable): thresholds, calibration, size, e.g. HANDYD_THRESHOLD_TAP_TIMEOUT_MS=250 (docs/DEVICES.md).",
+        valueName: "NAME=VALUE"))
+    var deviceProperty: [String] = []
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -35,8 +40,11 @@ struct Handyd: AsyncParsableCommand {
         guard maxClients > 0 else { throw ValidationError("--max-clients must be positive") }
         guard clientQueueBytes > 0 else { throw ValidationError("--client-queue-bytes must be positive") }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number") }
-        guard replay != nil || (desc == nil && !loop && waitClients == 0) else {
-            throw ValidationError("--desc, --loop and --wait-clients need --replay")
+        guard replay != nil || (desc == nil && !loop && waitClients == 0 && deviceProperty.isEmpty) else {
+            throw ValidationError("--desc, --loop, --wait-clients and --device-property need --replay")
+        }
+        do { _ = try DeviceConfiguration.properties(fromAssignments: deviceProperty) } catch {
+            throw ValidationError(error.description)
         }
     }
 
@@ -55,7 +63,9 @@ struct Handyd: AsyncParsableCommand {
         options.limits = ServerLimits(maximumClients: maxClients, maximumQueuedBytes: clientQueueBytes)
         options.replayPath = replay
         options.replayDescPath = desc
-        options.replay = .init(loop: loop, speed: speed)
+        // Checked in validate(); a bad value (not a bad NAME=VALUE form) is the device's problem.
+        let properties = (try? DeviceConfiguration.properties(fromAssignments: deviceProperty)) ?? [:]
+        options.replay = .init(loop: loop, speed: speed, deviceProperties: properties)
         options.waitForClients = waitClients
         do {
             try await runDaemon(options: options, logger: logger)

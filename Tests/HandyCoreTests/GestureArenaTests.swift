@@ -104,14 +104,10 @@ import Testing
     }
 
     @Test func everyListedKeyIsAccepted() {
-        let sample: [String: String] = [
-            "simultaneous": "pinch+rotate", "tap-waits-for-double-tap": "2", "palm-cancels": "1",
-            "two-finger-long-press-gates": "0", "pinch-ratio": "1.2", "swipe-max-angle-degrees": "20",
-            "momentum-decay-per-ms": "0.99",
-        ]
         for key in GestureConfiguration.overrideKeys {
             var c = GestureConfiguration()
-            #expect(c.apply(overrides: [key: sample[key] ?? "7"]) == [], "\(key)")
+            let example = GestureConfiguration.overrideSetting(named: key)?.example ?? "?"
+            #expect(c.apply(overrides: [key: example]) == [], "\(key)")
         }
     }
 

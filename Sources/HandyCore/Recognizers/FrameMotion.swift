@@ -295,9 +295,11 @@ func swipeDirection(_ d: PhysicalPoint, maxAngleDegrees: Double) -> SwipeDirecti
 extension Timestamp {
     /// `advanced(byMilliseconds:)` that saturates instead of trapping: a device (or a file) may send
     /// any 64-bit time, and a deadline must never crash the daemon.
+    /// The delay is a configured threshold: converted saturating too (`Int64(1e300)` trapped on the
+    /// first touch with `HANDYD_THRESHOLD_LONG_PRESS_MS=1e300`), NaN or a negative delay is "now".
     @inline(__always) func after(milliseconds ms: Double) -> Timestamp {
-        let (sum, overflow) = microseconds.addingReportingOverflow(Int64((ms * 1000).rounded()))
-        return Timestamp(microseconds: overflow ? Int64.max : sum)
+        let delayUs = ms > 0 ? Timestamp.saturating(ms * 1000) : 0
+        return Timestamp(microseconds: Timestamp.saturatingSum(microseconds, delayUs))
     }
     /// Milliseconds since `earlier`, computed in Double (no overflow on extreme timestamps).
     @inline(__always) func ms(since earlier: Timestamp) -> Double {
