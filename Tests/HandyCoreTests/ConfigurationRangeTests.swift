@@ -7,7 +7,8 @@ import Testing
 /// (issue 13: `long-press-ms=1e300` trapped on the first touch converting its deadline to Int64).
 @Suite struct ConfigurationRangeTests {
     static let numeric: [OverrideSetting] = GestureConfiguration.overrideSettings.filter { $0.numericValue != nil }
-    static let policy: [OverrideSetting] = GestureConfiguration.overrideSettings.filter { $0.numericValue == nil }
+    /// Test arguments: the keys (a setting prints as a wall of closures).
+    static let numericKeys: [String] = numeric.map(\.key)
 
     /// The demo (pinch out and in, rotate, tap, double tap, pan, swipe, long press) through a real
     /// pipeline, timers fired as the daemon fires them, then every timer left however far away:
@@ -54,8 +55,9 @@ import Testing
         }
     }
 
-    @Test(arguments: numeric)
-    func rangeEndsApplyAndRun(setting: OverrideSetting) {
+    @Test(arguments: numericKeys)
+    func rangeEndsApplyAndRun(key: String) throws {
+        let setting = try #require(GestureConfiguration.overrideSetting(named: key))
         let r = Self.range(setting)
         for end in [r.lowerBound, r.upperBound] {
             var c = GestureConfiguration()
@@ -68,8 +70,9 @@ import Testing
     }
 
     /// Far outside, not a number, or empty: rejected with the range named, and nothing changes.
-    @Test(arguments: numeric)
-    func badValuesKeepTheDefault(setting: OverrideSetting) {
+    @Test(arguments: numericKeys)
+    func badValuesKeepTheDefault(key: String) throws {
+        let setting = try #require(GestureConfiguration.overrideSetting(named: key))
         let r = Self.range(setting)
         let justOutside = [r.lowerBound - Swift.max(1e-6, r.lowerBound.magnitude * 0.01), r.upperBound * 1.01 + 1e-6]
         let bad = ["1e300", "-1e300", "-1", "nan", "inf", "-inf", "infinity", "abc", "", " ", "0x10", "1 2", "1e", "--1"]
@@ -85,8 +88,9 @@ import Testing
     }
 
     /// Defence in depth: values no parser lets through, set directly, still never trap.
-    @Test(arguments: numeric)
-    func unparsableValuesSetDirectlyNeverTrap(setting: OverrideSetting) {
+    @Test(arguments: numericKeys)
+    func unparsableValuesSetDirectlyNeverTrap(key: String) throws {
+        let setting = try #require(GestureConfiguration.overrideSetting(named: key))
         for value in [1e300, -1e300, -1, 0, Double.nan, Double.infinity, -Double.infinity, Double.leastNonzeroMagnitude] {
             var c = GestureConfiguration()
             Self.set(setting, value, in: &c)

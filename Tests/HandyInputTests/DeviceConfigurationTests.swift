@@ -1,5 +1,6 @@
 import HandyCore
 import HandyInput
+import HandyProtocol
 import Testing
 
 @Suite struct DeviceConfigurationTests {
@@ -101,6 +102,106 @@ import Testing
         #expect(c.thresholds.tapTimeoutMs == GestureConfiguration().tapTimeoutMs)
     }
 
+    /// Issue 13: a value outside its range, or none at all, is one problem naming the property,
+    /// the value and the range; the default is used; a pipeline with the result runs the demo.
+    @Test(arguments: GestureConfiguration.overrideSettings.filter { $0.numericValue != nil }.map(\.key))
+    func badThresholdIsAProblemAndTheDefault(key: String) throws {
+        let setting = try #require(GestureConfiguration.overrideSetting(named: key))
+        let property = DeviceConfiguration.thresholdProperty(setting.key)
+        guard case .number(let range, _) = setting.accepted else { return }
+        let justOutside = [range.lowerBound - Swift.max(1e-3, range.lowerBound * 0.01), range.upperBound * 1.01]
+        for value in ["1e300", "-1", "nan", "inf", "abc", ""] + justOutside.map(GestureConfiguration.formatSetting) {
+            let c = DeviceConfiguration(properties: [property: value])
+            #expect(c.problems.count == 1, "\(property)=\"\(value)\"")
+            let problem = c.problems.first ?? ""
+            #expect(problem.hasPrefix("\(property)=\"\(value)\": "), "\(problem)")
+            #expect(problem.contains("accepted \(setting.accepted.summary)"), "\(problem)")
+            #expect(problem.hasSuffix("; using \(setting.currentText(GestureConfiguration()))"), "\(problem)")
+            #expect(c.thresholds == GestureConfiguration() && c.thresholdOverrides.isEmpty && c.applied.isEmpty)
+            #expect(runDemo(c).bugs.isEmpty)
+        }
+    }
+
+    @Test func thePolicyKeysAreSettablePerDevice() {
+        // docs/GESTURES.md always said so; the old number-only parser refused them.
+        let c = DeviceConfiguration(properties: [
+            "HANDYD_THRESHOLD_SIMULTANEOUS": "pinch+rotate",
+            "HANDYD_THRESHOLD_PALM_CANCELS": "false",
+            "HANDYD_THRESHOLD_TAP_WAITS_FOR_DOUBLE_TAP": "1",
+            "HANDYD_THRESHOLD_TWO_FINGER_LONG_PRESS_GATES": "true",
+        ])
+        #expect(c.problems.isEmpty)
+        #expect(c.thresholds.policy == GesturePolicy(simultaneous: [GesturePair(.pinch, .rotate)], tapWaitsForDoubleTapFingers: [1],
+                                                     palmCancels: false, twoFingerLongPressGatesPanAndRotate: true))
+        // One tap on the demo waits for the double-tap timeout now: the single tap and the double
+        // tap come out as one event each (taps 1, taps 2) instead of three (1, 1, 2).
+        let taps = runDemo(c).gestures.filter { $0.gesture == .tap }.map(\.taps)
+        #expect(taps == [1, 2])
+        #expect(runDemo(DeviceConfiguration()).gestures.filter { $0.gesture == .tap }.map(\.taps) == [1, 1, 2])
+    }
+
+    @Test func oneThresholdNamedTwiceIsAProblem() {
+        let c = DeviceConfiguration(properties: [
+            "HANDYD_THRESHOLD_TAP_TIMEOUT_MS": "200", "HANDYD_THRESHOLD_TAP__TIMEOUT_MS": "300",
+            "HANDYD_THRESHOLD_TAP_SLOP_MM": "4", "HANDYD_THRESHOLD_TOUCH_SLOP_MM": "3",
+        ])
+        #expect(c.thresholds.tapTimeoutMs == 200 && c.thresholds.touchSlopMm == 4)
+        #expect(c.applied == ["HANDYD_THRESHOLD_TAP_SLOP_MM", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS"])
+        #expect(c.problems == [
+            "HANDYD_THRESHOLD_TAP__TIMEOUT_MS=\"300\": names the same threshold as HANDYD_THRESHOLD_TAP_TIMEOUT_MS, which is used",
+            "HANDYD_THRESHOLD_TOUCH_SLOP_MM=\"3\": sets the same as tap-slop-mm, which is used; using 4 mm",
+        ])
+    }
+
+    @Test(arguments: ["0 100", "20000 100", "1e308 1e308", "100 nan", "inf 100"])
+    func sizeOutsideItsRangeIsAProblem(text: String) {
+        let c = DeviceConfiguration(properties: ["HANDYD_SIZE_MM": text])
+        #expect(c.sizeMm == nil)
+        #expect(c.problems.count == 1)
+        #expect(c.problems.first?.contains("each 1 … 10000 mm") == true)
+    }
+
+    @Test func calibrationOutsideItsRangeIsAProblem() {
+        let c = DeviceConfiguration(properties: ["HANDYD_CALIBRATION_MATRIX": "1e300 0 0 0 1 0", "LIBINPUT_CALIBRATION_MATRIX": "0 1 0 -1 0 1"])
+        #expect(c.calibration == .rotated270)
+        #expect(c.problems == ["HANDYD_CALIBRATION_MATRIX=\"1e300 0 0 0 1 0\": expected six numbers \"a b c d e f\", each -100 … 100; using LIBINPUT_CALIBRATION_MATRIX"])
+        // The widest accepted device stays finite in mm (a hello carrying infinity could not be encoded).
+        let widest = DeviceConfiguration(properties: ["HANDYD_SIZE_MM": "10000 10000", "HANDYD_CALIBRATION_MATRIX": "100 100 100 -100 -100 -100"])
+        #expect(widest.problems.isEmpty)
+        let g = widest.geometry(for: DemoScenario.device.description)
+        #expect(g.displayWidthMm.isFinite && g.displayHeightMm.isFinite)
+        #expect(runDemo(widest).bugs.isEmpty)
+    }
+
+    @Test func unknownHandydPropertiesAreProblemsOthersAreUdevs() {
+        let c = DeviceConfiguration(properties: ["HANDYD_SIZE": "100 50", "ID_INPUT_TOUCHSCREEN": "1", "HANDYD_DEVICE": "1"])
+        #expect(c.problems == ["HANDYD_SIZE=\"100 50\": not a property handyd reads (see docs/DEVICES.md)"])
+        #expect(c.applied.isEmpty)
+    }
+
+    @Test func aReplayReportsEveryPropertyItDoesNotRead() {
+        let c = DeviceConfiguration(properties: [
+            "ID_INPUT_TOUCHSCREEN": "1", "HANDYD_IGNORE": "1", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS": "250",
+            "LIBINPUT_CALIBRATION_MATRIX": "0 -1 1 1 0 0",
+        ], origin: .replay)
+        #expect(c.ignore == false)
+        #expect(c.calibration == .rotated90 && c.thresholds.tapTimeoutMs == 250)
+        #expect(c.problems == [
+            "HANDYD_IGNORE=\"1\": has no effect on a replayed device",
+            "ID_INPUT_TOUCHSCREEN=\"1\": not a property handyd reads (see docs/DEVICES.md)",
+        ])
+    }
+
+    @Test func deviceAssignments() throws {
+        #expect(try DeviceConfiguration.properties(fromAssignments: ["HANDYD_SIZE_MM=200 100", "HANDYD_THRESHOLD_X=a=b", "E="])
+                == ["HANDYD_SIZE_MM": "200 100", "HANDYD_THRESHOLD_X": "a=b", "E": ""])
+        for bad in [["HANDYD_SIZE_MM"], ["=1"], ["A=1", "A=2"]] {
+            #expect(throws: DeviceConfiguration.AssignmentError.self, "\(bad)") {
+                try DeviceConfiguration.properties(fromAssignments: bad)
+            }
+        }
+    }
+
     @Test func geometryUsesCalibrationAndSize() {
         let description = DeviceDescription(
             name: "t", properties: [InputProperty.direct],
@@ -184,3 +285,17 @@ func uinputMissingIsATypedError() {
         #expect(error.what == "libevdev_uinput_create_from_device")
     }
 }
+
+/// The demo (one of each gesture) through a pipeline configured as a live device would be:
+/// geometry and thresholds from `c`, timers fired up to the end of time.
+func runDemo(_ c: DeviceConfiguration) -> (gestures: [GestureEvent], bugs: [String]) {
+    let description = DemoScenario.device.description
+    var pipeline = GesturePipeline(deviceID: "demo", description: description, geometry: c.geometry(for: description),
+                                   configuration: c.thresholds)
+    var output = PipelineOutput()
+    for event in demoEvents { pipeline.handle(event, into: &output) }
+    var gestures = output.gestures
+    gestures += pipeline.advanceTime(to: Timestamp(microseconds: .max))
+    return (gestures, pipeline.arena.bugReports)
+}
+private let demoEvents = DemoScenario.events

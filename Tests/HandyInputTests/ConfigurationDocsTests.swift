@@ -1,0 +1,96 @@
+import Foundation
+import HandyCore
+import HandyInput
+import Testing
+
+/// docs/GESTURES.md "Thresholds" is a copy of `GestureConfiguration.overrideSettings`: every key it
+/// documents must be settable per device with its documented example, with the documented range,
+/// and no key may be missing from it. So the docs, the table and the parser cannot drift apart.
+@Suite struct ConfigurationDocsTests {
+    struct Row {
+        var names: [String]   // key, then aliases
+        var accepted: String
+        var example: String
+    }
+
+    static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        fatalError("Package.swift not found above \(#filePath)")
+    }()
+
+    /// The rows of the first table after "## Thresholds".
+    static func documentedRows() throws -> [Row] {
+        let text = try String(contentsOf: packageRoot.appendingPathComponent("docs/GESTURES.md"), encoding: .utf8)
+        guard let section = text.range(of: "\n## Thresholds\n") else { throw DocsError("no ## Thresholds section") }
+        var rows: [Row] = []
+        var inTable = false
+        for line in text[section.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("## ") { break }
+            guard line.hasPrefix("|") else {
+                if inTable { break } else { continue }
+            }
+            inTable = true
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast()
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 5, cells[0].hasPrefix("`") else { continue }  // header, separator
+            rows.append(Row(names: backticked(cells[0]), accepted: cells[2], example: backticked(cells[3]).first ?? ""))
+        }
+        return rows
+    }
+
+    static func backticked(_ cell: String) -> [String] {
+        cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    }
+
+    struct DocsError: Error, CustomStringConvertible {
+        var description: String
+        init(_ d: String) { description = d }
+    }
+
+    @Test func theDocumentedKeysAreExactlyTheParsersKeys() throws {
+        let rows = try Self.documentedRows()
+        #expect(rows.count >= 20)
+        #expect(rows.map(\.names) == GestureConfiguration.overrideSettings.map { [$0.key] + $0.aliases })
+    }
+
+    @Test func everyDocumentedKeyIsSettablePerDeviceWithItsExample() throws {
+        for row in try Self.documentedRows() {
+            for name in row.names {
+                let property = DeviceConfiguration.thresholdProperty(name)
+                let c = DeviceConfiguration(properties: [property: row.example])
+                #expect(c.problems.isEmpty, "\(property)=\(row.example): \(c.problems)")
+                #expect(c.applied == [property], "\(property)=\(row.example)")
+                #expect(c.thresholds != GestureConfiguration(), "\(property)=\(row.example) changed nothing")
+            }
+        }
+    }
+
+    @Test func theDocumentedRangesAreTheParsersRanges() throws {
+        for row in try Self.documentedRows() {
+            let setting = try #require(GestureConfiguration.overrideSetting(named: row.names[0]))
+            #expect(row.accepted == setting.accepted.summary, "\(row.names[0])")
+            #expect(row.example == setting.example, "\(row.names[0])")
+        }
+    }
+
+    /// A documented range end is accepted, a value just beyond it is a problem (so a range widened
+    /// in the code but not in the docs, or the other way round, fails here too).
+    @Test func documentedRangeEndsAreTheBoundary() throws {
+        for row in try Self.documentedRows() {
+            let setting = try #require(GestureConfiguration.overrideSetting(named: row.names[0]))
+            guard case .number = setting.accepted else { continue }
+            let numbers = row.accepted.split(separator: " ").filter { $0 != "…" }.prefix(2).compactMap { Double($0) }
+            try #require(numbers.count == 2, "\(row.accepted)")
+            let property = DeviceConfiguration.thresholdProperty(row.names[0])
+            for (value, inside) in [(numbers[0], true), (numbers[1], true),
+                                    (numbers[0] - Swift.max(1e-9, numbers[0] * 1e-6), false), (numbers[1] * (1 + 1e-6), false)] {
+                let c = DeviceConfiguration(properties: [property: "\(value)"])
+                #expect(c.problems.isEmpty == inside, "\(property)=\(value): \(c.problems)")
+            }
+        }
+    }
+}
