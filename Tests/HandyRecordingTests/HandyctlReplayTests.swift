@@ -200,3 +200,82 @@ struct HandyctlReplayTests {
         #expect(missing.status == 1)
     }
 }
+
+/// `handyctl replay --device-property`: a setting tried on a recording, as udev would give it to a
+/// live device (issue 13).
+@Suite("handyctl replay --device-property (the built binary)")
+struct HandyctlReplayDevicePropertyTests {
+    static let fastTaps = FixturePaths.path("whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen.1-finger-fast-taps.events")
+
+    static func gestures(_ run: HandyctlReplayTests.Run) throws -> [GestureEvent] {
+        try run.lines.compactMap { line in
+            if case .gesture(let g) = try JSONLines.decodeServerMessage(line) { return g }
+            return nil
+        }
+    }
+
+    @Test("a shorter tap timeout: only the touches shorter than it are taps")
+    func tapTimeoutChangesWhatIsRecognised() throws {
+        // What the recording holds: nine one-finger taps; --summary gives each touch's duration
+        // (82-96 ms, and two of 110 ms).
+        let summary = try HandyctlReplayTests.run(["replay", "--summary", Self.fastTaps])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(summary.stdout)) as? [String: Any])
+        let durationsMs = try #require(object["touchDurations"] as? [[String: Any]]).compactMap { $0["durationMs"] as? Double }
+        #expect(durationsMs.count == 9)
+        let timeoutMs = 100.0
+        // The timeout splits the touches with a margin, so frame timing cannot tip one either way.
+        #expect(durationsMs.allSatisfy { Swift.abs($0 - timeoutMs) > 4 })
+        let expectedTaps = durationsMs.filter { $0 < timeoutMs }.count
+        #expect(expectedTaps > 0 && expectedTaps < durationsMs.count)
+
+        let plain = try HandyctlReplayTests.run(["replay", Self.fastTaps])
+        #expect(try Self.gestures(plain).filter { $0.gesture == .tap }.count == durationsMs.count)
+
+        let shorter = try HandyctlReplayTests.run(["replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=\(Int(timeoutMs))", Self.fastTaps])
+        #expect(shorter.status == 0 && shorter.stderr.isEmpty, "\(shorter.stderr)")
+        let gestures = try Self.gestures(shorter)
+        #expect(gestures.filter { $0.gesture == .tap }.count == expectedTaps)
+        #expect(gestures.filter { $0.gesture == .touchTap }.count == expectedTaps)
+    }
+
+    @Test("a bad property: the problem on stderr, the default used (the same output as without it)")
+    func badPropertyIsReportedAndTheDefaultUsed() throws {
+        let plain = try HandyctlReplayTests.run(["replay", Self.fastTaps])
+        let bad = try HandyctlReplayTests.run(["replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=1e300",
+                                               "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT=100", Self.fastTaps])
+        #expect(bad.status == 0)
+        #expect(bad.stderr == """
+            handyctl replay: HANDYD_THRESHOLD_TAP_TIMEOUT="100": unknown threshold name (the names are in docs/GESTURES.md)
+            handyctl replay: HANDYD_THRESHOLD_TAP_TIMEOUT_MS="1e300": out of range, accepted 1 … 60000 ms; using 180 ms
+
+            """)
+        #expect(bad.stdout == plain.stdout)
+    }
+
+    @Test("calibration and size properties reach the replayed device")
+    func geometryProperties() throws {
+        let path = FixturePaths.packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
+        let plain = try HandyctlReplayTests.run(["replay", "--touches", path])
+        let sized = try HandyctlReplayTests.run(["replay", "--touches", "--device-property", "HANDYD_SIZE_MM=400 240",
+                                                 "--device-property", "HANDYD_CALIBRATION_MATRIX=-1 0 1 0 -1 1", path])
+        #expect(sized.status == 0 && sized.stderr.isEmpty, "\(sized.stderr)")
+        func firstTouch(_ run: HandyctlReplayTests.Run) throws -> WireTouch? {
+            for line in run.lines { if case .touches(let m) = try JSONLines.decodeServerMessage(line) { return m.touches.first } }
+            return nil
+        }
+        let a = try #require(try firstTouch(plain)), b = try #require(try firstTouch(sized))
+        // The demo screen is 200 × 120 mm; stated as 400 × 240, a position's mm are its
+        // normalised position times that, and the 180° calibration mirrors the position.
+        #expect(Swift.abs(a.xMm - a.x * 200) < 0.05 && Swift.abs(a.yMm - a.y * 120) < 0.05)
+        #expect(Swift.abs(b.xMm - b.x * 400) < 0.05 && Swift.abs(b.yMm - b.y * 240) < 0.05)
+        #expect(Swift.abs(b.x - (1 - a.x)) < 1e-4 && Swift.abs(b.y - (1 - a.y)) < 1e-4)
+    }
+
+    @Test("--device-property without NAME=VALUE is a usage error")
+    func malformedArgument() throws {
+        let run = try HandyctlReplayTests.run(["replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS", Self.fastTaps])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("expected NAME=VALUE"))
+        #expect(run.stdout.isEmpty)
+    }
+}
