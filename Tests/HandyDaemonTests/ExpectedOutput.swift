@@ -36,14 +36,15 @@ struct ExpectedOutput {
     }
     enum Item: Hashable { case touches(TouchesMessage), gesture(GestureKey) }
 
-    init(recordingPath: String) throws {
-        self = try onLargeStack { try ExpectedOutput(computing: recordingPath) }
+    /// - Parameter configuration: the thresholds the daemon is expected to use (`--device-property`).
+    init(recordingPath: String, configuration: GestureConfiguration = .init()) throws {
+        self = try onLargeStack { try ExpectedOutput(computing: recordingPath, configuration: configuration) }
     }
 
-    private init(computing recordingPath: String) throws {
+    private init(computing recordingPath: String, configuration: GestureConfiguration) throws {
         let recording = try Recording.load(path: recordingPath)
         deviceID = recording.deviceID
-        var pipeline = GesturePipeline(deviceID: deviceID, description: recording.description)
+        var pipeline = GesturePipeline(deviceID: deviceID, description: recording.description, configuration: configuration)
         for event in recording.events {
             var output = PipelineOutput()
             pipeline.handle(event, into: &output)

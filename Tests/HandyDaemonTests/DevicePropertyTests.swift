@@ -1,0 +1,109 @@
+import Foundation
+import HandyCore
+@testable import HandyDaemon
+import HandyProtocol
+import Testing
+
+/// `handyd --replay F --device-property NAME=VALUE`: the replayed device takes the settings a live
+/// one takes from udev, and a bad one is a problem on the device (hello, `handyctl devices`, the
+/// log) with the default used (issue 13).
+@Suite(.serialized)
+struct DevicePropertyTests {
+    /// Nine one-finger taps; the touches last 82-96 ms, two of them 110 ms.
+    static let fastTaps = "whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen.1-finger-fast-taps.events"
+
+    /// Everything a subscriber with touches receives, until a status reply marks the end.
+    static func receiveAll(_ client: LineClient, count: Int) throws -> [ExpectedOutput.Item] {
+        var received: [ExpectedOutput.Item] = []
+        while received.count < count {
+            guard let m = try client.readMessage() else { break }
+            if let item = m.expectedItem { received.append(item) } else { Issue.record("unexpected \(m)") }
+        }
+        try client.send(#"{"type":"status"}"# + "\n")
+        while let m = try client.readMessage() {
+            if case .status = m { break }
+            if let item = m.expectedItem { received.append(item) }
+        }
+        return received
+    }
+
+    @Test func aThresholdPropertyChangesWhatTheDaemonRecognises() throws {
+        var shorter = GestureConfiguration()
+        #expect(shorter.applyOverrides(["tap-timeout-ms": "100"]) == [])
+        let expected = try ExpectedOutput(recordingPath: fixture(Self.fastTaps), configuration: shorter)
+        let plain = try ExpectedOutput(recordingPath: fixture(Self.fastTaps))
+        // The model itself: the two 110 ms touches are no taps with a 100 ms timeout.
+        #expect(plain.gestures.filter { $0.gesture == .tap }.count == 9)
+        #expect(expected.gestures.filter { $0.gesture == .tap }.count == 7)
+
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(Self.fastTaps), "--wait-clients", "1",
+                                                   "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=100"])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard case .hello(let hello)? = try client.readMessage() else { Issue.record("no hello"); return }
+        #expect(hello.devices.count == 1 && hello.devices.first?.problems == nil)
+        try client.send(#"{"type":"subscribe","touches":true}"# + "\n")
+        #expect(try Self.receiveAll(client, count: expected.sequence.count) == expected.sequence)
+        #expect(!daemon.log.contains("handyd bug"))
+    }
+
+    @Test func aBadPropertyIsAProblemOnTheDeviceAndTheDefaultIsUsed() throws {
+        let expected = try ExpectedOutput(recordingPath: fixture(twoFingerFixture))
+        // The fixture holds both fingers 0.51 s: the default 500 ms long press is recognised.
+        #expect(expected.gestures.contains(.init(gesture: .longPress, phase: .began)))
+        let problems = [
+            "HANDYD_SIZE_MM=\"wide\": expected \"width height\", each 1 … 10000 mm; using the kernel's resolution (or the 250 mm guess)",
+            "HANDYD_THRESHOLD_LONG_PRESS_MS=\"1e300\": out of range, accepted 1 … 60000 ms; using 500 ms",
+        ]
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--wait-clients", "1",
+                                                   "--device-property", "HANDYD_THRESHOLD_LONG_PRESS_MS=1e300",
+                                                   "--device-property", "HANDYD_SIZE_MM=wide"])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard case .hello(let hello)? = try client.readMessage() else { Issue.record("no hello"); return }
+        #expect(hello.devices.first?.problems == problems)
+
+        // handyctl devices shows them under the device.
+        let handyctl = URL(fileURLWithPath: handydBinary).deletingLastPathComponent().appendingPathComponent("handyctl")
+        let process = Process()
+        process.executableURL = handyctl
+        process.arguments = ["devices", "--socket", daemon.socketPath]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(text.split(separator: "\n").dropFirst().map(String.init) == problems.map { "\tproblem: \($0)" })
+
+        // The replay runs with the defaults, long press included, and the daemon lives on.
+        try client.send(#"{"type":"subscribe","touches":true}"# + "\n")
+        #expect(try Self.receiveAll(client, count: expected.sequence.count) == expected.sequence)
+        for problem in problems { #expect(daemon.log.contains(problem), "not logged: \(problem)") }
+        #expect(!daemon.log.contains("handyd bug"))
+    }
+
+    @Test func devicePropertyNeedsReplayAndNameEqualsValue() throws {
+        for arguments in [["--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=250"],
+                          ["--replay", fixture(twoFingerFixture), "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS"]] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: handydBinary)
+            process.arguments = ["--socket", "/nonexistent/handyd.sock"] + arguments
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 64, "\(arguments): \(text)")
+            #expect(text.contains("--device-property"), "\(text)")
+        }
+    }
+}
+
+/// The daemon's own conversions of device times and sizes saturate instead of trapping: a deadline
+/// a configured delay after a late timestamp is "never" (LiveSource multiplied µs by 1000 unchecked).
+@Test func deviceTimesAndSizesNeverTrapTheDaemon() {
+    #expect(MonotonicInstant(deviceTime: Timestamp(microseconds: .max)).nanoseconds == .max)
+    #expect(MonotonicInstant(deviceTime: Timestamp(microseconds: .min)).nanoseconds == .min)
+    #expect(MonotonicInstant(deviceTime: Timestamp(microseconds: 1_500)).nanoseconds == 1_500_000)
+    #expect(wireSizeMm(.infinity) == nil && wireSizeMm(.nan) == nil && wireSizeMm(123.456) == 123.5)
+}
