@@ -5,11 +5,12 @@
 #   scripts/fuzz.sh --short              every harness for 30 s (CI)
 #   scripts/fuzz.sh --seconds N [NAME…]  chosen harnesses (Fuzz/<NAME>/) for N s each
 #
-# Harnesses: EvemuReader, LibinputRecordReader, ClientMessage, Pipeline (Fuzz/<NAME>/*.swift plus
-# Fuzz/Common/). The library modules are built with `-sanitize=fuzzer,address` in their own scratch
-# path (.build-fuzz), each harness is linked against their objects, seeded from Tests/Fixtures and
-# Fuzz/<NAME>/seeds (copied into a temporary corpus) and run with -max_total_time. Exit status 1 when
-# a harness crashes; the crashing input is kept in $FUZZ_OUT (default .build-fuzz/out/<NAME>/).
+# Harnesses: EvemuReader, LibinputRecordReader, ClientMessage, Pipeline, DeviceConfiguration
+# (Fuzz/<NAME>/*.swift plus Fuzz/Common/). The library modules are built with
+# `-sanitize=fuzzer,address` in their own scratch path (.build-fuzz), each harness is linked against
+# their objects, seeded from Tests/Fixtures and Fuzz/<NAME>/seeds (copied into a temporary corpus)
+# and run with -max_total_time. Exit status 1 when a harness crashes; the crashing input is kept in
+# $FUZZ_OUT (default .build-fuzz/out/<NAME>/).
 #
 # Environment: FUZZ_JOBS=2 runs two harnesses at once (default 1); FUZZ_OUT=DIR keeps logs,
 # corpora and crash inputs there; SKIP_BUILD=1 reuses the last build.
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#names[@]} -gt 0 ] || names=(EvemuReader LibinputRecordReader ClientMessage Pipeline)
+[ ${#names[@]} -gt 0 ] || names=(EvemuReader LibinputRecordReader ClientMessage Pipeline DeviceConfiguration)
 for n in "${names[@]}"; do
   [ -f "Fuzz/$n/main.swift" ] || { echo "fuzz.sh: no harness Fuzz/$n/main.swift" >&2; exit 2; }
 done
@@ -50,12 +51,15 @@ objects() { ls "$bin/$1.build/"*.o; }
 modules_for() {
   case "$1" in
     ClientMessage) echo HandyProtocol ;;
+    DeviceConfiguration) echo HandyProtocol HandyCore ;;
     *) echo HandyProtocol HandyCore HandyRecording ;;
   esac
 }
 extra_sources_for() {
   case "$1" in
     ClientMessage) echo Sources/HandyDaemon/Subscription.swift ;;
+    # HandyInput's udev-property parser is pure Swift: compiled in, without the C libraries.
+    DeviceConfiguration) echo Sources/HandyInput/DeviceConfiguration.swift Fuzz/Common/PipelineCheck.swift ;;
     *) echo Fuzz/Common/PipelineCheck.swift ;;
   esac
 }
@@ -94,6 +98,14 @@ seed() {
     ClientMessage)
       printf '\x05{"type":"subscribe","gestures":["pinch","tap"],"devices":["event5"],"touches":true}\n{"type":"status"}\n' > "$corpus/subscribe"
       printf '\x41{"type":"status"}\r\n\n{"type":"subscribe"}\n{"type":"nope"}\n[1,2]\n{"type":3}\n' > "$corpus/mixed"
+      ;;
+    DeviceConfiguration)
+      # Flags byte (bit 0 replay, bit 1 run the pipeline), then NAME=VALUE lines; the docs'
+      # examples and range ends, so mutations start next to the boundaries.
+      printf '\x02HANDYD_THRESHOLD_TAP_TIMEOUT_MS=250\nHANDYD_THRESHOLD_LONG_PRESS_MS=60000\nHANDYD_THRESHOLD_PINCH_RATIO=1.01\nHANDYD_THRESHOLD_SIMULTANEOUS=pinch+rotate,pinch+pan\nHANDYD_THRESHOLD_TAP_WAITS_FOR_DOUBLE_TAP=1,2\nHANDYD_THRESHOLD_PALM_CANCELS=false\n' > "$corpus/thresholds"
+      printf '\x02HANDYD_THRESHOLD_LONG_PRESS_MS=1e300\nHANDYD_THRESHOLD_TOUCH_SLOP_MM=-1\nHANDYD_THRESHOLD_MOMENTUM_DECAY_PER_MS=nan\nHANDYD_THRESHOLD_ROTATE_DEGREES=inf\nHANDYD_THRESHOLD_=3\nHANDYD_THRESHOLD_TAP_SLOP_MM=3\nHANDYD_THRESHOLD_TOUCH_SLOP_MM=4\n' > "$corpus/bad-thresholds"
+      printf '\x00HANDYD_SIZE_MM=476 268\nHANDYD_CALIBRATION_MATRIX=0 -1 1 1 0 0\nLIBINPUT_CALIBRATION_MATRIX=-1 0 1 0 -1 1\nHANDYD_IGNORE=0\nHANDYD_DEVICE=1\nID_INPUT_TOUCHSCREEN=1\n' > "$corpus/geometry"
+      printf '\x03HANDYD_SIZE_MM=10000 1\nHANDYD_CALIBRATION_MATRIX=100 -100 100 -100 100 -100\nHANDYD_IGNORE=1\nHANDYD_FOO=1\nFOO=2\n#\x05abc\n#\x0a0.5\n' > "$corpus/replay"
       ;;
     Pipeline)
       # No file format to seed from: deterministic pseudo-random programs of 0.5-4 KiB, so

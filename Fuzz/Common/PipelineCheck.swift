@@ -2,7 +2,7 @@ import HandyCore
 import HandyProtocol
 
 // Shared by the fuzz harnesses that end in the gesture pipeline (Pipeline, EvemuReader,
-// LibinputRecordReader): runs events through what the daemon runs per device and traps on any
+// LibinputRecordReader, DeviceConfiguration): runs events through what the daemon runs per device and traps on any
 // broken invariant, so libFuzzer reports it as a crash with the input that caused it.
 
 /// Reads fuzz input front to back; past the end every read is 0, so any input is a valid program.
@@ -46,8 +46,9 @@ struct PipelineCheck {
     private var lineBuffer: [UInt8] = []
     private(set) var lastTime = Timestamp.zero
 
-    init(description: DeviceDescription, synDroppedHandling: TouchTracker.SynDroppedHandling = .resyncEventsFollow) {
-        pipeline = GesturePipeline(deviceID: "fuzz", description: description)
+    init(description: DeviceDescription, synDroppedHandling: TouchTracker.SynDroppedHandling = .resyncEventsFollow,
+         geometry: DeviceGeometry? = nil, configuration: GestureConfiguration = .init()) {
+        pipeline = GesturePipeline(deviceID: "fuzz", description: description, geometry: geometry, configuration: configuration)
         if synDroppedHandling != .resyncEventsFollow {
             pipeline.tracker = TouchTracker(description: description, synDroppedHandling: synDroppedHandling)
         }

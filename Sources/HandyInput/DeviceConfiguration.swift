@@ -57,14 +57,14 @@ public struct DeviceConfiguration: Sendable, Equatable {
             problems.append((property, "\(property)=\"\(Self.shown(value))\": \(why)"))
         }
 
-        for (property, value) in properties where property.hasPrefix("HANDYD_") || origin == .replay {
+        for (property, value) in properties where property.hasBytePrefix("HANDYD_") || origin == .replay {
             switch property {
             case Self.ignoreProperty, Self.deviceProperty:
                 if origin == .replay { problem(property, value, "has no effect on a replayed device") }
             case Self.calibrationProperty, Self.libinputCalibrationProperty, Self.sizeProperty:
                 break
             default:
-                if property.hasPrefix(Self.thresholdPrefix) { break }
+                if property.hasBytePrefix(Self.thresholdPrefix) { break }
                 problem(property, value, "not a property handyd reads (see docs/DEVICES.md)")
             }
         }
@@ -110,7 +110,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
         // Thresholds: names in kebab case, values checked by GestureConfiguration's table.
         var overrides: [String: String] = [:]
         var propertyByName: [String: String] = [:]
-        for (property, value) in properties.sorted(by: { $0.key < $1.key }) where property.hasPrefix(Self.thresholdPrefix) {
+        for (property, value) in properties.sorted(by: { $0.key < $1.key }) where property.hasBytePrefix(Self.thresholdPrefix) {
             let name = Self.thresholdName(property)
             guard !name.isEmpty else {
                 problem(property, value, "no threshold name after \(Self.thresholdPrefix)")
@@ -140,8 +140,8 @@ public struct DeviceConfiguration: Sendable, Equatable {
 
     /// `HANDYD_THRESHOLD_TAP_TIMEOUT_MS` → `tap-timeout-ms` ("" when nothing follows the prefix).
     public static func thresholdName(_ property: String) -> String {
-        guard property.hasPrefix(thresholdPrefix) else { return "" }
-        return property.dropFirst(thresholdPrefix.count).lowercased()
+        guard property.hasBytePrefix(thresholdPrefix) else { return "" }
+        return String(decoding: property.utf8.dropFirst(thresholdPrefix.utf8.count), as: UTF8.self).lowercased()
             .split(separator: "_", omittingEmptySubsequences: true).joined(separator: "-")
     }
 
@@ -172,9 +172,18 @@ public struct DeviceConfiguration: Sendable, Equatable {
         "\(GestureConfiguration.formatSetting(range.lowerBound)) … \(GestureConfiguration.formatSetting(range.upperBound))"
     }
 
-    /// A value as a problem line shows it: a runaway value is cut, so one line stays readable.
+    /// A value as a problem line shows it: control characters escaped and a runaway value cut, so
+    /// the problem stays one readable line (in the log and in `handyctl devices`).
     private static func shown(_ value: String) -> String {
-        value.count <= 80 ? value : String(value.prefix(80)) + "…"
+        var out = ""
+        for scalar in value.unicodeScalars.prefix(80) {
+            if scalar.value < 0x20 || scalar.value == 0x7f {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return value.unicodeScalars.count > 80 ? out + "…" : out
     }
 }
 
@@ -212,4 +221,8 @@ extension String {
     }
 
     fileprivate var replacingDashes: String { String(map { $0 == "-" ? "_" : $0 }) }
+
+    /// `hasPrefix` on the bytes: property names are ASCII, and a combining mark after the prefix
+    /// (which makes `_` + mark one Character) must not hide a HANDYD_ property from the checks.
+    fileprivate func hasBytePrefix(_ prefix: String) -> Bool { utf8.starts(with: prefix.utf8) }
 }

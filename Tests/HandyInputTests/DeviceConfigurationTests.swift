@@ -192,6 +192,16 @@ import Testing
         ])
     }
 
+    @Test func aProblemIsOneReadableLine() {
+        let c = DeviceConfiguration(properties: ["HANDYD_SIZE_MM": "1\n2\r", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS": String(repeating: "9", count: 200)])
+        #expect(c.problems.count == 2)
+        #expect(c.problems.first?.hasPrefix("HANDYD_SIZE_MM=\"1\\u{a}2\\u{d}\": ") == true, "\(c.problems)")
+        #expect(c.problems.last?.hasPrefix("HANDYD_THRESHOLD_TAP_TIMEOUT_MS=\"\(String(repeating: "9", count: 80))…\": out of range") == true)
+        // A combining mark after the prefix does not hide a property from the checks.
+        let marked = DeviceConfiguration(properties: ["HANDYD_\u{301}X": "1"])
+        #expect(marked.problems.count == 1)
+    }
+
     @Test func deviceAssignments() throws {
         #expect(try DeviceConfiguration.properties(fromAssignments: ["HANDYD_SIZE_MM=200 100", "HANDYD_THRESHOLD_X=a=b", "E="])
                 == ["HANDYD_SIZE_MM": "200 100", "HANDYD_THRESHOLD_X": "a=b", "E": ""])
