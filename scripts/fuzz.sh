@@ -59,7 +59,7 @@ extra_sources_for() {
   case "$1" in
     ClientMessage) echo Sources/HandyDaemon/Subscription.swift ;;
     # HandyInput's udev-property parser is pure Swift: compiled in, without the C libraries.
-    DeviceConfiguration) echo Sources/HandyInput/DeviceConfiguration.swift Fuzz/Common/PipelineCheck.swift ;;
+    DeviceConfiguration) echo Sources/HandyInput/DeviceConfiguration.swift Sources/HandyInput/DeviceIdentity.swift Fuzz/Common/PipelineCheck.swift ;;
     *) echo Fuzz/Common/PipelineCheck.swift ;;
   esac
 }

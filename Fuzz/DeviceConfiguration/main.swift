@@ -17,7 +17,8 @@ import HandyProtocol
 /// Every property DeviceConfiguration reads, so the fuzzer reaches the value checks quickly.
 let knownProperties: [String] = GestureConfiguration.overrideKeys.map(DeviceConfiguration.thresholdProperty) + [
     DeviceConfiguration.ignoreProperty, DeviceConfiguration.deviceProperty, DeviceConfiguration.calibrationProperty,
-    DeviceConfiguration.libinputCalibrationProperty, DeviceConfiguration.sizeProperty,
+    DeviceConfiguration.libinputCalibrationProperty, DeviceConfiguration.sizeProperty, DeviceConfiguration.idProperty,
+    "ID_PATH", "ID_SERIAL",
 ]
 
 /// A short stream with a timer of each kind: a double tap and a long press, then a pinch.
@@ -108,6 +109,11 @@ func check(_ c: DeviceConfiguration, _ properties: [String: String], _ origin: D
     if let m = c.calibration, ![m.a, m.b, m.c, m.d, m.e, m.f].allSatisfy(DeviceConfiguration.calibrationCoefficientRange.contains) {
         fatalError("fuzz invariant: calibration \(m) outside its range")
     }
+    // The wire id (DeviceIdentity.swift, compiled in): always a valid id, HANDYD_ID when applied.
+    let name = properties["NAME"] ?? ""
+    let id = DeviceIdentity.id(name: name, properties: properties)
+    guard DeviceIdentity.isValidID(id, maximumBytes: 200) else { fatalError("fuzz invariant: id \(id) not valid") }
+    if let explicit = c.id, explicit != id { fatalError("fuzz invariant: HANDYD_ID \(explicit) applied, id is \(id)") }
     let g = c.geometry(for: workoutDescription)
     guard g.displayWidthMm.isFinite, g.displayHeightMm.isFinite else { fatalError("fuzz invariant: display size not finite") }
 }

@@ -6,12 +6,19 @@ extension ServerMessage {
     public var humanReadableLine: String {
         switch self {
         case .hello(let m):
-            let devices = m.devices.map { "\($0.id) \"\($0.name)\"" }.joined(separator: ", ")
+            let devices = m.devices.map { "\($0.id) \"\($0.name)\"\($0.isReadable ? "" : " (not readable)")" }.joined(separator: ", ")
             return "hello protocol=\(m.protocol) version=\(m.version) devices=[\(devices)]"
         case .device(let m):
-            return "device \(m.event.rawValue) \(m.device.id) \"\(m.device.name)\""
+            var line = "device \(m.event.rawValue) \(m.device.id) \"\(m.device.name)\""
+            if let node = m.device.node { line += " \(node)" }
+            if !m.device.isReadable { line += " not readable: \(m.device.reason ?? "unknown reason")" }
+            return line
         case .status(let m):
-            return "status clients=\(m.clients) devices=\(m.devices) frames=\(m.frames) events=\(m.events) drops=\(m.drops)"
+            var line = "status clients=\(m.clients) devices=\(m.devices) frames=\(m.frames) events=\(m.events) drops=\(m.drops)"
+            if let unreadable = m.unreadable, !unreadable.isEmpty {
+                line += " unreadable=[\(unreadable.map(\.id).joined(separator: ", "))]"
+            }
+            return line
         case .error(let m):
             return "error \(m.code): \(m.message)"
         case .shutdown(let m):
@@ -65,4 +72,28 @@ func fixed(_ v: Double, _ digits: Int) -> String {
         text += "." + String(repeating: "0", count: digits - frac.count) + frac
     }
     return text
+}
+
+extension DeviceInfo {
+    /// The lines `handyctl devices` prints for this device: id, name, size, slots, node; then one
+    /// indented line each for "not readable" with its reason, the fix, and every settings problem.
+    public var listingLines: [String] {
+        var line = "\(id)\t\(name)"
+        if let w = widthMm, let h = heightMm { line += "\t\(Self.wholeMm(w))x\(Self.wholeMm(h)) mm" }
+        if let slots { line += "\t\(slots) slots" }
+        if let path { line += "\t\(path)" }
+        var lines = [line]
+        if !isReadable {
+            lines.append("\tnot readable: \(reason ?? "unknown reason")")
+            if let fix { lines.append("\tfix: \(fix)") }
+        }
+        for problem in problems ?? [] { lines.append("\tproblem: \(problem)") }
+        return lines
+    }
+
+    /// Whole millimetres; any number a daemon sends prints (Int(1e300) would trap).
+    static func wholeMm(_ mm: Double) -> String {
+        let r = mm.rounded()
+        return r.magnitude < 1e15 ? String(Int64(r)) : "\(mm)"
+    }
 }

@@ -85,6 +85,13 @@ public struct MonitorScreen: Sendable {
             if let slots = d.slots { line.append("  \(slots) slots", .dim) }
             let down = touches[d.id] ?? []
             line.append("  ")
+            if !d.isReadable {
+                line.append("not readable", .red)
+                top.append(line)
+                top.append(TerminalLine("    \(d.reason ?? "unknown reason")"))
+                if let fix = d.fix { top.append(TerminalLine("    fix: \(fix)")) }
+                continue
+            }
             if down.isEmpty { line.append("no touches", .dim) } else { line.append("\(down.count) down", .green) }
             top.append(line)
             for t in down { top.append(Self.touchLine(t)) }

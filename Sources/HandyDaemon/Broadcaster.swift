@@ -77,9 +77,11 @@ public final class Broadcaster: @unchecked Sendable {
     var hello: HelloMessage { HelloMessage(version: version, devices: devices) }
 
     var status: StatusMessage {
-        StatusMessage(clients: clients.count, devices: devices.count, frames: counters.frames,
-                      events: counters.events, drops: counters.drops,
-                      uptime: (Date().timeIntervalSince(startedAt) * 1000).rounded() / 1000)
+        let unreadable = devices.filter { !$0.isReadable }
+        return StatusMessage(clients: clients.count, devices: devices.count - unreadable.count, frames: counters.frames,
+                             events: counters.events, drops: counters.drops,
+                             uptime: (Date().timeIntervalSince(startedAt) * 1000).rounded() / 1000,
+                             unreadable: unreadable.isEmpty ? nil : unreadable)
     }
 
     // MARK: input side
@@ -111,9 +113,12 @@ public final class Broadcaster: @unchecked Sendable {
         for notice in notices {
             switch notice {
             case .added(let info):
+                // A device that could not be read and now can is announced again under its id.
                 devices.removeAll { $0.id == info.id }
                 devices.append(info)
-                logger.info("device added", metadata: ["device.id": "\(info.id)", "device.name": "\(info.name)"])
+                if info.isReadable {
+                    logger.info("device added", metadata: ["device.id": "\(info.id)", "device.name": "\(info.name)"])
+                }
                 line.removeAll(keepingCapacity: true)
                 JSONLines.encode(.device(DeviceMessage(event: .added, device: info)), into: &line)
                 for i in batches.indices { batches[i].writeBytes(line) }
@@ -124,10 +129,12 @@ public final class Broadcaster: @unchecked Sendable {
                 JSONLines.encode(.device(DeviceMessage(event: .removed, device: info)), into: &line)
                 for i in batches.indices { batches[i].writeBytes(line) }
             case .output(let device, let output):
+                // A filter may name the kernel node instead of the id.
+                let node = devices.first { $0.id == device }?.node
                 for frame in output.frames where frame.hasChanges {
                     counters.frames += 1
                     line.removeAll(keepingCapacity: true)
-                    for i in subscriptions.indices where subscriptions[i].wantsTouches(device: device) {
+                    for i in subscriptions.indices where subscriptions[i].wantsTouches(device: device, node: node) {
                         if line.isEmpty { JSONLines.encode(.touches(frame.wireMessage(device: device)), into: &line) }
                         batches[i].writeBytes(line)
                     }
@@ -135,7 +142,7 @@ public final class Broadcaster: @unchecked Sendable {
                 for gesture in output.gestures {
                     counters.events += 1
                     line.removeAll(keepingCapacity: true)
-                    for i in subscriptions.indices where subscriptions[i].wants(gesture: gesture.gesture, device: device) {
+                    for i in subscriptions.indices where subscriptions[i].wants(gesture: gesture.gesture, device: device, node: node) {
                         if line.isEmpty { JSONLines.encode(.gesture(gesture), into: &line) }
                         batches[i].writeBytes(line)
                     }

@@ -39,7 +39,18 @@ public func runDaemon(options: DaemonOptions, logger: Logger) async throws {
         sources = try liveSources(logger: logger)
     }
     let window = DeliveryWindow()
-    let loop = try InputLoop(sources: sources, logger: logger) { notices in
+    // The socket accepts clients only after the initial scan reached the broadcaster, so the first
+    // hello lists every device present at start; READY=1 waits for the same moment.
+    let (inputStarted, inputStartedContinuation) = AsyncStream.makeStream(of: Void.self)
+    let started: @Sendable () -> Void = {
+        // Queued behind the scan's notices on the same event loop: they are published first.
+        broadcaster.eventLoop.execute {
+            readiness.markReady("input")
+            inputStartedContinuation.yield()
+            inputStartedContinuation.finish()
+        }
+    }
+    let loop = try InputLoop(sources: sources, logger: logger, started: started) { notices in
         window.acquire()
         broadcaster.eventLoop.execute {
             broadcaster.publish(notices)
@@ -54,10 +65,10 @@ public func runDaemon(options: DaemonOptions, logger: Logger) async throws {
     }
 
     let address = ListenAddress.fromSystemd() ?? .path(options.socketPath, group: options.socketGroup)
-    let socket = SocketService(address: address, broadcaster: broadcaster, group: group, readiness: readiness, logger: logger)
+    let socket = SocketService(address: address, broadcaster: broadcaster, group: group, readiness: readiness,
+                               acceptAfter: inputStarted, logger: logger)
     let input = InputService(loop: loop, readiness: readiness, logger: logger)
-    // Started in order, stopped in reverse: devices are found before the socket accepts
-    // clients (so the first hello lists them); on shutdown clients get `shutdown` first.
+    // Stopped in reverse order: on shutdown clients get `shutdown` first, then input stops.
     let services = ServiceGroup(configuration: .init(
         services: [input, socket], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     do {

@@ -65,10 +65,15 @@ public final class InputLoop: @unchecked Sendable {
     private let wakeWriteFD: Int32
     private let commands = Mutex<[Command]>([])
     private let finished = Mutex<Bool>(false)
+    /// Called once on the input thread after the sources started and their first notices (the
+    /// devices present at start) went to `deliver`.
+    private let started: (@Sendable () -> Void)?
 
-    public init(sources: [any DeviceSource], logger: Logger, deliver: @escaping @Sendable ([InputNotice]) -> Void) throws {
+    public init(sources: [any DeviceSource], logger: Logger, started: (@Sendable () -> Void)? = nil,
+                deliver: @escaping @Sendable ([InputNotice]) -> Void) throws {
         self.sources = sources
         self.deliver = deliver
+        self.started = started
         self.logger = logger
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw DaemonError("pipe: \(String(cString: strerror(errno)))") }
@@ -99,6 +104,7 @@ public final class InputLoop: @unchecked Sendable {
         let start = MonotonicInstant.now()
         for source in sources { source.start(now: start, into: &notices) }
         flush(&notices)
+        started?()
 
         var pollSet: [pollfd] = []
         while true {

@@ -7,6 +7,9 @@ import Logging
 import ServiceLifecycle
 
 /// Runs the ``InputLoop`` on its own thread while the service group runs; SIGHUP reloads it.
+///
+/// Its part of readiness ("input") is marked by whoever the loop tells it started (the initial
+/// device scan is published), not here: see ``runDaemon(options:logger:)``.
 public final class InputService: Service, @unchecked Sendable {
     let loop: InputLoop
     let readiness: Readiness
@@ -39,7 +42,6 @@ public final class InputService: Service, @unchecked Sendable {
                 // on the platform's default thread stack.
                 thread.stackSize = 8 << 20
                 thread.start()
-                readiness.markReady("input")
             }
         } onCancelOrGracefulShutdown: { [readiness] in
             readiness.markStopping()

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import HandyCore
 import HandyInput
 import HandyProtocol
@@ -12,32 +15,56 @@ public final class LiveSource: DeviceSource {
         var configuration: DeviceConfiguration
         var pipeline: GesturePipeline
         var info: DeviceInfo
-        init(evdev: EvdevDevice, configuration: DeviceConfiguration, id: String) {
+        /// The id ``DeviceIdentity`` gave before any `#2` suffix: a reload that changes it (a new
+        /// HANDYD_ID) announces the device again under the new one.
+        let baseID: String
+        init(evdev: EvdevDevice, configuration: DeviceConfiguration, id: String, baseID: String, node: String) {
             self.evdev = evdev
             self.configuration = configuration
+            self.baseID = baseID
             let geometry = configuration.geometry(for: evdev.description)
             // Thresholds were checked against their ranges when the properties were read; what
             // was refused is in configuration.problems (logged, and on the wire in info).
             self.pipeline = GesturePipeline(deviceID: id, description: evdev.description, geometry: geometry,
                                             configuration: configuration.thresholds)
-            self.info = LiveSource.info(id: id, evdev: evdev, geometry: geometry, problems: configuration.problems)
+            self.info = LiveSource.info(id: id, node: node, evdev: evdev, geometry: geometry, problems: configuration.problems)
         }
+    }
+
+    /// A touchscreen that is there but could not be opened (no permission, most often). It is
+    /// listed (`readable: false`, with the reason and the fix) and opened again when the node's
+    /// attributes change (inotify IN_ATTRIB: chmod, chgrp, an ACL) or udev reports a change.
+    struct UnreadableDevice {
+        var found: DiscoveredDevice
+        var info: DeviceInfo
+        let baseID: String
+        /// The inotify watch on the node (-1 if none could be added; then only udev events retry).
+        var watch: Int32
     }
 
     let discovery: UdevDiscovery
     let logger: Logger
     /// Keyed by device node.
     private var devices: [String: OpenDevice] = [:]
+    /// Keyed by device node.
+    private var unreadable: [String: UnreadableDevice] = [:]
+    /// inotify instance watching the unreadable devices' nodes.
+    private let inotify: Int32
 
     public init(logger: Logger) throws {
         do { discovery = try UdevDiscovery() } catch {
             throw DaemonError("cannot start udev discovery: \(error)")
         }
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { throw DaemonError("inotify_init1: \(String(cString: strerror(errno)))") }
+        inotify = fd
         self.logger = logger
     }
 
+    deinit { Glibc.close(inotify) }
+
     public var pollDescriptors: [Int32] {
-        [discovery.monitorFileDescriptor] + devices.values.map { $0.evdev.fileDescriptor }
+        [discovery.monitorFileDescriptor, inotify] + devices.values.map { $0.evdev.fileDescriptor }
     }
 
     public var wakeupTime: MonotonicInstant? {
@@ -54,6 +81,7 @@ public final class LiveSource: DeviceSource {
         if readable.contains(discovery.monitorFileDescriptor) {
             while let event = discovery.receive() { handle(event, into: &notices) }
         }
+        if readable.contains(inotify) { retryAfterAttributeChange(into: &notices) }
         for (node, device) in devices where readable.contains(device.evdev.fileDescriptor) {
             let status: DrainStatus
             let id = device.info.id
@@ -93,7 +121,10 @@ public final class LiveSource: DeviceSource {
             // Geometry or thresholds changed: gestures in progress end (cancelled), then the new
             // configuration applies to the next touch.
             var output = device.pipeline.deviceRemoved(at: EvdevDevice.monotonicNow())
-            let replacement = OpenDevice(evdev: device.evdev, configuration: current.configuration, id: device.info.id)
+            let baseID = current.stableID
+            let id = baseID == device.baseID ? device.info.id : uniqueID(baseID, excludingNode: node)
+            let replacement = OpenDevice(evdev: device.evdev, configuration: current.configuration, id: id,
+                                         baseID: baseID, node: current.sysname)
             devices[node] = replacement
             logOverrides(replacement, path: node)
             if !output.isEmpty { notices.append(.output(device: device.info.id, output)) }
@@ -104,14 +135,17 @@ public final class LiveSource: DeviceSource {
             }
             logger.info("device configuration reloaded", metadata: ["device.path": "\(node)"])
         }
-        // Devices that were ignored before may be wanted now.
-        for device in discovery.enumerateTouchscreens() where devices[device.devnode] == nil {
+        // Devices that could not be read may be readable now; ignored ones may be wanted now.
+        retryUnreadable(nodes: Array(unreadable.keys), into: &notices)
+        for device in discovery.enumerateTouchscreens() where devices[device.devnode] == nil && unreadable[device.devnode] == nil {
             open(device, into: &notices)
         }
     }
 
     public func stop() {
         devices.removeAll()
+        for device in unreadable.values where device.watch >= 0 { inotify_rm_watch(inotify, device.watch) }
+        unreadable.removeAll()
     }
 
     // MARK: -
@@ -120,9 +154,10 @@ public final class LiveSource: DeviceSource {
         let node = event.device.devnode
         switch event.action {
         case .added:
-            if devices[node] == nil { open(event.device, into: &notices) }
+            if devices[node] == nil && unreadable[node] == nil { open(event.device, into: &notices) }
         case .removed:
             if devices[node] != nil { close(node: node, into: &notices) }
+            if let info = forgetUnreadable(node: node) { notices.append(.removed(info)) }
         case .changed:
             // Re-read this one device's configuration the same way SIGHUP does for all.
             reload(now: .now(), into: &notices)
@@ -135,19 +170,133 @@ public final class LiveSource: DeviceSource {
             return
         }
         logProblems(found)
+        let baseID = found.stableID
         let evdev: EvdevDevice
         do { evdev = try EvdevDevice(path: found.devnode) } catch {
-            logger.warning("cannot open device", metadata: ["device.path": "\(found.devnode)", "error": "\(error)"])
+            markUnreadable(found, baseID: baseID, error: error, into: &notices)
             return
         }
         guard evdev.description.isMultitouch else {
             logger.info("not a multitouch device, skipping", metadata: ["device.path": "\(found.devnode)"])
             return
         }
-        let device = OpenDevice(evdev: evdev, configuration: found.configuration, id: found.sysname)
+        let device = OpenDevice(evdev: evdev, configuration: found.configuration, id: uniqueID(baseID, excludingNode: found.devnode),
+                                baseID: baseID, node: found.sysname)
         devices[found.devnode] = device
         logOverrides(device, path: found.devnode)
         notices.append(.added(device.info))
+    }
+
+    /// Lists a device that could not be opened, with the reason and the fix, and watches its node.
+    private func markUnreadable(_ found: DiscoveredDevice, baseID: String, error: InputError, into notices: inout [InputNotice]) {
+        let node = found.devnode
+        let fix = Self.fix(for: error, node: node)
+        let id = unreadable[node]?.info.id ?? uniqueID(baseID, excludingNode: node)
+        let info = DeviceInfo(id: id, name: found.name, path: node, node: found.sysname,
+                              problems: wireProblems(found.configuration.problems),
+                              readable: false, reason: error.description, fix: fix)
+        var metadata: Logger.Metadata = ["device.path": "\(node)", "device.id": "\(id)", "error": "\(error)"]
+        if let fix { metadata["fix"] = "\(fix)" }
+        logger.warning("touchscreen present but cannot be read; will open it when its permissions change", metadata: metadata)
+        if var known = unreadable[node] {
+            guard known.info != info else { return }
+            known.info = info
+            known.found = found
+            unreadable[node] = known
+        } else {
+            // IN_ATTRIB: chmod, chown, ACL changes (udev's uaccess, a rule's GROUP=/MODE=).
+            let watch = inotify_add_watch(inotify, node, UInt32(IN_ATTRIB))
+            if watch < 0 {
+                logger.warning("cannot watch device node; only udev change events retry it",
+                               metadata: ["device.path": "\(node)", "error": "\(String(cString: strerror(errno)))"])
+            }
+            unreadable[node] = UnreadableDevice(found: found, info: info, baseID: baseID, watch: watch)
+        }
+        notices.append(.added(info))
+    }
+
+    /// Drains the inotify queue and tries again to open each node whose attributes changed.
+    private func retryAfterAttributeChange(into notices: inout [InputNotice]) {
+        var changed = Set<Int32>()
+        let bufferSize = 4096
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: MemoryLayout<inotify_event>.alignment)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(inotify, buffer, bufferSize)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= n {
+                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
+                changed.insert(event.wd)
+                offset += MemoryLayout<inotify_event>.size + Int(event.len)
+            }
+        }
+        let nodes = unreadable.filter { changed.contains($0.value.watch) }.map(\.key)
+        retryUnreadable(nodes: nodes, into: &notices)
+    }
+
+    /// Opens again the unreadable devices at `nodes`, with their current udev properties.
+    private func retryUnreadable(nodes: [String], into notices: inout [InputNotice]) {
+        for node in nodes.sorted() {
+            guard let known = unreadable[node] else { continue }
+            let found = discovery.device(devnode: node) ?? known.found
+            if found.isIgnored {
+                if let info = forgetUnreadable(node: node) { notices.append(.removed(info)) }
+                logger.info("ignoring device (HANDYD_IGNORE)", metadata: ["device.path": "\(node)"])
+                continue
+            }
+            let evdev: EvdevDevice
+            do { evdev = try EvdevDevice(path: node) } catch {
+                markUnreadable(found, baseID: found.stableID, error: error, into: &notices)
+                continue
+            }
+            forgetUnreadable(node: node)
+            guard evdev.description.isMultitouch else {
+                logger.info("not a multitouch device, skipping", metadata: ["device.path": "\(node)"])
+                notices.append(.removed(known.info))
+                continue
+            }
+            let baseID = found.stableID
+            let id = baseID == known.baseID ? known.info.id : uniqueID(baseID, excludingNode: node)
+            if id != known.info.id { notices.append(.removed(known.info)) }
+            let device = OpenDevice(evdev: evdev, configuration: found.configuration, id: id, baseID: baseID, node: found.sysname)
+            devices[node] = device
+            logOverrides(device, path: node)
+            logger.info("device readable now", metadata: ["device.path": "\(node)", "device.id": "\(id)"])
+            // Same id: clients see the device announced again, now readable.
+            notices.append(.added(device.info))
+        }
+    }
+
+    /// Stops watching an unreadable device's node; returns what was announced for it.
+    @discardableResult
+    private func forgetUnreadable(node: String) -> DeviceInfo? {
+        guard let gone = unreadable.removeValue(forKey: node) else { return nil }
+        if gone.watch >= 0 { inotify_rm_watch(inotify, gone.watch) }
+        return gone.info
+    }
+
+    /// `base`, or `base#2`… when another device (open or not) already has it.
+    private func uniqueID(_ base: String, excludingNode node: String) -> String {
+        var taken = Set(devices.filter { $0.key != node }.map(\.value.info.id))
+        for (other, device) in unreadable where other != node { taken.insert(device.info.id) }
+        return DeviceIdentity.unique(base, among: taken)
+    }
+
+    /// What an operator can do when a node cannot be opened.
+    static func fix(for error: InputError, node: String) -> String? {
+        guard error.isPermissionDenied else { return nil }
+        var info = stat()
+        var owner = "its group"
+        var mode = ""
+        if stat(node, &info) == 0 {
+            if let group = getgrgid(info.st_gid) { owner = "group \(String(cString: group.pointee.gr_name))" }
+            mode = " (mode " + String(info.st_mode & 0o777, radix: 8) + ")"
+        }
+        return "\(node) is readable by \(owner)\(mode): run handyd as a member of it "
+            + "(usermod -aG input USER, then log in again), or under systemd with SupplementaryGroups=input "
+            + "and DeviceAllow=char-input r, as systemd/handyd.service has; handyd opens it as soon as its permissions change"
     }
 
     private func close(node: String, into notices: inout [InputNotice]) {
@@ -169,9 +318,9 @@ public final class LiveSource: DeviceSource {
         }
     }
 
-    static func info(id: String, evdev: EvdevDevice, geometry: DeviceGeometry, problems: [String] = []) -> DeviceInfo {
+    static func info(id: String, node: String?, evdev: EvdevDevice, geometry: DeviceGeometry, problems: [String] = []) -> DeviceInfo {
         let d = evdev.description
-        return DeviceInfo(id: id, name: d.name, path: evdev.path, vendor: Int(d.vendor), product: Int(d.product),
+        return DeviceInfo(id: id, name: d.name, path: evdev.path, node: node, vendor: Int(d.vendor), product: Int(d.product),
                           slots: d.slotCount, widthMm: wireSizeMm(geometry.displayWidthMm),
                           heightMm: wireSizeMm(geometry.displayHeightMm), problems: wireProblems(problems))
     }

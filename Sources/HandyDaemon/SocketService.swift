@@ -32,16 +32,27 @@ public final class SocketService: Service, @unchecked Sendable {
     let group: any EventLoopGroup
     let logger: Logger
     let readiness: Readiness
+    let acceptAfter: AsyncStream<Void>?
 
-    public init(address: ListenAddress, broadcaster: Broadcaster, group: any EventLoopGroup, readiness: Readiness, logger: Logger) {
+    /// - Parameter acceptAfter: when given, the socket is bound (or, under socket activation,
+    ///   accepted on) only after this stream yields or ends: the daemon passes "the initial device
+    ///   scan is published", so a client's first hello lists the devices present at start.
+    public init(address: ListenAddress, broadcaster: Broadcaster, group: any EventLoopGroup, readiness: Readiness,
+                acceptAfter: AsyncStream<Void>? = nil, logger: Logger) {
         self.address = address
         self.broadcaster = broadcaster
         self.group = group
         self.readiness = readiness
+        self.acceptAfter = acceptAfter
         self.logger = logger
     }
 
     public func run() async throws {
+        if let acceptAfter {
+            for await _ in acceptAfter { break }
+            // Cancelled while waiting (the input side failed): nothing to serve.
+            if Task.isCancelled { return }
+        }
         let broadcaster = self.broadcaster
         let logger = self.logger
         let bootstrap = ServerBootstrap(group: group)
@@ -63,7 +74,11 @@ public final class SocketService: Service, @unchecked Sendable {
             logger.info("listening on socket from systemd", metadata: ["socket.fd": "\(fd)"])
         case .path(let path, let groupName):
             try Self.prepare(path: path)
-            server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+            do {
+                server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+            } catch {
+                throw DaemonError("cannot listen on \(path): \(Self.reason(error))")
+            }
             boundPath = path
             do { try Self.setPermissions(path: path, groupName: groupName) } catch {
                 // Never leave a socket with the wrong owner behind.
@@ -84,12 +99,13 @@ public final class SocketService: Service, @unchecked Sendable {
     }
 
     /// Creates the socket's directory (0755) if missing; refuses a path whose existing file is not a socket.
+    /// Errors name the path and the errno, in one line an operator can act on.
     static func prepare(path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o755])
+        // sockaddr_un's sun_path: 108 bytes with the terminating NUL.
+        if path.utf8.count > 107 {
+            throw DaemonError("cannot create socket \(path): \(path.utf8.count) bytes, a Unix socket path has at most 107: \(errnoText(ENAMETOOLONG))")
         }
+        try makeDirectories(for: path)
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard info.st_mode & S_IFMT == S_IFSOCK else {
@@ -100,6 +116,36 @@ public final class SocketService: Service, @unchecked Sendable {
         if isListening(path: path) {
             throw DaemonError("another handyd is already listening on \(path)")
         }
+    }
+
+    /// `mkdir -p` of the socket's parent directory, mode 0755.
+    static func makeDirectories(for path: String) throws {
+        var components = path.split(separator: "/", omittingEmptySubsequences: true).dropLast().map(String.init)
+        var current = path.hasPrefix("/") ? "" : "."
+        components.reverse()
+        while let next = components.popLast() {
+            current += "/" + next
+            var info = stat()
+            if stat(current, &info) == 0 {
+                guard info.st_mode & S_IFMT == S_IFDIR else {
+                    throw DaemonError("cannot create socket \(path): \(current): \(errnoText(ENOTDIR))")
+                }
+                continue
+            }
+            let statError = errno
+            guard statError == ENOENT else {
+                throw DaemonError("cannot create socket \(path): \(current): \(errnoText(statError))")
+            }
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw DaemonError("cannot create socket \(path): mkdir \(current): \(errnoText(errno))")
+            }
+        }
+    }
+
+    /// An error from binding, as one line: NIO's IOError carries the errno.
+    static func reason(_ error: any Error) -> String {
+        if let io = error as? IOError { return errnoText(io.errnoCode) }
+        return "\(error)"
     }
 
     /// Whether connecting to the Unix socket at `path` succeeds.
@@ -131,6 +177,14 @@ public final class SocketService: Service, @unchecked Sendable {
             throw DaemonError("chgrp \(groupName) \(path): \(String(cString: strerror(errno)))")
         }
     }
+}
+
+/// "Permission denied (errno 13, EACCES)": what strerror says, and the number to search for.
+func errnoText(_ code: Int32) -> String {
+    let names: [Int32: String] = [EACCES: "EACCES", EPERM: "EPERM", ENOENT: "ENOENT", ENOTDIR: "ENOTDIR",
+                                  EROFS: "EROFS", EADDRINUSE: "EADDRINUSE", ENAMETOOLONG: "ENAMETOOLONG", ENOSPC: "ENOSPC"]
+    let name = names[code].map { ", \($0)" } ?? ""
+    return "\(String(cString: strerror(code))) (errno \(code)\(name))"
 }
 
 /// A startup or configuration error, printed as is.

@@ -8,7 +8,7 @@ public struct Subscription: Hashable, Sendable {
     /// Gesture names (nil = all). Unknown names are kept: a newer client may name gestures this
     /// daemon does not make yet, which is not an error within one protocol version.
     public var gestures: Set<String>?
-    /// Device ids (nil = all).
+    /// Device ids, or kernel node names (`event5`) (nil = all).
     public var devices: Set<String>?
     public var touches: Bool
 
@@ -25,11 +25,15 @@ public struct Subscription: Hashable, Sendable {
         if let t = request.touches { touches = t }
     }
 
-    public func wants(gesture: GestureKind, device: String) -> Bool {
-        wants(device: device) && (gestures?.contains(gesture.rawValue) ?? true)
+    /// `node` is the device's kernel node name (``DeviceInfo/node``), which a filter may name instead of its id.
+    public func wants(gesture: GestureKind, device: String, node: String? = nil) -> Bool {
+        wants(device: device, node: node) && (gestures?.contains(gesture.rawValue) ?? true)
     }
 
-    public func wantsTouches(device: String) -> Bool { touches && wants(device: device) }
+    public func wantsTouches(device: String, node: String? = nil) -> Bool { touches && wants(device: device, node: node) }
 
-    public func wants(device: String) -> Bool { devices?.contains(device) ?? true }
+    public func wants(device: String, node: String? = nil) -> Bool {
+        guard let devices else { return true }
+        return devices.contains(device) || (node.map { devices.contains($0) } ?? false)
+    }
 }

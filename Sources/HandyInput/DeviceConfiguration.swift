@@ -25,6 +25,10 @@ public struct DeviceConfiguration: Sendable, Equatable {
     public var sizeMm: (width: Double, height: Double)?
     /// The recognizers' thresholds and policy with this device's HANDYD_THRESHOLD_* applied.
     public var thresholds = GestureConfiguration()
+    /// HANDYD_ID: the id the device has on the wire, instead of the one handyd makes from udev's
+    /// ID_PATH/ID_SERIAL and the name (``DeviceIdentity``); e.g. to tell two identical screens apart
+    /// by where they are mounted rather than by port.
+    public var id: String?
     /// The HANDYD_THRESHOLD_<NAME> values that were applied, keyed by the name in kebab case
     /// (HANDYD_THRESHOLD_TAP_TIMEOUT_MS → "tap-timeout-ms").
     public var thresholdOverrides: [String: String] = [:]
@@ -38,6 +42,9 @@ public struct DeviceConfiguration: Sendable, Equatable {
     public static let libinputCalibrationProperty = "LIBINPUT_CALIBRATION_MATRIX"
     public static let sizeProperty = "HANDYD_SIZE_MM"
     public static let thresholdPrefix = "HANDYD_THRESHOLD_"
+    public static let idProperty = "HANDYD_ID"
+    /// HANDYD_ID's longest accepted value, in bytes.
+    public static let idMaximumBytes = 64
     /// Set by udev/70-handyd.rules on every device handyd should read (read by discovery, not here).
     public static let deviceProperty = "HANDYD_DEVICE"
 
@@ -61,7 +68,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
             switch property {
             case Self.ignoreProperty, Self.deviceProperty:
                 if origin == .replay { problem(property, value, "has no effect on a replayed device") }
-            case Self.calibrationProperty, Self.libinputCalibrationProperty, Self.sizeProperty:
+            case Self.calibrationProperty, Self.libinputCalibrationProperty, Self.sizeProperty, Self.idProperty:
                 break
             default:
                 if property.hasBytePrefix(Self.thresholdPrefix) { break }
@@ -74,6 +81,16 @@ public struct DeviceConfiguration: Sendable, Equatable {
             case "1", "true", "yes": ignore = true; applied.append(Self.ignoreProperty)
             case "0", "false", "no", "": ignore = false; applied.append(Self.ignoreProperty)
             default: problem(Self.ignoreProperty, value, "expected 1 or 0; using 0")
+            }
+        }
+
+        if let value = properties[Self.idProperty] {
+            if DeviceIdentity.isValidID(value, maximumBytes: Self.idMaximumBytes) {
+                id = value
+                applied.append(Self.idProperty)
+            } else {
+                problem(Self.idProperty, value,
+                        "expected 1 to \(Self.idMaximumBytes) characters among A-Z a-z 0-9 . _ : @ / + -; using the id from ID_PATH/ID_SERIAL and the name")
             }
         }
 
@@ -156,7 +173,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
     }
 
     public static func == (a: DeviceConfiguration, b: DeviceConfiguration) -> Bool {
-        a.ignore == b.ignore && a.calibration == b.calibration
+        a.ignore == b.ignore && a.id == b.id && a.calibration == b.calibration
             && a.sizeMm?.width == b.sizeMm?.width && a.sizeMm?.height == b.sizeMm?.height
             && a.thresholds == b.thresholds && a.thresholdOverrides == b.thresholdOverrides
             && a.applied == b.applied && a.problems == b.problems

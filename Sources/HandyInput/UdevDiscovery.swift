@@ -13,15 +13,19 @@ public struct DiscoveredDevice: Sendable, Equatable {
     public var devnode: String
     /// "/sys/devices/…/input/input12/event5"
     public var syspath: String
+    /// The device's name as the kernel has it (the parent input device's `name` attribute), known
+    /// without opening the node: a device handyd may not read still has its name.
+    public var name: String
     /// Every udev property (ID_INPUT_TOUCHSCREEN, HANDYD_*, …).
     public var properties: [String: String]
     /// Parsed from ``properties``.
     public var configuration: DeviceConfiguration
 
-    public init(sysname: String, devnode: String, syspath: String, properties: [String: String]) {
+    public init(sysname: String, devnode: String, syspath: String, name: String = "", properties: [String: String]) {
         self.sysname = sysname
         self.devnode = devnode
         self.syspath = syspath
+        self.name = name
         self.properties = properties
         self.configuration = DeviceConfiguration(properties: properties)
     }
@@ -30,6 +34,9 @@ public struct DiscoveredDevice: Sendable, Equatable {
     public var isHandydCandidate: Bool {
         properties["ID_INPUT_TOUCHSCREEN"] == "1" || properties[DeviceConfiguration.deviceProperty] == "1"
     }
+    /// The id on the wire, the same after a replug or a reboot (``DeviceIdentity``).
+    public var stableID: String { DeviceIdentity.id(name: name, properties: properties) }
+
     /// HANDYD_IGNORE=1: a candidate the kiosk told handyd to leave alone.
     public var isIgnored: Bool { configuration.ignore }
 }
@@ -146,7 +153,14 @@ public final class UdevDiscovery {
             entry = udev_list_entry_get_next(current)
         }
         let syspath = udev_device_get_syspath(dev).map { String(cString: $0) } ?? ""
-        return DiscoveredDevice(sysname: sysname, devnode: String(cString: nodeC), syspath: syspath, properties: properties)
+        // eventN's parent is inputN, which holds the name (NAME="…" in its properties, quoted).
+        var name = ""
+        if let parent = udev_device_get_parent_with_subsystem_devtype(dev, "input", nil),
+           let nameC = udev_device_get_sysattr_value(parent, "name") {
+            name = String(cString: nameC)
+        }
+        return DiscoveredDevice(sysname: sysname, devnode: String(cString: nodeC), syspath: syspath, name: name,
+                                properties: properties)
     }
 
     private static func eventNumber(_ sysname: String) -> Int { Int(sysname.dropFirst("event".count)) ?? Int.max }

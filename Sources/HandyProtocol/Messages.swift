@@ -3,11 +3,17 @@ public let handyProtocolVersion = 1
 
 /// A device as the daemon announces it.
 public struct DeviceInfo: Codable, Hashable, Sendable {
-    /// Stable id within a daemon run: the event node name (`event5`) or `replay:NAME`.
+    /// Stable id: the same after an unplug and replug, and after a reboot. For a touchscreen it is
+    /// built from the device name and udev's `ID_PATH` (else `ID_SERIAL`, else "virtual"), e.g.
+    /// `elan-touchscreen@pci-0000:00:14.0-usb-0:2:1.0`, or set by the `HANDYD_ID` udev property;
+    /// `replay:NAME` for a replay. Subscription filters accept it, or ``node``.
     public var id: String
     public var name: String
     /// Device node (`/dev/input/event5`) or the recording's path for a replay.
     public var path: String?
+    /// The kernel's node name (`event5`): changes when the device is plugged in again. Absent for
+    /// a replay. (Protocol 1 before this field used it as the id; filters still accept it.)
+    public var node: String?
     public var vendor: Int?
     public var product: Int?
     public var slots: Int?
@@ -17,11 +23,26 @@ public struct DeviceInfo: Codable, Hashable, Sendable {
     /// range, malformed or unknown), one line each naming the property, its value and what it
     /// accepts; the defaults are used instead. Absent when there are none.
     public var problems: [String]?
-    public init(id: String, name: String, path: String? = nil, vendor: Int? = nil, product: Int? = nil,
-                slots: Int? = nil, widthMm: Double? = nil, heightMm: Double? = nil, problems: [String]? = nil) {
-        self.id = id; self.name = name; self.path = path; self.vendor = vendor; self.product = product
+    /// false: the device is there but handyd cannot read it (see ``reason`` and ``fix``); it is
+    /// opened as soon as its permissions change. Absent (or true) for a device being read.
+    public var readable: Bool?
+    /// Why the device cannot be read, e.g. "open /dev/input/event5: Permission denied (errno 13)".
+    public var reason: String?
+    /// What an operator can do about it.
+    public var fix: String?
+    public init(id: String, name: String, path: String? = nil, node: String? = nil, vendor: Int? = nil, product: Int? = nil,
+                slots: Int? = nil, widthMm: Double? = nil, heightMm: Double? = nil, problems: [String]? = nil,
+                readable: Bool? = nil, reason: String? = nil, fix: String? = nil) {
+        self.id = id; self.name = name; self.path = path; self.node = node; self.vendor = vendor; self.product = product
         self.slots = slots; self.widthMm = widthMm; self.heightMm = heightMm; self.problems = problems
+        self.readable = readable; self.reason = reason; self.fix = fix
     }
+
+    /// Whether handyd reads this device (a missing `readable` field means yes).
+    public var isReadable: Bool { readable ?? true }
+
+    /// Whether a subscription filter entry names this device: its ``id``, or its ``node`` (`event5`).
+    public func matches(filter entry: String) -> Bool { entry == id || (node != nil && entry == node) }
 }
 
 /// One touch in a `touches` message.
@@ -88,9 +109,13 @@ public struct StatusMessage: Codable, Hashable, Sendable {
     public var events: UInt64
     public var drops: UInt64
     public var uptime: Double?
-    public init(clients: Int, devices: Int, frames: UInt64, events: UInt64, drops: UInt64, uptime: Double? = nil) {
+    /// The devices that are there but cannot be read (``DeviceInfo/readable`` false, with the
+    /// reason and the fix); absent when there are none. ``devices`` counts only the ones read.
+    public var unreadable: [DeviceInfo]?
+    public init(clients: Int, devices: Int, frames: UInt64, events: UInt64, drops: UInt64, uptime: Double? = nil,
+                unreadable: [DeviceInfo]? = nil) {
         self.clients = clients; self.devices = devices; self.frames = frames; self.events = events
-        self.drops = drops; self.uptime = uptime
+        self.drops = drops; self.uptime = uptime; self.unreadable = unreadable
     }
 }
 

@@ -8,9 +8,11 @@ struct DevicesCommand: AsyncParsableCommand {
         commandName: "devices",
         abstract: "List the devices handyd reads (asks the running daemon).",
         discussion: """
-            Prints the devices of the daemon's hello message: id, name, node, size in mm; \
-            under a device, each of its settings that did not apply (a udev property out of \
-            range, malformed or unknown; the default is used).
+            Prints the devices of the daemon's hello message: id (stable across replugs), name, \
+            size in mm, slots, node; under a device, "not readable" with the reason and the fix \
+            when handyd cannot open it (it does as soon as the permissions change), and each of \
+            its settings that did not apply (a udev property out of range, malformed or unknown; \
+            the default is used).
 
             Examples:
               handyctl devices
@@ -31,18 +33,7 @@ struct DevicesCommand: AsyncParsableCommand {
                 print(String(decoding: JSONLines.encode(.device(DeviceMessage(event: .added, device: device))).dropLast(), as: UTF8.self))
                 continue
             }
-            var line = "\(device.id)\t\(device.name)"
-            if let w = device.widthMm, let h = device.heightMm { line += "\t\(wholeMm(w))x\(wholeMm(h)) mm" }
-            if let slots = device.slots { line += "\t\(slots) slots" }
-            if let path = device.path { line += "\t\(path)" }
-            print(line)
-            for problem in device.problems ?? [] { print("\tproblem: \(problem)") }
+            for line in device.listingLines { print(line) }
         }
-    }
-
-    /// Whole millimetres; any number a daemon sends prints (Int(1e300) would trap).
-    private func wholeMm(_ mm: Double) -> String {
-        let r = mm.rounded()
-        return r.magnitude < 1e15 ? String(Int64(r)) : "\(mm)"
     }
 }

@@ -18,7 +18,7 @@ struct MonitorCommand: AsyncParsableCommand {
             in reverse video. NO_COLOR or --colour never turns colour off.
 
             Not in a terminal (or with --lines): one line per message, e.g.
-              12.345 pinch began scale=1.00 hand=right(0.82) clearSide=left fingers=2 device=event5
+              12.345 pinch began scale=1.00 hand=right(0.82) clearSide=left fingers=2 device=elan-touchscreen@pci-0000:00:14.0-usb-0:2:1.0
             With --json: the daemon's JSON lines, for scripts. Reconnects when the daemon restarts
             unless --once.
 
@@ -52,7 +52,7 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only these gestures, comma-separated (e.g. pinch,rotate).", valueName: "NAMES"))
     var gestures: String?
 
-    @Option(help: ArgumentHelp("Only these device ids, comma-separated.", valueName: "IDS"))
+    @Option(help: ArgumentHelp("Only these devices, comma-separated: ids, or kernel node names (event5).", valueName: "IDS"))
     var devices: String?
 
     @Flag(help: "Also print touch frames (--lines, --json; the screen always shows touches).")

@@ -72,6 +72,10 @@ struct Handyd: AsyncParsableCommand {
         } catch let error as DaemonError {
             logger.critical("\(error.description)")
             throw ExitCode(1)
+        } catch {
+            // Anything else still gets one line and status 1, not a crash dump.
+            logger.critical("\(String(describing: error))")
+            throw ExitCode(1)
         }
     }
 }

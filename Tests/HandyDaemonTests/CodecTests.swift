@@ -40,6 +40,34 @@ struct SubscriptionTests {
         #expect(!s.wants(gesture: .pinch, device: "event5"))
     }
 
+    @Test func aDeviceFilterNamesTheStableIdOrTheKernelNode() {
+        var s = Subscription()
+        s.apply(SubscribeRequest(devices: ["event5"]))
+        // Filters written for the node (protocol 1 before the stable id) keep working.
+        #expect(s.wants(gesture: .pinch, device: "elan@pci-0000:00:14.0-usb-0:2:1.0", node: "event5"))
+        #expect(!s.wants(gesture: .pinch, device: "elan@pci-0000:00:14.0-usb-0:2:1.0", node: "event6"))
+        #expect(!s.wants(gesture: .pinch, device: "elan@pci-0000:00:14.0-usb-0:2:1.0"))
+        s.apply(SubscribeRequest(devices: ["elan@pci-0000:00:14.0-usb-0:2:1.0"], touches: true))
+        #expect(s.wantsTouches(device: "elan@pci-0000:00:14.0-usb-0:2:1.0", node: "event9"))
+        #expect(!s.wantsTouches(device: "other@virtual", node: "event5"))
+        let info = DeviceInfo(id: "elan@pci-0000:00:14.0-usb-0:2:1.0", name: "ELAN", node: "event5")
+        #expect(info.matches(filter: "event5") && info.matches(filter: info.id) && !info.matches(filter: "event6"))
+        #expect(!DeviceInfo(id: "replay:x", name: "x").matches(filter: "event5"))
+    }
+
+    @Test func newDeviceFieldsAreAdditive() throws {
+        // An old daemon's device (no node/readable) decodes, and counts as readable.
+        let old = try JSONLines.decodeServerMessage(Array(#"{"type":"device","event":"added","device":{"id":"event5","name":"T"}}"#.utf8))
+        guard case .device(let m) = old else { Issue.record("not a device message"); return }
+        #expect(m.device.isReadable && m.device.node == nil)
+        // A readable device's line carries no readable/reason/fix keys.
+        let line = String(decoding: JSONLines.encode(.device(DeviceMessage(event: .added, device: DeviceInfo(id: "a@virtual", name: "A", node: "event3")))), as: UTF8.self)
+        #expect(line.contains(#""node":"event3""#))
+        #expect(!line.contains("readable") && !line.contains("reason") && !line.contains("fix"))
+        let status = String(decoding: JSONLines.encode(.status(StatusMessage(clients: 1, devices: 1, frames: 0, events: 0, drops: 0))), as: UTF8.self)
+        #expect(!status.contains("unreadable"))
+    }
+
     @Test func decodingIgnoresUnknownFieldsAndRejectsWrongTypes() throws {
         let ok = try JSONLines.decodeClientMessage(Array(#"{"type":"subscribe","touches":true,"x":[1]}"#.utf8))
         #expect(ok == .subscribe(SubscribeRequest(touches: true)))

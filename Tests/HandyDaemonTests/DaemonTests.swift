@@ -330,6 +330,31 @@ struct DaemonCommandLineTests {
         if case .hello? = try client.readMessage() {} else { Issue.record("no hello") }
     }
 
+    /// A socket that cannot be made: one line naming the path and the errno, status 1, no dump.
+    @Test(arguments: [
+        ("/proc/handyd-nope/h.sock", "mkdir /proc/handyd-nope: No such file or directory (errno 2, ENOENT)"),
+        ("/etc/passwd/x/h.sock", "/etc/passwd: Not a directory (errno 20, ENOTDIR)"),
+        ("/tmp/" + String(repeating: "a", count: 120) + "/h.sock", "(errno 36, ENAMETOOLONG)"),
+    ])
+    func aSocketThatCannotBeCreatedIsOneLineAndStatus1(path: String, expected: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: handydBinary)
+        process.arguments = ["--socket", path, "--replay", fixture(twoFingerFixture)]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        let critical = text.split(separator: "\n").filter { $0.contains(" critical ") }
+        #expect(critical.count == 1, "\(text)")
+        #expect(critical.first?.contains("cannot create socket \(path): ") == true, "\(text)")
+        #expect(critical.first?.hasSuffix(expected) == true, "\(text)")
+        #expect(!text.contains("NSCocoaErrorDomain") && !text.contains("Fatal error"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
     @Test func handyctlDevicesListsTheReplayDevice() throws {
         let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture)])
         let handyctl = URL(fileURLWithPath: handydBinary).deletingLastPathComponent().appendingPathComponent("handyctl")

@@ -51,6 +51,26 @@ import Testing
         init(_ d: String) { description = d }
     }
 
+    /// docs/DEVICES.md "Properties": every HANDYD_ property it documents is one the parser reads
+    /// (not refused as unknown), and every one the parser reads is documented there.
+    @Test func everyDocumentedDevicePropertyIsRead() throws {
+        let text = try String(contentsOf: Self.packageRoot.appendingPathComponent("docs/DEVICES.md"), encoding: .utf8)
+        guard let section = text.range(of: "\n## Properties\n") else { throw DocsError("no ## Properties section") }
+        var documented: [String] = []
+        for line in text[section.upperBound...].split(separator: "\n") {
+            if line.hasPrefix("## ") { break }
+            guard line.hasPrefix("| `HANDYD_") else { continue }
+            documented.append(Self.backticked(String(line)).first ?? "")
+        }
+        let read = [DeviceConfiguration.deviceProperty, DeviceConfiguration.ignoreProperty, DeviceConfiguration.idProperty,
+                    DeviceConfiguration.calibrationProperty, DeviceConfiguration.sizeProperty, DeviceConfiguration.thresholdPrefix + "<NAME>"]
+        #expect(Set(documented) == Set(read))
+        for property in documented where !property.hasSuffix("<NAME>") {
+            let c = DeviceConfiguration(properties: [property: "x"])
+            #expect(!c.problems.contains { $0.contains("not a property handyd reads") }, "\(property): \(c.problems)")
+        }
+    }
+
     @Test func theDocumentedKeysAreExactlyTheParsersKeys() throws {
         let rows = try Self.documentedRows()
         #expect(rows.count >= 20)

@@ -149,6 +149,11 @@ struct KernelUdevTests {
         #expect(added.device.sysname == String(node.split(separator: "/").last!))
         #expect(added.device.syspath.hasSuffix("/" + added.device.sysname))
         #expect(added.device.isHandydCandidate && !added.device.isIgnored)
+        // The name comes from udev (the parent inputN), without opening the node; a uinput device
+        // has no ID_PATH or ID_SERIAL, so its stable id is the name "@virtual", never the node.
+        #expect(added.device.name == ui.description.name)
+        #expect(added.device.stableID == DeviceIdentity.id(name: ui.description.name, properties: [:]))
+        #expect(added.device.stableID.hasSuffix("@virtual") && !added.device.stableID.contains("event"))
         if KernelGate.testRulesInstalled {
             #expect(added.device.properties["HANDYD_DEVICE"] == "1", "udev/70-handyd.rules did not tag it")
         }

@@ -309,12 +309,14 @@ def test_enumeration_hotplug_ignore(ctx):
     ctx.start_daemon()
     c = Client(ctx.socket, subscribe={})
     print(f"  handyd up and hello after {time.monotonic() - t0:.1f} s", flush=True)
-    paths = [d.get("path") for d in c.hello.get("devices", [])]
-    if before.devnode not in paths:
-        # handyd may accept clients while its input thread still enumerates; the device must
-        # then follow as "added" (the protocol's promise either way).
-        print(f"  note: {before.devnode} not in hello devices {paths}; waiting for its 'added'", flush=True)
-        c.expect(added(before.devnode, before.name), f"enumerated device {before.devnode} (hello or added)")
+    # handyd accepts clients only after its initial scan: the first hello lists the device.
+    listed = [d for d in c.hello.get("devices", []) if d.get("path") == before.devnode]
+    check(listed, f"{before.devnode} not in the first hello: {c.hello.get('devices')}")
+    node = os.path.basename(before.devnode)
+    check(listed[0].get("node") == node, f"hello device node {listed[0].get('node')}, expected {node}")
+    check(listed[0].get("id") == "handyd-test-touchscreen-before@virtual",
+          f"hello device id {listed[0].get('id')}, expected the stable id from the name (uinput: no ID_PATH)")
+    check(listed[0].get("readable", True) is True, f"hello device not readable as root: {listed[0]}")
 
     ignored = ctx.inject(idle, "handyd-test ignored touchscreen", hold=60)
     keys = ctx.inject(keyboard_recording(ctx), "handyd-test keys", hold=60)
@@ -396,10 +398,87 @@ def test_unplug_mid_pinch_and_replug(ctx):
     s2.pinch(0.0, "right")
     rec = write_recording(ctx.dir, "replug.evemu", s2)
     again = ctx.inject(rec, "handyd-test touchscreen unplug", hold=0.5, start_delay=1.0)
-    dev2 = c.expect(added(again.devnode, again.name), "re-plugged device added")["device"]["id"]
+    info2 = c.expect(added(again.devnode, again.name), "re-plugged device added")["device"]
+    dev2 = info2["id"]
+    # Stable identity: the same id after the replug (the kernel node may differ), the node on its own.
+    check(dev2 == dev, f"re-plugged device id {dev2!r}, before the unplug {dev!r}")
+    check(not dev2.startswith("event"), f"device id {dev2!r} is the kernel node name")
+    check(info2.get("node") == os.path.basename(again.devnode), f"node field {info2.get('node')}, devnode {again.devnode}")
     c.expect(gesture("pinch", "ended", dev2), "pinch on the re-plugged device")
     again.wait_done()
+    # Gone before the next one comes, or that one would be a second device with the name (#2).
+    c.expect(removed(again.devnode), "re-plugged device removed")
     c.close()
+    # A subscriber filtering by the id keeps getting the device after another replug, and one
+    # filtering by the node name (the id before) gets it while the node is the same.
+    s3 = Stream()
+    s3.pinch(0.0, "left")
+    rec3 = write_recording(ctx.dir, "replug2.evemu", s3)
+    by_id = Client(ctx.socket, subscribe={"devices": [dev], "gestures": ["pinch"]})
+    third = ctx.inject(rec3, "handyd-test touchscreen unplug", hold=0.5, start_delay=2.0)
+    by_node = Client(ctx.socket, subscribe={"devices": [os.path.basename(third.devnode)], "gestures": ["pinch"]})
+    ended = by_id.expect(gesture("pinch", "ended", dev), "pinch through an id filter after the second replug")
+    check(ended.get("hand") == "left", f"pinch hand {ended.get('hand')}, expected left")
+    by_node.expect(gesture("pinch", "ended", dev), "pinch through a node-name filter")
+    third.wait_done()
+    by_id.close()
+    by_node.close()
+
+
+def test_unreadable_device_is_listed_until_its_permissions_change(ctx):
+    """handyd run as a user outside the `input` group: a touchscreen present at start is in the
+    first hello as not readable, with the reason and the fix, and in status; `chmod o+r` on the
+    node makes handyd open it (inotify) under the same id, and a pinch on it arrives."""
+    s = Stream()
+    s.ev(0.0, 0, 0, 0)
+    # The pinch starts late: handyd must start, be checked, and see the chmod first.
+    s.pinch(12.0 * SCALE, "right")
+    rec = write_recording(ctx.dir, "unreadable.evemu", s)
+    inj = ctx.inject(rec, "handyd-test touchscreen unreadable", hold=1, start_delay=0.5)
+    subprocess.run(["udevadm", "settle", "--timeout=10"], check=False)
+    mode = os.stat(inj.devnode).st_mode & 0o777
+    check(mode & 0o004 == 0, f"{inj.devnode} is world-readable (mode {mode:o}): nothing to test")
+    rundir = os.path.join(ctx.dir, "nobody")
+    os.makedirs(rundir, exist_ok=True)
+    os.chmod(rundir, 0o777)
+    sock = os.path.join(rundir, "handyd.sock")
+    logf = open(os.path.join(ctx.dir, "handyd-nobody.log"), "a")
+    daemon = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                               ctx.handyd, "--socket", sock, "--log-level", "debug"], stdout=logf, stderr=subprocess.STDOUT)
+    try:
+        c = Client(sock, subscribe={"gestures": ["pinch"]}, timeout=30)
+        listed = [d for d in c.hello.get("devices", []) if d.get("path") == inj.devnode]
+        check(listed, f"unreadable {inj.devnode} not in the first hello: {c.hello.get('devices')}")
+        info = listed[0]
+        check(info.get("readable") is False, f"device readable as nobody? {info}")
+        check("Permission denied" in info.get("reason", ""), f"reason: {info.get('reason')}")
+        check("input" in info.get("fix", "") and "SupplementaryGroups" in info.get("fix", ""), f"fix: {info.get('fix')}")
+        check(info.get("id") == "handyd-test-touchscreen-unreadable@virtual", f"id {info.get('id')}")
+        c.send({"type": "status"})
+        st = c.expect(lambda m: m.get("type") == "status", "status reply", timeout=5)
+        check([d.get("id") for d in st.get("unreadable", [])] == [info["id"]] and st.get("devices") == 0,
+              f"status: devices {st.get('devices')}, unreadable {st.get('unreadable')}")
+        out = subprocess.run([ctx.handyctl, "devices", "--socket", sock], capture_output=True, text=True, timeout=30)
+        check("\tnot readable: " in out.stdout and "\tfix: " in out.stdout, f"handyctl devices:\n{out.stdout}{out.stderr}")
+        os.chmod(inj.devnode, mode | 0o004)
+        again = c.expect(lambda m: m.get("type") == "device" and m.get("event") == "added"
+                         and m["device"].get("path") == inj.devnode, "device added again once readable", timeout=10)
+        check(again["device"].get("id") == info["id"] and again["device"].get("readable", True) is True,
+              f"re-announced device: {again['device']}")
+        ended = c.expect(gesture("pinch", "ended", info["id"]), "pinch on the device once readable", timeout=30)
+        check(ended.get("hand") == "right", f"pinch hand {ended.get('hand')}")
+        inj.wait_done()
+        c.expect(lambda m: m.get("type") == "device" and m.get("event") == "removed" and m["device"].get("id") == info["id"],
+                 "device removed")
+        c.close()
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        try:
+            rc = daemon.wait(15)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            rc = daemon.wait(5)
+    check(rc == 0, f"handyd as nobody exited with {rc}")
 
 
 def test_syn_dropped_flood(ctx):
@@ -471,7 +550,8 @@ def test_real_recording(ctx):
     c.close()
 
 
-TESTS = [test_enumeration_hotplug_ignore, test_real_recording, test_pinch_hands, test_unplug_mid_pinch_and_replug, test_syn_dropped_flood]
+TESTS = [test_enumeration_hotplug_ignore, test_real_recording, test_pinch_hands, test_unplug_mid_pinch_and_replug,
+         test_unreadable_device_is_listed_until_its_permissions_change, test_syn_dropped_flood]
 
 
 def main():
