@@ -38,8 +38,6 @@ public final class LiveSource: DeviceSource {
         var found: DiscoveredDevice
         var info: DeviceInfo
         let baseID: String
-        /// The inotify watch on the node (-1 if none could be added; then only udev events retry).
-        var watch: Int32
     }
 
     let discovery: UdevDiscovery
@@ -48,8 +46,13 @@ public final class LiveSource: DeviceSource {
     private var devices: [String: OpenDevice] = [:]
     /// Keyed by device node.
     private var unreadable: [String: UnreadableDevice] = [:]
-    /// inotify instance watching the unreadable devices' nodes.
+    /// inotify instance watching the directories of the unreadable devices' nodes. The directory,
+    /// not the node: inotify_add_watch needs read permission on what it watches, which is exactly
+    /// what an unreadable node lacks, while a directory watch reports its entries' IN_ATTRIB too.
     private let inotify: Int32
+    /// Directory ("/dev/input") → watch descriptor, only while an unreadable device is in it, so
+    /// an idle daemon with readable devices has no watch to wake it.
+    private var directoryWatches: [String: Int32] = [:]
 
     public init(logger: Logger) throws {
         do { discovery = try UdevDiscovery() } catch {
@@ -144,8 +147,8 @@ public final class LiveSource: DeviceSource {
 
     public func stop() {
         devices.removeAll()
-        for device in unreadable.values where device.watch >= 0 { inotify_rm_watch(inotify, device.watch) }
         unreadable.removeAll()
+        updateDirectoryWatches()
     }
 
     // MARK: -
@@ -187,7 +190,7 @@ public final class LiveSource: DeviceSource {
         notices.append(.added(device.info))
     }
 
-    /// Lists a device that could not be opened, with the reason and the fix, and watches its node.
+    /// Lists a device that could not be opened, with the reason and the fix, and watches its node's directory.
     private func markUnreadable(_ found: DiscoveredDevice, baseID: String, error: InputError, into notices: inout [InputNotice]) {
         let node = found.devnode
         let fix = Self.fix(for: error, node: node)
@@ -204,20 +207,16 @@ public final class LiveSource: DeviceSource {
             known.found = found
             unreadable[node] = known
         } else {
-            // IN_ATTRIB: chmod, chown, ACL changes (udev's uaccess, a rule's GROUP=/MODE=).
-            let watch = inotify_add_watch(inotify, node, UInt32(IN_ATTRIB))
-            if watch < 0 {
-                logger.warning("cannot watch device node; only udev change events retry it",
-                               metadata: ["device.path": "\(node)", "error": "\(String(cString: strerror(errno)))"])
-            }
-            unreadable[node] = UnreadableDevice(found: found, info: info, baseID: baseID, watch: watch)
+            unreadable[node] = UnreadableDevice(found: found, info: info, baseID: baseID)
+            updateDirectoryWatches()
         }
         notices.append(.added(info))
     }
 
-    /// Drains the inotify queue and tries again to open each node whose attributes changed.
+    /// Drains the inotify queue and tries again to open each unreadable node whose attributes changed.
     private func retryAfterAttributeChange(into notices: inout [InputNotice]) {
-        var changed = Set<Int32>()
+        var changed = Set<String>()
+        let directoryByWatch = Dictionary(directoryWatches.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
         let bufferSize = 4096
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: MemoryLayout<inotify_event>.alignment)
         defer { buffer.deallocate() }
@@ -226,14 +225,45 @@ public final class LiveSource: DeviceSource {
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { break }
             var offset = 0
-            while offset + MemoryLayout<inotify_event>.size <= n {
+            let header = MemoryLayout<inotify_event>.size
+            while offset + header <= n {
                 let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
-                changed.insert(event.wd)
-                offset += MemoryLayout<inotify_event>.size + Int(event.len)
+                let length = Int(event.len)
+                if length > 0, offset + header + length <= n, let directory = directoryByWatch[event.wd] {
+                    // The name is NUL-padded to `len` bytes.
+                    let bytes = UnsafeRawBufferPointer(start: buffer + offset + header, count: length)
+                    let name = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+                    changed.insert(directory + "/" + name)
+                }
+                offset += header + length
             }
         }
-        let nodes = unreadable.filter { changed.contains($0.value.watch) }.map(\.key)
-        retryUnreadable(nodes: nodes, into: &notices)
+        retryUnreadable(nodes: unreadable.keys.filter(changed.contains), into: &notices)
+    }
+
+    /// Watches (IN_ATTRIB) exactly the directories that hold an unreadable device's node.
+    private func updateDirectoryWatches() {
+        let wanted = Set(unreadable.keys.map(Self.directory(of:)))
+        for (directory, watch) in directoryWatches where !wanted.contains(directory) {
+            inotify_rm_watch(inotify, watch)
+            directoryWatches[directory] = nil
+        }
+        for directory in wanted where directoryWatches[directory] == nil {
+            // IN_ATTRIB on a directory watch: chmod, chown, ACL changes of its entries (udev's
+            // uaccess, a rule's GROUP=/MODE= applied by a trigger).
+            let watch = inotify_add_watch(inotify, directory, UInt32(IN_ATTRIB))
+            if watch < 0 {
+                logger.warning("cannot watch the device directory; only udev change events and SIGHUP retry its devices",
+                               metadata: ["directory": "\(directory)", "error": "\(String(cString: strerror(errno)))"])
+                continue
+            }
+            directoryWatches[directory] = watch
+        }
+    }
+
+    static func directory(of node: String) -> String {
+        guard let slash = node.lastIndex(of: "/") else { return "." }
+        return slash == node.startIndex ? "/" : String(node[..<slash])
     }
 
     /// Opens again the unreadable devices at `nodes`, with their current udev properties.
@@ -269,11 +299,12 @@ public final class LiveSource: DeviceSource {
         }
     }
 
-    /// Stops watching an unreadable device's node; returns what was announced for it.
+    /// Forgets an unreadable device (and its directory's watch if it was the last one there);
+    /// returns what was announced for it.
     @discardableResult
     private func forgetUnreadable(node: String) -> DeviceInfo? {
         guard let gone = unreadable.removeValue(forKey: node) else { return nil }
-        if gone.watch >= 0 { inotify_rm_watch(inotify, gone.watch) }
+        updateDirectoryWatches()
         return gone.info
     }
 
@@ -288,15 +319,19 @@ public final class LiveSource: DeviceSource {
     static func fix(for error: InputError, node: String) -> String? {
         guard error.isPermissionDenied else { return nil }
         var info = stat()
-        var owner = "its group"
-        var mode = ""
-        if stat(node, &info) == 0 {
-            if let group = getgrgid(info.st_gid) { owner = "group \(String(cString: group.pointee.gr_name))" }
-            mode = " (mode " + String(info.st_mode & 0o777, radix: 8) + ")"
+        guard stat(node, &info) == 0 else { return nil }
+        let group = getgrgid(info.st_gid).map { String(cString: $0.pointee.gr_name) } ?? "\(info.st_gid)"
+        let mode = String(info.st_mode & 0o777, radix: 8)
+        let retry = "handyd opens it as soon as its permissions change"
+        if info.st_mode & S_IRGRP != 0 {
+            return "\(node) is readable by group \(group) (mode \(mode)): run handyd as a member of \(group) "
+                + "(usermod -aG \(group) USER, then log in again), or under systemd with SupplementaryGroups=\(group) "
+                + "and DeviceAllow=char-input r, as systemd/handyd.service has for input; \(retry)"
         }
-        return "\(node) is readable by \(owner)\(mode): run handyd as a member of it "
-            + "(usermod -aG input USER, then log in again), or under systemd with SupplementaryGroups=input "
-            + "and DeviceAllow=char-input r, as systemd/handyd.service has; handyd opens it as soon as its permissions change"
+        return "\(node) has mode \(mode), group \(group): its group may not read it. Give input devices to the "
+            + "input group (a udev rule: SUBSYSTEM==\"input\", KERNEL==\"event*\", GROUP=\"input\", MODE=\"0660\"; "
+            + "Debian's default rules do) and run handyd in that group (SupplementaryGroups=input, as "
+            + "systemd/handyd.service has); \(retry)"
     }
 
     private func close(node: String, into notices: inout [InputNotice]) {

@@ -438,11 +438,12 @@ def test_unreadable_device_is_listed_until_its_permissions_change(ctx):
     subprocess.run(["udevadm", "settle", "--timeout=10"], check=False)
     mode = os.stat(inj.devnode).st_mode & 0o777
     check(mode & 0o004 == 0, f"{inj.devnode} is world-readable (mode {mode:o}): nothing to test")
-    rundir = os.path.join(ctx.dir, "nobody")
-    os.makedirs(rundir, exist_ok=True)
+    # Not under ctx.dir (0700 root): nobody must reach its socket directory.
+    rundir = tempfile.mkdtemp(prefix="handyd-nobody-", dir="/run")
     os.chmod(rundir, 0o777)
     sock = os.path.join(rundir, "handyd.sock")
-    logf = open(os.path.join(ctx.dir, "handyd-nobody.log"), "a")
+    log = os.path.join(ctx.dir, "handyd-nobody.log")
+    logf = open(log, "a")
     daemon = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
                                ctx.handyd, "--socket", sock, "--log-level", "debug"], stdout=logf, stderr=subprocess.STDOUT)
     try:
@@ -471,6 +472,10 @@ def test_unreadable_device_is_listed_until_its_permissions_change(ctx):
         c.expect(lambda m: m.get("type") == "device" and m.get("event") == "removed" and m["device"].get("id") == info["id"],
                  "device removed")
         c.close()
+    except Failure:
+        with open(log, errors="replace") as f:
+            print("---- handyd (as nobody) log, last 30 lines\n" + "".join(f.readlines()[-30:]), flush=True)
+        raise
     finally:
         daemon.send_signal(signal.SIGTERM)
         try:
