@@ -21,6 +21,10 @@ public struct DaemonCounters: Hashable, Sendable {
 /// Confined to one event loop (the server's); the input thread reaches it through
 /// ``EventLoop/execute(_:)``. Nothing here blocks: writes go to NIO's per-channel buffer and a client
 /// whose buffer passes ``ServerLimits/maximumQueuedBytes`` is dropped.
+///
+/// `@unchecked Sendable`: its mutable state (clients, devices, counters) is touched only on
+/// ``eventLoop`` (checked by `preconditionInEventLoop`), which is how NIO confines state; other
+/// threads only call `eventLoop.execute`.
 public final class Broadcaster: @unchecked Sendable {
     public let eventLoop: any EventLoop
     let limits: ServerLimits

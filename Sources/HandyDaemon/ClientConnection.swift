@@ -24,6 +24,9 @@ public struct ServerLimits: Hashable, Sendable {
 
 /// One subscriber's connection: reads its requests line by line, holds its subscription, and
 /// writes what the ``Broadcaster`` gives it while watching its backlog.
+///
+/// `@unchecked Sendable`: a channel handler lives on its channel's event loop, which is the
+/// server's one loop, the ``Broadcaster``'s too; the broadcaster keeps a reference to call it there.
 final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer

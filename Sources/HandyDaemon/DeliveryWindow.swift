@@ -9,6 +9,9 @@ import Foundation
 ///
 /// The wait is bounded too (``maximumWaitSeconds`` at a time), so a stopped event loop cannot wedge
 /// the input thread: it then carries on without the bound, as before.
+///
+/// `@unchecked Sendable`: `inFlight` and `waits` are touched only with `condition` locked. An
+/// NSCondition because the input thread must wait with a deadline for the event loop's signal.
 final class DeliveryWindow: @unchecked Sendable {
     let limit: Int
     let maximumWaitSeconds: Double

@@ -4,7 +4,7 @@ import Glibc
 import HandyCore
 import HandyProtocol
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// CLOCK_MONOTONIC in nanoseconds: the clock the input loop plans wake-ups with.
 public struct MonotonicInstant: Hashable, Comparable, Sendable {
@@ -54,6 +54,10 @@ extension DeviceSource {
 /// The input thread: poll() over the sources' descriptors plus an eventfd for commands, with a
 /// timeout only while some source has a wake-up time. It never writes to a socket; each batch of
 /// notices goes to `deliver` (which hops to the event loop).
+///
+/// `@unchecked Sendable`: the sources are not Sendable and are touched only by the thread in
+/// ``run()``; the one method called from other threads, ``send(_:)``, touches only the locked
+/// command queue and the pipe.
 public final class InputLoop: @unchecked Sendable {
     public enum Command: Sendable { case stop, reload, release }
 
@@ -63,8 +67,7 @@ public final class InputLoop: @unchecked Sendable {
     /// Read and write ends of the self-pipe that wakes poll() for commands.
     private let wakeFD: Int32
     private let wakeWriteFD: Int32
-    private let commands = Mutex<[Command]>([])
-    private let finished = Mutex<Bool>(false)
+    private let commands = NIOLockedValueBox<[Command]>([])
     /// Called once on the input thread after the sources started and their first notices (the
     /// devices present at start) went to `deliver`.
     private let started: (@Sendable () -> Void)?
@@ -92,7 +95,7 @@ public final class InputLoop: @unchecked Sendable {
 
     /// Queues a command for the input thread and wakes it. Safe from any thread.
     public func send(_ command: Command) {
-        commands.withLock { $0.append(command) }
+        commands.withLockedValue { $0.append(command) }
         var one: UInt8 = 1
         // A full pipe already means "wake up"; losing this byte is fine.
         _ = write(wakeWriteFD, &one, 1)
@@ -132,7 +135,7 @@ public final class InputLoop: @unchecked Sendable {
             if pollSet[0].revents != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
                 while read(wakeFD, &drain, drain.count) > 0 {}
-                let pending = commands.withLock { c -> [Command] in defer { c.removeAll() }; return c }
+                let pending = commands.withLockedValue { c -> [Command] in defer { c.removeAll() }; return c }
                 var stop = false
                 for command in pending {
                     switch command {
@@ -157,7 +160,6 @@ public final class InputLoop: @unchecked Sendable {
             flush(&notices)
         }
         for source in sources { source.stop() }
-        finished.withLock { $0 = true }
         logger.debug("input loop stopped")
     }
 

@@ -10,7 +10,7 @@ import ServiceLifecycle
 ///
 /// Its part of readiness ("input") is marked by whoever the loop tells it started (the initial
 /// device scan is published), not here: see ``runDaemon(options:logger:)``.
-public final class InputService: Service, @unchecked Sendable {
+public final class InputService: Service, Sendable {
     let loop: InputLoop
     let readiness: Readiness
     let logger: Logger

@@ -26,7 +26,7 @@ public enum ListenAddress: Hashable, Sendable {
 }
 
 /// Serves the Unix socket until graceful shutdown, then says goodbye to every client.
-public final class SocketService: Service, @unchecked Sendable {
+public final class SocketService: Service, Sendable {
     let address: ListenAddress
     let broadcaster: Broadcaster
     let group: any EventLoopGroup
