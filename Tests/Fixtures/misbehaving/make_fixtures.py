@@ -6,47 +6,20 @@ counts that follow from what each file contains, listed in README.md.
 All use one device: a 10-slot protocol-B touchscreen, 1920 x 1080 units at 10 units/mm.
 """
 import os
+import sys
 
-W, H, RES = 1920, 1080, 10
-ABS = {0x00: (0, W - 1, RES), 0x01: (0, H - 1, RES), 0x2f: (0, 9, 0), 0x35: (0, W - 1, RES),
-       0x36: (0, H - 1, RES), 0x39: (0, 65535, 0)}
+# One evemu writer for the synthetic panel, shared with the guest tests.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+from evemu_text import W, H, EvemuEvents  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def header(name):
-    def mask(bits, nbytes):
-        b = bytearray(nbytes)
-        for bit in bits:
-            b[bit // 8] |= 1 << (bit % 8)
-        return " ".join(f"{x:02x}" for x in b)
-    lines = [f"N: {name}", "I: 0006 1234 5678 0001", "P: " + mask([1], 8),
-             "B: 00 " + mask([0, 1, 3], 4), "B: 01 " + mask([0x14a], 96), "B: 03 " + mask(ABS.keys(), 8)]
-    for code, (lo, hi, res) in sorted(ABS.items()):
-        lines.append(f"A: {code:02x} {lo} {hi} 0 0 {res}")
-    return "\n".join(lines) + "\n"
-
-
-class Stream:
-    def __init__(self):
-        self.lines = []
-
-    def ev(self, t, type_, code, value):
-        self.lines.append(f"E: {t:.6f} {type_:04x} {code:04x} {value}")
-
-    def abs(self, t, code, value):
-        self.ev(t, 3, code, value)
-
-    def syn(self, t):
-        self.ev(t, 0, 0, 0)
-
-    def comment(self, text):
-        self.lines.append(f"# {text}")
-
+class Stream(EvemuEvents):
     def write(self, filename, what):
         with open(os.path.join(HERE, filename), "w") as f:
             f.write(f"# {what}\n# Written by make_fixtures.py.\n")
-            f.write(header("handyd-test misbehaving touchscreen"))
-            f.write("\n".join(self.lines) + "\n")
+            f.write(self.text("handyd-test misbehaving touchscreen"))
 
 
 def pinch_positions(i, steps, cx=W // 2, cy=H // 2, start=150, end=40):

@@ -9,9 +9,9 @@ Every read has a timeout; each test prints PASS/FAIL; exit status 1 if any faile
 """
 import argparse, json, os, select, signal, socket, subprocess, sys, tempfile, time, traceback
 
-W, H, RES = 1920, 1080, 10          # the synthetic panel: 192 x 108 mm at 10 units/mm
-ABS = {0x00: (0, W - 1, RES), 0x01: (0, H - 1, RES), 0x2f: (0, 9, 0), 0x35: (0, W - 1, RES),
-       0x36: (0, H - 1, RES), 0x39: (0, 65535, 0)}
+# The synthetic panel and its evemu writer, shared with Tests/Fixtures/misbehaving/make_fixtures.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from evemu_text import W, H, RES, ABS, EvemuEvents, evemu_header  # noqa: E402,F401
 
 
 # Timeouts are generous: under TCG on a loaded 2-core host a Swift binary takes seconds to start.
@@ -41,28 +41,12 @@ def cannot_run(check_name, reason):
 
 # ---------------------------------------------------------------- recordings (evemu text)
 
-def evemu_header(name):
-    def mask(bits, nbytes):
-        b = bytearray(nbytes)
-        for bit in bits:
-            b[bit // 8] |= 1 << (bit % 8)
-        return " ".join(f"{x:02x}" for x in b)
-    lines = [f"N: {name}", "I: 0006 1234 5678 0001", "P: " + mask([1], 8),  # INPUT_PROP_DIRECT
-             "B: 00 " + mask([0, 1, 3], 4), "B: 01 " + mask([0x14a], 96), "B: 03 " + mask(ABS.keys(), 8)]
-    for code, (lo, hi, res) in sorted(ABS.items()):
-        lines.append(f"A: {code:02x} {lo} {hi} 0 0 {res}")
-    return "\n".join(lines) + "\n"
-
-
-class Stream:
+class Stream(EvemuEvents):
     """Protocol-B frames with explicit times (seconds)."""
     def __init__(self):
-        self.lines = []
+        super().__init__()
         self.slots = {}      # slot -> (tid, x, y)
         self.next_tid = 100
-
-    def ev(self, t, type_, code, value):
-        self.lines.append(f"E: {t:.6f} {type_:04x} {code:04x} {value}")
 
     def frame(self, t, contacts):
         """contacts: {slot: (x, y) | None}; a slot not in the dict is unchanged."""
@@ -103,9 +87,6 @@ class Stream:
         if lift:
             self.frame(t, {0: None, 1: None})
         return t
-
-    def text(self, name):
-        return evemu_header(name) + "\n".join(self.lines) + "\n"
 
 
 def write_recording(directory, filename, stream, name="handyd-test touchscreen"):
@@ -158,19 +139,25 @@ class Injector:
         self.proc.wait(5)
 
 
+def connect_unix(path, timeout):
+    """A stream socket connected to `path`, retrying until `timeout` seconds (the daemon may be
+    starting); Failure if it never accepts."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            sock.connect(path)
+            return sock
+        except OSError:
+            if time.monotonic() > deadline:
+                sock.close()
+                raise Failure(f"cannot connect to {path}")
+            time.sleep(0.1)
+
+
 class Client:
     def __init__(self, path, subscribe=None, timeout=10):
-        timeout *= SCALE
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.sock.connect(path)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise Failure(f"cannot connect to {path}")
-                time.sleep(0.1)
+        self.sock = connect_unix(path, timeout * SCALE)
         self.buf = b""
         self.seen = []
         # Under socket activation the daemon starts only now: a Swift debug binary under TCG on a
@@ -559,19 +546,13 @@ TESTS = [test_enumeration_hotplug_ignore, test_real_recording, test_pinch_hands,
          test_unreadable_device_is_listed_until_its_permissions_change, test_syn_dropped_flood]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--only", nargs="*")
-    args = ap.parse_args()
-    work = tempfile.mkdtemp(prefix="handyd-guest-", dir="/run")
-    t0 = time.monotonic()
-    ctx = Context(args.bin, work)
-    print(f"setup {time.monotonic() - t0:.1f} s", flush=True)
+def run_tests(tests, ctx, only=None, log_lines=60):
+    """Runs each test (a function of ctx) with PASS/FAIL lines; a test that leaves handyd dead
+    fails too. Cleans up, prints handyd's log tail if anything failed; returns the failure count."""
     failed = 0
     try:
-        for test in TESTS:
-            if args.only and test.__name__ not in args.only:
+        for test in tests:
+            if only and test.__name__ not in only:
                 continue
             t0 = time.monotonic()
             try:
@@ -584,8 +565,7 @@ def main():
                     traceback.print_exc()
                 for i in ctx.injectors:
                     i.unplug()
-            check_alive = ctx.daemon_alive()
-            if ctx.daemon is not None and not check_alive:
+            if ctx.daemon is not None and not ctx.daemon_alive():
                 failed += 1
                 print(f"FAIL handyd died (status {ctx.daemon.returncode}) during {test.__name__}", flush=True)
                 ctx.daemon = None
@@ -594,13 +574,22 @@ def main():
         ctx.cleanup()
         print(f"cleanup {time.monotonic() - t0:.1f} s", flush=True)
         if failed and os.path.exists(ctx.log):
-            print("---- handyd log (last 60 lines)")
+            print(f"---- handyd log (last {log_lines} lines)")
             with open(ctx.log, errors="replace") as f:
-                print("".join(f.readlines()[-60:]))
+                print("".join(f.readlines()[-log_lines:]))
     if ctx.daemon is not None and ctx.daemon.returncode not in (0, None):
         print(f"FAIL handyd exit status after SIGTERM: {ctx.daemon.returncode}")
         failed += 1
-    sys.exit(1 if failed else 0)
+    return failed
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--only", nargs="*")
+    args = ap.parse_args()
+    ctx = Context(args.bin, tempfile.mkdtemp(prefix="handyd-guest-", dir="/run"))
+    sys.exit(1 if run_tests(TESTS, ctx, args.only) else 0)
 
 
 if __name__ == "__main__":

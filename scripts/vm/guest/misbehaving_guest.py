@@ -17,7 +17,7 @@ import argparse, os, signal, subprocess, sys, tempfile, time, traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from handyd_guest import (Client, Context, Failure, Stream, check, added, removed, write_recording,  # noqa: E402
-                          W, H, SCALE)
+                          run_tests, W, H, SCALE)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 FIXTURES = os.path.join(ROOT, "Tests/Fixtures/misbehaving")
@@ -193,38 +193,8 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--only", nargs="*")
     args = ap.parse_args()
-    work = tempfile.mkdtemp(prefix="handyd-misbehaving-", dir="/run")
-    ctx = Context(args.bin, work)
-    failed = 0
-    try:
-        for test in TESTS:
-            if args.only and test.__name__ not in args.only:
-                continue
-            t0 = time.monotonic()
-            try:
-                test(ctx)
-                print(f"PASS {test.__name__} ({time.monotonic() - t0:.1f} s)", flush=True)
-            except Exception as e:
-                failed += 1
-                print(f"FAIL {test.__name__} ({time.monotonic() - t0:.1f} s): {e}", flush=True)
-                if not isinstance(e, Failure):
-                    traceback.print_exc()
-                for i in ctx.injectors:
-                    i.unplug()
-            if ctx.daemon is not None and not ctx.daemon_alive():
-                failed += 1
-                print(f"FAIL handyd died (status {ctx.daemon.returncode}) during {test.__name__}", flush=True)
-                ctx.daemon = None
-    finally:
-        ctx.cleanup()
-        if failed and os.path.exists(ctx.log):
-            print("---- handyd log (last 60 lines)")
-            with open(ctx.log, errors="replace") as f:
-                print("".join(f.readlines()[-60:]))
-    if ctx.daemon is not None and ctx.daemon.returncode not in (0, None):
-        print(f"FAIL handyd exit status after SIGTERM: {ctx.daemon.returncode}")
-        failed += 1
-    sys.exit(1 if failed else 0)
+    ctx = Context(args.bin, tempfile.mkdtemp(prefix="handyd-misbehaving-", dir="/run"))
+    sys.exit(1 if run_tests(TESTS, ctx, args.only) else 0)
 
 
 if __name__ == "__main__":

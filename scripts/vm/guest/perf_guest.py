@@ -23,7 +23,7 @@ run (no timing assertions). Standard library only.
 import argparse, json, os, select, shutil, socket, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from handyd_guest import W, H, Stream, Failure, cannot_run  # the same synthetic panel and evemu writer as the daemon tests
+from handyd_guest import W, H, Stream, Failure, cannot_run, connect_unix  # the same synthetic panel and evemu writer as the daemon tests
 
 TICK = os.sysconf("SC_CLK_TCK")
 RATE_HZ = 240
@@ -112,16 +112,7 @@ class Subscriber(threading.Thread):
     """Reads everything handyd sends (gestures + touches) and counts touches frames."""
     def __init__(self, path, timeout):
         super().__init__(daemon=True)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.sock.connect(path)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"handyd never listened on {path}")
-                time.sleep(0.1)
+        self.sock = connect_unix(path, timeout)
         self.sock.sendall(b'{"type":"subscribe","touches":true}\n')
         self.frames = 0
         self.gestures = 0
@@ -282,7 +273,7 @@ def main():
                               "wakeupsPerSecond": round(total / elapsed, 3), "cpuSeconds": round(cpu_idle, 3),
                               "wakers": per, "device": node}), flush=True)
         return 0
-    except RuntimeError as e:
+    except (RuntimeError, Failure) as e:
         print(f"perf_guest: {e}")
         return 1
     finally:
