@@ -31,6 +31,9 @@ let package = Package(
 
         .target(name: "HandyProtocol"),
         .target(name: "HandyCore", dependencies: ["HandyProtocol"]),
+        // Test and evaluation tools, not the daemon's: synthetic hands, finger paths, streams with
+        // faults, the handedness evaluation (tests, handyctl generate/eval, the bench, the fuzzers).
+        .target(name: "HandySynthetic", dependencies: ["HandyCore", "HandyProtocol"]),
         .target(name: "HandyRecording", dependencies: ["HandyCore"]),
         .target(
             name: "HandyInput",
@@ -69,7 +72,7 @@ let package = Package(
         .executableTarget(
             name: "handyctl",
             dependencies: [
-                "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient",
+                "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient", "HandySynthetic",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -79,7 +82,7 @@ let package = Package(
         .executableTarget(
             name: "handyd-bench",
             dependencies: [
-                "HandyCore", "HandyProtocol", "HandyRecording", "CMallocCounter",
+                "HandyCore", "HandyProtocol", "HandyRecording", "HandySynthetic", "CMallocCounter",
                 // Figures 2-4 run the daemon's real server code (fan-out) and the real handyd binary.
                 "HandyDaemon",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -91,13 +94,13 @@ let package = Package(
         ),
 
         .testTarget(name: "HandyProtocolTests", dependencies: ["HandyProtocol"]),
-        .testTarget(name: "HandyCoreTests", dependencies: ["HandyCore", "HandyRecording"]),
-        .testTarget(name: "HandyRecordingTests", dependencies: ["HandyRecording", "HandyCore"]),
-        .testTarget(name: "HandyInputTests", dependencies: ["HandyInput", "HandyCore", "HandyRecording"]),
+        .testTarget(name: "HandyCoreTests", dependencies: ["HandyCore", "HandyRecording", "HandySynthetic"]),
+        .testTarget(name: "HandyRecordingTests", dependencies: ["HandyRecording", "HandyCore", "HandySynthetic"]),
+        .testTarget(name: "HandyInputTests", dependencies: ["HandyInput", "HandyCore", "HandyRecording", "HandySynthetic"]),
         .testTarget(
             name: "HandyDaemonTests",
             dependencies: [
-                "HandyDaemon", "HandyProtocol", "HandyClient", "HandyRecording",
+                "HandyDaemon", "HandyProtocol", "HandyClient", "HandyRecording", "HandySynthetic",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

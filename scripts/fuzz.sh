@@ -41,8 +41,9 @@ jobs=${FUZZ_JOBS:-1}
 flags=(-sanitize=fuzzer,address)
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  echo "fuzz.sh: building HandyProtocol, HandyCore, HandyRecording with ${flags[*]} (scratch $scratch)"
+  echo "fuzz.sh: building HandyProtocol, HandyCore, HandyRecording, HandySynthetic with ${flags[*]} (scratch $scratch)"
   swift build --scratch-path "$scratch" -c release -Xswiftc "${flags[0]}" --target HandyRecording
+  swift build --scratch-path "$scratch" -c release -Xswiftc "${flags[0]}" --target HandySynthetic
 fi
 bin=$(swift build --scratch-path "$scratch" -c release --show-bin-path)
 objects() { ls "$bin/$1.build/"*.o; }
@@ -51,7 +52,7 @@ objects() { ls "$bin/$1.build/"*.o; }
 modules_for() {
   case "$1" in
     ClientMessage) echo HandyProtocol ;;
-    DeviceConfiguration) echo HandyProtocol HandyCore ;;
+    DeviceConfiguration) echo HandyProtocol HandyCore HandySynthetic ;;
     *) echo HandyProtocol HandyCore HandyRecording ;;
   esac
 }

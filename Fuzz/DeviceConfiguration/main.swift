@@ -1,4 +1,5 @@
 import HandyCore
+import HandySynthetic
 import HandyProtocol
 
 // libFuzzer harness: the fuzz bytes are a device's properties, as udev (or `--device-property`)

@@ -823,3 +823,7 @@ import Musl
 import Darwin
 #endif
 @inline(__always) func atan2Radians(_ y: Double, _ x: Double) -> Double { atan2(y, x) }
+// Double-typed wrappers: a bare sin/cos on a Double expression can resolve to libm's Float16
+// overloads under Swift 6.3.
+@inline(__always) func cosine(_ a: Double) -> Double { cos(a) }
+@inline(__always) func sine(_ a: Double) -> Double { sin(a) }

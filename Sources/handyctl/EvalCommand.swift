@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HandyCore
+import HandySynthetic
 import HandyProtocol
 import HandyRecording
 

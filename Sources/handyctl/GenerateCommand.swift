@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HandyCore
+import HandySynthetic
 import HandyRecording
 
 /// `handyctl generate`: writes synthetic recordings made by HandyCore's synthetic touchscreen.

@@ -1,5 +1,6 @@
 import Foundation
 import HandyCore
+import HandySynthetic
 import HandyProtocol
 import HandyRecording
 

@@ -1,4 +1,5 @@
 import HandyCore
+import HandySynthetic
 import Testing
 
 /// Regression (issue 8, found probing the extreme times the fuzz harness uses): time arithmetic at

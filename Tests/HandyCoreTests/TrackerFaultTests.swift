@@ -1,5 +1,6 @@
 import Testing
 import HandyCore
+import HandySynthetic
 
 /// SYN_DROPPED, id reuse, out-of-range input, missing SYN_REPORT, unknown events, device removal.
 @Suite struct TrackerFaultTests {

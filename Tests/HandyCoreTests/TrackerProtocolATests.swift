@@ -1,5 +1,6 @@
 import Testing
 import HandyCore
+import HandySynthetic
 
 @Suite struct TrackerProtocolATests {
     let screen = SyntheticTouchscreen(mtProtocol: .contacts, maxX: 1999, maxY: 999, resolution: 10, emulatesPointer: false)

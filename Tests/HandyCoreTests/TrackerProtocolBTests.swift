@@ -1,5 +1,6 @@
 import Testing
 import HandyCore
+import HandySynthetic
 
 @Suite struct TrackerProtocolBTests {
     /// 2000 × 1000 units at 10 units/mm: a 200 × 100 mm screen.

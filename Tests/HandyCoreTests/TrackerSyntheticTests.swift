@@ -1,5 +1,6 @@
 import Testing
 @testable import HandyCore
+import HandySynthetic
 
 /// The synthetic stream builder itself: the events it makes must be what a kernel would send.
 @Suite struct TrackerSyntheticTests {

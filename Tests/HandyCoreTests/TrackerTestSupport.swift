@@ -1,4 +1,5 @@
 import HandyCore
+import HandySynthetic
 
 /// Runs events through a tracker and collects every frame.
 func trackerFrames(_ tracker: inout TouchTracker, _ events: [InputEvent]) -> [TouchFrame] {

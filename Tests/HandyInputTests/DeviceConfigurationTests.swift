@@ -1,4 +1,5 @@
 import HandyCore
+import HandySynthetic
 import HandyInput
 import HandyProtocol
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import HandyCore
+import HandySynthetic
 import HandyProtocol
 import HandyRecording
 import Testing

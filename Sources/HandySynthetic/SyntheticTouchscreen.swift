@@ -1,3 +1,5 @@
+import HandyCore
+
 /// A made-up touchscreen for tests, benchmarks and evaluation: builds the ``DeviceDescription``
 /// a real device with these properties would have, and converts millimetres to its device units.
 ///

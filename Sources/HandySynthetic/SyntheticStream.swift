@@ -1,3 +1,5 @@
+import HandyCore
+
 /// Turns ``FingerPath``s into the evdev events a ``SyntheticTouchscreen`` would send, frame by frame,
 /// as the kernel does it:
 ///

@@ -1,3 +1,5 @@
+import HandyCore
+
 /// The bundled demo: one of each gesture on a synthetic full-featured touchscreen, so `handyd
 /// --replay` has something worth watching on a machine without a touchscreen. `handyctl generate
 /// demo` writes it as an evemu recording (examples/recordings/demo.evemu).

@@ -1,3 +1,5 @@
+import HandyCore
+
 /// Faults to inject into synthetic streams (lists of frames as ``SyntheticStream/frames(_:)``
 /// returns them, each ending with SYN_REPORT). Each returns the changed frame list; a frame index
 /// out of range leaves the stream unchanged.

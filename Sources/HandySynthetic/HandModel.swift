@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import HandyProtocol
+import HandyCore
 
 /// A small deterministic random number generator (SplitMix64), so a seed gives the same set on
 /// every machine.

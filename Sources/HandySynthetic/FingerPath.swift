@@ -1,3 +1,5 @@
+import HandyCore
+
 /// Where a synthetic finger is and what it looks like at one instant.
 public struct FingerSample: Hashable, Sendable {
     /// Position in mm from the sensor's top-left corner (sensor frame, x right, y down).
@@ -132,6 +134,8 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+// Double-typed wrappers: a bare sin/cos on a Double expression can resolve to libm's Float16
+// overloads under Swift 6.3 (HandyCore has the same pair for its own use).
 @inline(__always) func cosine(_ a: Double) -> Double { cos(a) }
 @inline(__always) func sine(_ a: Double) -> Double { sin(a) }
 

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import HandyProtocol
+import HandyCore
 
 /// One labelled recording for the evaluation: a device, its calibration, its events, the truth.
 public struct LabelledPinch: Sendable {
