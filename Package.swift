@@ -35,6 +35,8 @@ let package = Package(
         // faults, the handedness evaluation (tests, handyctl generate/eval, the bench, the fuzzers).
         .target(name: "HandySynthetic", dependencies: ["HandyCore", "HandyProtocol"]),
         .target(name: "HandyRecording", dependencies: ["HandyCore"]),
+        // Drawing a recording's touches and gestures as SVG (handyctl plot): a reader does not draw.
+        .target(name: "HandyPlot", dependencies: ["HandyRecording", "HandyCore", "HandyProtocol"]),
         .target(
             name: "HandyInput",
             dependencies: [
@@ -72,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "handyctl",
             dependencies: [
-                "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient", "HandySynthetic",
+                "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient", "HandySynthetic", "HandyPlot",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -95,7 +97,7 @@ let package = Package(
 
         .testTarget(name: "HandyProtocolTests", dependencies: ["HandyProtocol"]),
         .testTarget(name: "HandyCoreTests", dependencies: ["HandyCore", "HandyRecording", "HandySynthetic"]),
-        .testTarget(name: "HandyRecordingTests", dependencies: ["HandyRecording", "HandyCore", "HandySynthetic"]),
+        .testTarget(name: "HandyRecordingTests", dependencies: ["HandyRecording", "HandyCore", "HandySynthetic", "HandyPlot"]),
         .testTarget(name: "HandyInputTests", dependencies: ["HandyInput", "HandyCore", "HandyRecording", "HandySynthetic"]),
         .testTarget(
             name: "HandyDaemonTests",

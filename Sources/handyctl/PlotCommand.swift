@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HandyCore
+import HandyPlot
 import HandyRecording
 
 /// `handyctl plot`: draws a recording's touches and the gestures handyd recognised in it as SVG.

@@ -5,6 +5,7 @@ import FoundationXML
 import HandyCore
 import HandySynthetic
 import HandyProtocol
+import HandyPlot
 import HandyRecording
 import Testing
 

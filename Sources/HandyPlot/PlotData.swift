@@ -1,5 +1,6 @@
 import HandyCore
 import HandyProtocol
+import HandyRecording
 
 /// One touch's life (put down → lifted or lost) as the tracker saw it, for drawing.
 public struct TouchTrace: Sendable, Equatable {
