@@ -95,9 +95,11 @@ public struct TouchTracker: Sendable {
     /// Protocol A: the most contacts read from one frame.
     public let maxContacts: Int
     /// Malformed input seen so far (and frames/events).
-    public private(set) var counters = TrackerCounters()
+    public internal(set) var counters = TrackerCounters()
 
     // MARK: storage
+    // Internal, not private: the extensions in TouchTracker+Geometry, +ProtocolA and +Resync read
+    // and write it. Nothing outside the tracker's files does.
 
     /// Raw axis values of one contact (device units).
     struct RawContact {
@@ -144,53 +146,53 @@ public struct TouchTracker: Sendable {
         @inline(__always) var clamps: Bool { exists && maximum > minimum }
     }
 
-    private var slots: ContiguousArray<Slot>
-    private var currentSlot: Int
+    var slots: ContiguousArray<Slot>
+    var currentSlot: Int
     /// Touch values per id, valid where `idStates` is not `.free`.
-    private var touchesByID: ContiguousArray<Touch>
-    private var idStates: ContiguousArray<IDState>
+    var touchesByID: ContiguousArray<Touch>
+    var idStates: ContiguousArray<IDState>
     /// Protocol A: contacts of the frame being read, and the one being read.
-    private var contacts: ContiguousArray<RawContact>
-    private var contactCount = 0
-    private var pendingContact = RawContact()
-    private var pendingContactHasValues = false
+    var contacts: ContiguousArray<RawContact>
+    var contactCount = 0
+    var pendingContact = RawContact()
+    var pendingContactHasValues = false
     /// Protocol A matching scratch: distance per (touch, contact) and matched flags.
-    private var contactMm: ContiguousArray<PhysicalPoint>
-    private var matchedContact: ContiguousArray<Bool>
-    private var matchedTouch: ContiguousArray<Bool>
+    var contactMm: ContiguousArray<PhysicalPoint>
+    var matchedContact: ContiguousArray<Bool>
+    var matchedTouch: ContiguousArray<Bool>
     /// Single-touch state.
-    private var singleRaw = RawContact()
-    private var singleDown = false
-    private var singleTouchID: Int32 = -1
+    var singleRaw = RawContact()
+    var singleDown = false
+    var singleTouchID: Int32 = -1
 
-    private var resyncing = false
-    private var discarding = false
+    var resyncing = false
+    var discarding = false
     /// The next frame reports a resync.
-    private var resyncedFrame = false
-    private var frameBuffer: [Touch]
+    var resyncedFrame = false
+    var frameBuffer: [Touch]
 
     // Axis ranges (codes ABS_MT_TOUCH_MAJOR 0x30 … ABS_MT_PRESSURE 0x3a at index code - 0x30).
-    private var mtAxes: ContiguousArray<AxisRange>
-    private let xAxis: AxisRange
-    private let yAxis: AxisRange
-    private let hasTouchMajor: Bool
-    private let hasTouchMinor: Bool
-    private let hasWidthMajor: Bool
-    private let hasWidthMinor: Bool
-    private let hasOrientation: Bool
-    private let hasPressure: Bool
-    private let hasToolType: Bool
+    var mtAxes: ContiguousArray<AxisRange>
+    let xAxis: AxisRange
+    let yAxis: AxisRange
+    let hasTouchMajor: Bool
+    let hasTouchMinor: Bool
+    let hasWidthMajor: Bool
+    let hasWidthMinor: Bool
+    let hasOrientation: Bool
+    let hasPressure: Bool
+    let hasToolType: Bool
     /// ABS_MT_DISTANCE: contacts above `touchDistanceMax` hover.
-    private let hasDistance: Bool
-    private let touchDistanceMax: Int32
-    private let pressureAxis: AxisRange
-    private let displayWidthMm: Double
-    private let displayHeightMm: Double
+    let hasDistance: Bool
+    let touchDistanceMax: Int32
+    let pressureAxis: AxisRange
+    let displayWidthMm: Double
+    let displayHeightMm: Double
     /// Device units per mm for ellipse axes (the X axis's, per the kernel doc).
-    private let ellipseUnitsPerMm: Double
+    let ellipseUnitsPerMm: Double
     /// ABS_MT_ORIENTATION maximum (radians = value / max · π/2).
-    private let orientationMax: Double
-    private let isIdentityCalibration: Bool
+    let orientationMax: Double
+    let isIdentityCalibration: Bool
     /// Velocity smoothing time constant (seconds).
     static let velocityTimeConstantSeconds = 0.03
     /// Upper bound on slots allocated whatever the description claims (the kernel's own limit is far lower in practice).
@@ -284,7 +286,7 @@ public struct TouchTracker: Sendable {
         frameBuffer.reserveCapacity(idCapacity)
     }
 
-    private static func initialRaw(_ axes: [UInt16: AbsInfo]) -> RawContact {
+    static func initialRaw(_ axes: [UInt16: AbsInfo]) -> RawContact {
         var r = RawContact()
         r.x = axes[AbsCode.mtPositionX]?.value ?? axes[AbsCode.x]?.value ?? 0
         r.y = axes[AbsCode.mtPositionY]?.value ?? axes[AbsCode.y]?.value ?? 0
@@ -347,7 +349,7 @@ public struct TouchTracker: Sendable {
         }
     }
 
-    private mutating func handleAbs(_ event: InputEvent) -> TouchFrame? {
+    mutating func handleAbs(_ event: InputEvent) -> TouchFrame? {
         let code = event.code
         switch layout {
         case .slots:
@@ -399,18 +401,18 @@ public struct TouchTracker: Sendable {
     }
 
     /// False for a hovering contact (ABS_MT_DISTANCE above its minimum).
-    @inline(__always) private func isTouching(_ raw: RawContact) -> Bool {
+    @inline(__always) func isTouching(_ raw: RawContact) -> Bool {
         !hasDistance || raw.distance <= touchDistanceMax
     }
 
-    @inline(__always) private mutating func clamped(_ v: Int32, _ axis: AxisRange) -> Int32 {
+    @inline(__always) mutating func clamped(_ v: Int32, _ axis: AxisRange) -> Int32 {
         guard axis.clamps else { return v }
         if v < axis.minimum { counters.outOfRangeValues &+= 1; return axis.minimum }
         if v > axis.maximum { counters.outOfRangeValues &+= 1; return axis.maximum }
         return v
     }
 
-    @inline(__always) private mutating func setValue(code: UInt16, value: Int32, in raw: inout RawContact) {
+    @inline(__always) mutating func setValue(code: UInt16, value: Int32, in raw: inout RawContact) {
         switch code {
         case AbsCode.mtPositionX:
             raw.x = clamped(value, xAxis)
@@ -431,7 +433,7 @@ public struct TouchTracker: Sendable {
     }
 
     /// ABS_MT_TRACKING_ID for the current slot.
-    private mutating func setTrackingID(_ value: Int32, at time: Timestamp) -> TouchFrame? {
+    mutating func setTrackingID(_ value: Int32, at time: Timestamp) -> TouchFrame? {
         let s = currentSlot
         if resyncing {
             // The state after the resync decides at SYN_REPORT; nothing begins or ends here.
@@ -475,61 +477,6 @@ public struct TouchTracker: Sendable {
         return closed
     }
 
-    /// SYN_MT_REPORT: the pending protocol-A contact is complete.
-    private mutating func closeContact() {
-        defer {
-            pendingContact = RawContact()
-            pendingContactHasValues = false
-        }
-        // An empty SYN_MT_REPORT (no contacts) or a contact without a position carries nothing.
-        guard pendingContactHasValues, pendingContact.positionBits == 3, isTouching(pendingContact) else { return }
-        guard contactCount < contacts.count else {
-            counters.droppedContacts &+= 1
-            return
-        }
-        contacts[contactCount] = pendingContact
-        contactCount += 1
-    }
-
-    private mutating func beginResync() {
-        counters.resyncs &+= 1
-        resyncedFrame = true
-        switch synDroppedHandling {
-        case .discardUntilReport:
-            discarding = true
-        case .resyncEventsFollow:
-            if !resyncing {
-                resyncing = true
-                for i in slots.indices { slots[i].trackingIDAtDrop = slots[i].trackingID }
-            }
-        }
-        // Half-read protocol-A contacts are unreliable after a drop.
-        contactCount = 0
-        pendingContact = RawContact()
-        pendingContactHasValues = false
-    }
-
-    /// After a raw-kernel SYN_DROPPED: everything active is cancelled; slots holding a contact stay
-    /// ignored until they get a new tracking id (or a lift).
-    private mutating func finishDiscardResync(at time: Timestamp) -> TouchFrame? {
-        for i in slots.indices {
-            if slots[i].touchID >= 0 {
-                finish(touchID: Int(slots[i].touchID), phase: .cancelled, at: time)
-                slots[i].touchID = -1
-            }
-            if slots[i].trackingID >= 0 { slots[i].stale = true }
-            slots[i].startedThisFrame = false
-        }
-        if singleTouchID >= 0 {
-            finish(touchID: Int(singleTouchID), phase: .cancelled, at: time)
-            singleTouchID = -1
-        }
-        for id in idStates.indices where idStates[id] == .active {
-            finish(touchID: id, phase: .cancelled, at: time)
-        }
-        return buildFrame(at: time)
-    }
-
     // MARK: frames
 
     /// Marks a touch ended or cancelled in the frame being built. It keeps the values of the last
@@ -537,7 +484,7 @@ public struct TouchTracker: Sendable {
     /// Android's InputReader reports the lift with the previous values too. For a lift, the
     /// velocity decays by the time since that frame, so a finger that stopped before lifting has
     /// no fling.
-    private mutating func finish(touchID id: Int, phase: TouchPhase, at time: Timestamp) {
+    mutating func finish(touchID id: Int, phase: TouchPhase, at time: Timestamp) {
         guard id >= 0 && id < idStates.count && idStates[id] == .active else { return }
         if phase == .ended {
             let dt = (Double(time.microseconds) - Double(touchesByID[id].time.microseconds)) / 1_000_000
@@ -550,7 +497,7 @@ public struct TouchTracker: Sendable {
     }
 
     /// Lowest free id (ids finishing in this frame are not free yet).
-    private mutating func allocateID() -> Int {
+    mutating func allocateID() -> Int {
         for i in idStates.indices where idStates[i] == .free {
             idStates[i] = .active
             return i
@@ -562,7 +509,7 @@ public struct TouchTracker: Sendable {
         return idStates.count - 1
     }
 
-    private mutating func begin(from raw: RawContact, at time: Timestamp) -> Int {
+    mutating func begin(from raw: RawContact, at time: Timestamp) -> Int {
         let id = allocateID()
         let p = DevicePoint(x: raw.x, y: raw.y)
         let n = normalized(p)
@@ -582,15 +529,8 @@ public struct TouchTracker: Sendable {
         return id
     }
 
-    @inline(__always) private func normalized(_ p: DevicePoint) -> NormalizedPoint {
-        let s = geometry.sensorNormalized(p)
-        if isIdentityCalibration { return NormalizedPoint(x: s.x, y: s.y) }
-        let c = geometry.calibration.apply(x: s.x, y: s.y)
-        return NormalizedPoint(x: c.x, y: c.y)
-    }
-
     /// Updates an active touch from raw values: position, phase (moved/stationary), velocity, attributes.
-    private mutating func update(id: Int, from raw: RawContact, at time: Timestamp) {
+    mutating func update(id: Int, from raw: RawContact, at time: Timestamp) {
         var t = touchesByID[id]
         let p = DevicePoint(x: raw.x, y: raw.y)
         // Doubles, not Int64 subtraction: timestamps from a file may be anything (no trap).
@@ -623,53 +563,8 @@ public struct TouchTracker: Sendable {
         touchesByID[id] = t
     }
 
-    @inline(__always) private func fillAttributes(_ t: inout Touch, _ raw: RawContact) {
-        if hasToolType {
-            t.tool = raw.toolType == MTTool.palm ? .palm : raw.toolType == MTTool.pen ? .pen : .finger
-        }
-        if hasTouchMajor {
-            let major = Double(raw.touchMajor) / ellipseUnitsPerMm
-            t.majorMm = major
-            t.minorMm = hasTouchMinor ? Double(raw.touchMinor) / ellipseUnitsPerMm : major
-        }
-        if hasWidthMajor {
-            let major = Double(raw.widthMajor) / ellipseUnitsPerMm
-            t.widthMajorMm = major
-            t.widthMinorMm = hasWidthMinor ? Double(raw.widthMinor) / ellipseUnitsPerMm : major
-        }
-        if hasOrientation {
-            t.orientation = displayOrientation(Double(raw.orientation) / orientationMax * (Double.pi / 2))
-        }
-        if hasPressure {
-            let a = pressureAxis
-            if a.maximum > a.minimum {
-                let v = (Double(raw.pressure) - Double(a.minimum)) / (Double(a.maximum) - Double(a.minimum))
-                t.pressure = Swift.min(Swift.max(v, 0), 1)
-            }
-        }
-    }
-
-    /// Brings a kernel-convention orientation (0 = along the sensor's Y, positive clockwise) into
-    /// the display frame through the calibration matrix, keeping the same convention.
-    private func displayOrientation(_ sensorRadians: Double) -> Radians {
-        if isIdentityCalibration { return sensorRadians }
-        // Direction of the major axis in sensor mm (y down; "along Y" points to -y, north).
-        let dx = sine(sensorRadians), dy = -cosine(sensorRadians)
-        // Sensor mm -> sensor-normalised -> calibrated -> display mm.
-        let w = geometry.sensorWidthMm, h = geometry.sensorHeightMm
-        let v = geometry.calibration.applyLinear(x: dx / w, y: dy / h)
-        let ex = v.x * displayWidthMm, ey = v.y * displayHeightMm
-        var r = atan2Radians(ex, -ey)
-        // Ellipses are symmetric: keep a quarter-revolution value in (-π/2, π/2] when the device's was.
-        if Swift.abs(sensorRadians) <= Double.pi / 2 + 1e-12 {
-            if r > Double.pi / 2 + 1e-12 { r -= Double.pi }
-            if r <= -Double.pi / 2 - 1e-12 { r += Double.pi }
-        }
-        return r
-    }
-
     /// SYN_REPORT (or a detected missing one): applies the frame and returns it.
-    private mutating func emitFrame(at time: Timestamp) -> TouchFrame {
+    mutating func emitFrame(at time: Timestamp) -> TouchFrame {
         switch layout {
         case .slots:
             let wasResync = resyncing
@@ -723,51 +618,8 @@ public struct TouchTracker: Sendable {
         return buildFrame(at: time)
     }
 
-    /// Protocol A: continues each touch with the nearest contact (greedy, closest pairs first,
-    /// within ``maxContactJumpMm``); unmatched touches end, unmatched contacts begin.
-    private mutating func matchContacts(at time: Timestamp) {
-        let n = contactCount
-        for c in 0..<n {
-            matchedContact[c] = false
-            let cn = normalized(DevicePoint(x: contacts[c].x, y: contacts[c].y))
-            contactMm[c] = PhysicalPoint(x: cn.x * displayWidthMm, y: cn.y * displayHeightMm)
-        }
-        for i in matchedTouch.indices { matchedTouch[i] = false }
-        if matchedTouch.count < idStates.count {
-            matchedTouch.append(contentsOf: repeatElement(false, count: idStates.count - matchedTouch.count))
-        }
-        let maxJumpSquared = maxContactJumpMm * maxContactJumpMm
-        // Few contacts (≤ 10 on real hardware): repeated closest-pair search beats building a
-        // sorted pair list and allocates nothing.
-        while true {
-            var best = Double.infinity
-            var bestTouch = -1, bestContact = -1
-            for id in idStates.indices where idStates[id] == .active && !matchedTouch[id] {
-                let mm = touchesByID[id].mm
-                for c in 0..<n where !matchedContact[c] {
-                    let dx = contactMm[c].x - mm.x, dy = contactMm[c].y - mm.y
-                    let d = dx * dx + dy * dy
-                    if d < best { best = d; bestTouch = id; bestContact = c }
-                }
-            }
-            guard bestTouch >= 0, best <= maxJumpSquared else { break }
-            matchedTouch[bestTouch] = true
-            matchedContact[bestContact] = true
-            update(id: bestTouch, from: contacts[bestContact], at: time)
-        }
-        // Protocol A carries the whole state in every frame, so after SYN_DROPPED the contacts
-        // that are still there continue; the ones gone were lost in the drop: cancelled.
-        let gonePhase: TouchPhase = resyncedFrame ? .cancelled : .ended
-        for id in idStates.indices where idStates[id] == .active && !matchedTouch[id] {
-            finish(touchID: id, phase: gonePhase, at: time)
-        }
-        for c in 0..<n where !matchedContact[c] {
-            _ = begin(from: contacts[c], at: time)
-        }
-    }
-
     /// Copies every non-free touch, ordered by id, into the reused buffer; frees finished ids.
-    private mutating func buildFrame(at time: Timestamp) -> TouchFrame {
+    mutating func buildFrame(at time: Timestamp) -> TouchFrame {
         frameBuffer.removeAll(keepingCapacity: true)
         for id in idStates.indices {
             switch idStates[id] {
@@ -822,8 +674,3 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@inline(__always) func atan2Radians(_ y: Double, _ x: Double) -> Double { atan2(y, x) }
-// Double-typed wrappers: a bare sin/cos on a Double expression can resolve to libm's Float16
-// overloads under Swift 6.3.
-@inline(__always) func cosine(_ a: Double) -> Double { cos(a) }
-@inline(__always) func sine(_ a: Double) -> Double { sin(a) }
