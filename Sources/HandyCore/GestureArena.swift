@@ -34,12 +34,11 @@ public struct GestureArena: Sendable {
         self.deviceID = deviceID
         self.geometry = geometry
         self.context = ArenaContext(device: deviceID, configuration: configuration, geometry: geometry)
-        self.pinch = PinchRecognizer()
     }
 
-    /// Replaces the handedness classifier used by pinch.
+    /// Replaces the handedness classifier (every gesture with two or more fingers).
     public mutating func setHandednessClassifier(_ classifier: any HandednessClassifier) {
-        pinch.classifier = classifier
+        context.classifier = classifier
     }
 
     /// "handyd bug: ..." reports of impossible transitions (the daemon logs them; tests want none).

@@ -193,8 +193,11 @@ public enum HandednessEvaluation {
 /// A class (shared with the caller) in a single-threaded replay; never shared across threads.
 final class FeatureCapture: HandednessClassifier, @unchecked Sendable {
     var features: HandednessFeatures?
+    /// Keeps the latest: every gesture asks (a long press when the fingers land, the pinch when it
+    /// begins), and `firstPinch` stops right after the frame where the pinch began, where the pinch
+    /// asked after the long press (arena order), and rotate or pan with the same fingers if at all.
     func classify(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) {
-        if features == nil { features = f }
+        features = f
         return (.unknown, 0)
     }
 }

@@ -12,6 +12,9 @@ struct Finger {
     var position: @Sendable (Double) -> PhysicalPoint
     var tool: TouchTool = .finger
     var majorMm: @Sendable (Double) -> Double? = { _ in nil }
+    var minorMm: @Sendable (Double) -> Double? = { _ in nil }
+    /// Ellipse orientation (radians, kernel convention in the display frame), nil = not reported.
+    var orientation: @Sendable (Double) -> Double? = { _ in nil }
 
     /// A straight line from `a` to `b` between `t0` and `t1` (held before and after).
     static func line(id: Int, _ a: (Double, Double), _ b: (Double, Double), down: Double, up: Double?,
@@ -41,6 +44,8 @@ struct Finger {
         var f = self
         let p = position
         f.position = { t in let q = p(t); return PhysicalPoint(x: widthMm - q.x, y: q.y) }
+        let o = orientation
+        f.orientation = { t in o(t).map { -$0 } }   // clockwise from y: a mirror negates it
         return f
     }
 }
@@ -89,7 +94,7 @@ func makeFrames(_ fingers: [Finger], until: Double? = nil, hz: Double = 100, res
             var touch = Touch(id: f.id, phase: phase, tool: f.tool,
                               device: DevicePoint(x: Int32(p.x * Double(TestScreen.unitsPerMm)), y: Int32(p.y * Double(TestScreen.unitsPerMm))),
                               mm: p, normalized: NormalizedPoint(x: p.x / geometry.displayWidthMm, y: p.y / geometry.displayHeightMm),
-                              startMm: startMm, majorMm: f.majorMm(t), beganAt: Timestamp(seconds: beganAt), time: Timestamp(seconds: t),
+                              startMm: startMm, majorMm: f.majorMm(t), minorMm: f.minorMm(t), orientation: f.orientation(t), beganAt: Timestamp(seconds: beganAt), time: Timestamp(seconds: t),
                               velocity: v)
             touch.tool = f.tool
             touches.append(touch)

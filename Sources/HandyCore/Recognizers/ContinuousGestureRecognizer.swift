@@ -56,6 +56,8 @@ protocol ContinuousGestureMeasure: Sendable {
 ///   two-finger long-press gate it began under closes. With some fingers still down it becomes
 ///   possible again if too few remain to continue it, else blocked.
 /// - Fingers joining or lifting keep the gesture (the motion is measured over the common fingers).
+/// - The hand is decided when it begins (``ArenaContext/decideHand(_:mask:fingers:)``: the classifier with
+///   two or more fingers, the contact's ellipse with one) and carried by every event.
 /// - Velocity is estimated over the release window; `ended` carries the release velocity and the
 ///   glide (momentum) computed from it.
 struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable {
@@ -73,6 +75,9 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
         var fingers: Int
         /// Began as a two-finger gesture under the long-press gate: ends when the gate closes.
         var gated: Bool
+        /// The hand that made it, decided when it began and repeated on every event.
+        var hand: Hand
+        var handConfidence: Double
     }
 
     private(set) var state: State = .idle
@@ -114,8 +119,10 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
             if gateApplies && m.fingers == 2 && !ctx.gateOpen { state = .possible(Measure.noProgress); return }
             guard measure.progress(&p, m, c) else { state = .possible(p); return }
             guard ctx.mayStart(Measure.kind) else { state = .blocked; return }
+            let decided = ctx.decideHand(m.frame, mask: m.fingerMask, fingers: m.fingers)
             let a = Active(id: ctx.start(Measure.kind), value: Measure.noValue, participants: m.fingerMask,
-                           fingers: m.fingers, gated: gateApplies && m.fingers == 2)
+                           fingers: m.fingers, gated: gateApplies && m.fingers == 2,
+                           hand: decided.hand, handConfidence: decided.confidence)
             velocity.reset()
             measure.begin(m, velocity: &velocity, c)
             state = .active(a)
@@ -165,6 +172,9 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
         e.fingers = a.fingers
         e.centroid = ctx.wire(lastCentroidNormalized)
         e.centroidMm = ctx.wire(lastCentroidMm)
+        e.hand = a.hand
+        e.handConfidence = a.handConfidence
+        e.clearSide = a.hand.clearSide
         measure.describe(&e, value: a.value, ctx)
         return e
     }

@@ -184,6 +184,18 @@ public struct ArenaContext: Sendable {
     public var gateOpen = true
     /// "handyd bug: ..." entries: impossible transitions (tests require it empty).
     public var bugs: [String] = []
+    /// Decides the hand of every gesture with two or more fingers (docs/HANDEDNESS.md).
+    public var classifier: any HandednessClassifier = EvidenceHandednessClassifier()
+
+    /// The hand of the fingers in `mask` of `frame`, decided when a gesture begins: by the
+    /// classifier with two or more fingers, by the contact's ellipse (``SingleContactHandedness``)
+    /// with one (`fingers`: the gesture's).
+    func decideHand(_ frame: TouchFrame, mask: TouchMask, fingers: Int) -> (hand: Hand, confidence: Double) {
+        let touches = frame.touches.filter { mask.contains($0.id) && !$0.phase.isFinished }
+        if fingers == 1 { return touches.count == 1 ? SingleContactHandedness.classify(touches[0]) : (.unknown, 0) }
+        guard let f = HandednessFeatures(touches: touches) else { return (.unknown, 0) }
+        return classifier.classify(f)
+    }
 
     init(device: String, configuration: GestureConfiguration, geometry: DeviceGeometry) {
         self.device = device

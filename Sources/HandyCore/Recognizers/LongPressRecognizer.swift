@@ -27,6 +27,9 @@ public struct LongPressRecognizer: Sendable {
         var fingers: Int
         var participants: TouchMask
         var firstDown: Timestamp
+        /// Decided when it begins, from the fingers held (as pinch decides), repeated on every event.
+        var hand: Hand
+        var handConfidence: Double
     }
 
     private(set) var state: State = .idle
@@ -34,6 +37,11 @@ public struct LongPressRecognizer: Sendable {
     private var fingerMask = TouchMask()
     private var centroidMm = PhysicalPoint.zero
     private var centroidNormalized = NormalizedPoint(x: 0, y: 0)
+    /// The hand of the fingers held, decided when the last of them came down: the long press
+    /// begins on a timer, between frames, and its fingers have not moved since (beyond the slop).
+    /// Kept as the answer, not the frame: holding the frame would make the tracker reallocate its
+    /// frame buffer on every frame.
+    private var waitingHand: (hand: Hand, confidence: Double) = (.unknown, 0)
 
     public init() {}
 
@@ -70,7 +78,8 @@ public struct LongPressRecognizer: Sendable {
             return
         }
         guard ctx.mayStart(.longPress) else { state = .failed; return }
-        let a = Active(id: ctx.start(.longPress), fingers: fingers, participants: fingerMask, firstDown: firstDown)
+        let a = Active(id: ctx.start(.longPress), fingers: fingers, participants: fingerMask, firstDown: firstDown,
+                       hand: waitingHand.hand, handConfidence: waitingHand.confidence)
         state = .active(a)
         var began = event(.began, a, deadline, ctx)
         began.touches = a.participants.ids   // once per gesture: which touches it started with
@@ -90,6 +99,7 @@ public struct LongPressRecognizer: Sendable {
         case .idle:
             if m.fingers > 0 {
                 state = .waiting(deadline: m.time.after(milliseconds: c.longPressMs), firstDown: m.time)
+                waitingHand = ctx.decideHand(m.frame, mask: m.fingerMask, fingers: m.fingers)
                 if m.anyFingerBeyondSlop { state = .failed }
             }
         case .failed:
@@ -103,6 +113,7 @@ public struct LongPressRecognizer: Sendable {
             }
             if !m.beganMask.isEmpty {
                 state = .waiting(deadline: m.time.after(milliseconds: c.longPressMs), firstDown: firstDown)
+                waitingHand = ctx.decideHand(m.frame, mask: m.fingerMask, fingers: m.fingers)
             }
         case .active(let a):
             if m.newPalmMask.intersects(a.participants), c.policy.palmCancels {
@@ -136,6 +147,9 @@ public struct LongPressRecognizer: Sendable {
         e.duration = wireRounded(time.s(since: a.firstDown), 4)
         e.position = ctx.wire(centroidNormalized)
         e.positionMm = ctx.wire(centroidMm)
+        e.hand = a.hand
+        e.handConfidence = a.handConfidence
+        e.clearSide = a.hand.clearSide
         return e
     }
 }

@@ -27,17 +27,10 @@ import HandyProtocol
 typealias PinchRecognizer = ContinuousGestureRecognizer<PinchMeasure>
 
 extension ContinuousGestureRecognizer where Measure == PinchMeasure {
-    init(classifier: (any HandednessClassifier)? = nil) { self.init(measure: PinchMeasure(classifier: classifier)) }
-
-    /// The handedness classifier; nil = ``EvidenceHandednessClassifier`` (docs/HANDEDNESS.md).
-    /// ``SeedHandednessRule`` stays available for comparison.
-    var classifier: (any HandednessClassifier)? {
-        get { measure.classifier }
-        set { measure.classifier = newValue }
-    }
+    init() { self.init(measure: PinchMeasure()) }
 }
 
-/// Pinch's measure: the scale since the reference, and the hand decided when it begins.
+/// Pinch's measure: the scale since the reference.
 struct PinchMeasure: ContinuousGestureMeasure {
     struct Progress: Sendable {
         var scale: Double = 1
@@ -50,12 +43,7 @@ struct PinchMeasure: ContinuousGestureMeasure {
     static let noProgress = Progress()
     static let noValue = 1.0
 
-    var classifier: (any HandednessClassifier)?
     private var lastSpanMm = 0.0
-    private var hand = Hand.unknown
-    private var handConfidence = 0.0
-
-    init(classifier: (any HandednessClassifier)?) { self.classifier = classifier }
 
     mutating func observe(_ m: FrameMotion) { lastSpanMm = m.spanMm }
 
@@ -71,7 +59,6 @@ struct PinchMeasure: ContinuousGestureMeasure {
     }
 
     mutating func begin(_ m: FrameMotion, velocity: inout VelocityEstimator, _ c: GestureConfiguration) {
-        (hand, handConfidence) = Self.decideHand(m.frame, mask: m.fingerMask, classifier ?? EvidenceHandednessClassifier())
         velocity.add(m.time, x: 1, pauseMs: c.velocityPauseMs)
     }
 
@@ -85,9 +72,6 @@ struct PinchMeasure: ContinuousGestureMeasure {
     func describe(_ e: inout GestureEvent, value scale: Double, _ ctx: ArenaContext) {
         e.scale = wireRounded(scale, 5)
         e.spanMm = wireRounded(lastSpanMm, 3)
-        e.hand = hand
-        e.handConfidence = handConfidence
-        e.clearSide = hand.clearSide
     }
 
     func describeChange(_ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration) {
@@ -98,13 +82,5 @@ struct PinchMeasure: ContinuousGestureMeasure {
         let v = velocity.velocityX(at: time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
         e.scaleVelocity = wireRounded(v, 4)
         e.glideScale = wireRounded(exp(c.momentumTimeConstantSeconds * v / Swift.max(scale, 1e-6)), 4)
-    }
-
-    /// Hand of the fingers down in `frame` (those in `mask`), by the classifier.
-    static func decideHand(_ frame: TouchFrame, mask: TouchMask, _ classifier: any HandednessClassifier) -> (hand: Hand, confidence: Double) {
-        guard let f = HandednessFeatures(touches: frame.touches.filter { mask.contains($0.id) && !$0.phase.isFinished }) else {
-            return (.unknown, 0)
-        }
-        return classifier.classify(f)
     }
 }

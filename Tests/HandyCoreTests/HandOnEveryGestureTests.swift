@@ -1,0 +1,94 @@
+import HandyCore
+import HandyProtocol
+import Testing
+
+/// Every gesture with a hand carries it (issue 14 part 3): rotate, pan and long press with two or
+/// more fingers decide it as pinch does; one-finger gestures from the contact's ellipse when the
+/// device reports one, `unknown` otherwise. Mirror symmetry on each.
+@Suite struct HandOnEveryGestureTests {
+    /// Two fingers: the index (id 1) up and right of the thumb (id 0) for a right hand.
+    static func twoFingers(_ moves: (Finger, Finger)) -> [Finger] { [moves.0, moves.1] }
+
+    static func rotate() -> [Finger] {
+        [Finger.arc(id: 0, center: (100, 60), from: 0.9 * Double.pi, to: 0.9 * Double.pi + 0.8, down: 0, up: 0.6, move: 0.05, 0.5),
+         Finger.arc(id: 1, center: (100, 60), from: -0.1 * Double.pi, to: -0.1 * Double.pi + 0.8, down: 0, up: 0.6, move: 0.05, 0.5)]
+    }
+
+    static func twoFingerPan() -> [Finger] {
+        [Finger.line(id: 0, (90, 70), (60, 70), down: 0, up: 0.5, move: 0.05, 0.45),
+         Finger.line(id: 1, (110, 45), (80, 45), down: 0, up: 0.5, move: 0.05, 0.45)]
+    }
+
+    static func twoFingerLongPress() -> [Finger] {
+        [Finger.hold(id: 0, (90, 70), down: 0, up: 1.2), Finger.hold(id: 1, (110, 45), down: 0.01, up: 1.2)]
+    }
+
+    /// The first event of `kind` and every event of it carry the same hand; the mirrored stream
+    /// gives the mirrored hand with the same confidence.
+    func checkMirror(_ fingers: [Finger], _ kind: GestureKind, expected: Hand,
+                     sourceLocation: SourceLocation = #_sourceLocation) {
+        let events = run(fingers).filter { $0.gesture == kind }
+        let mirrored = run(fingers.map { $0.mirroredX(widthMm: TestScreen.widthMm) }).filter { $0.gesture == kind }
+        #expect(!events.isEmpty && events.count == mirrored.count, "\(kind): \(events.count) vs \(mirrored.count)", sourceLocation: sourceLocation)
+        guard let first = events.first, let hand = first.hand else {
+            Issue.record("\(kind) without a hand", sourceLocation: sourceLocation); return
+        }
+        #expect(hand == expected, "\(kind) hand \(hand)", sourceLocation: sourceLocation)
+        #expect(events.allSatisfy { $0.hand == hand && $0.handConfidence == first.handConfidence && $0.clearSide == hand.clearSide },
+                sourceLocation: sourceLocation)
+        #expect(mirrored.allSatisfy { $0.hand == hand.mirrored && $0.clearSide == hand.mirrored.clearSide },
+                sourceLocation: sourceLocation)
+        #expect(mirrored.first?.handConfidence == first.handConfidence, sourceLocation: sourceLocation)
+    }
+
+    @Test func rotateCarriesTheHand() { checkMirror(Self.rotate(), .rotate, expected: .right) }
+    @Test func twoFingerPanCarriesTheHand() { checkMirror(Self.twoFingerPan(), .pan, expected: .right) }
+    @Test func twoFingerLongPressCarriesTheHand() { checkMirror(Self.twoFingerLongPress(), .longPress, expected: .right) }
+
+    @Test func oneFingerWithoutOrientationIsUnknown() {
+        let pan = run([Finger.line(id: 0, (100, 60), (60, 60), down: 0, up: 0.4, move: 0.05, 0.35)]).filter { $0.gesture == .pan }
+        #expect(!pan.isEmpty && pan.allSatisfy { $0.hand == .unknown && $0.handConfidence == 0 && $0.clearSide == .unknown })
+    }
+
+    @Test(arguments: [(-0.6, Hand.right), (0.6, Hand.left), (0.1, Hand.unknown)])
+    func oneFingerPanTakesTheHandFromItsEllipse(orientation: Double, expected: Hand) {
+        var finger = Finger.line(id: 0, (100, 60), (60, 60), down: 0, up: 0.4, move: 0.05, 0.35)
+        finger.majorMm = { _ in 14 }
+        finger.minorMm = { _ in 9 }
+        finger.orientation = { _ in orientation }
+        checkMirror([finger], .pan, expected: expected)
+    }
+}
+
+@Suite struct SingleContactHandednessTests {
+    func contact(_ orientation: Double?, elongation: Double? = 0.35) -> HandednessContact {
+        HandednessContact(positionMm: PhysicalPoint(x: 50, y: 50), startMm: PhysicalPoint(x: 50, y: 50), landedSeconds: 0,
+                          orientation: orientation, elongation: elongation)
+    }
+
+    @Test func leaningUpLeftIsARightHandAndUpRightALeftHand() {
+        let right = SingleContactHandedness.classify(contact(-45 * Double.pi / 180))
+        #expect(right.hand == .right && right.confidence == SingleContactHandedness.maximumConfidence)
+        let left = SingleContactHandedness.classify(contact(30 * Double.pi / 180))
+        #expect(left.hand == .left && left.confidence > 0.5 && left.confidence < SingleContactHandedness.maximumConfidence)
+    }
+
+    @Test func saysNothingWhenUprightFlatRoundOrUnreported() {
+        for c in [contact(0.1), contact(-0.2), contact(Double.pi / 2), contact(Double.pi / 2 - 0.1), contact(-0.7, elongation: 0.05),
+                  contact(-0.7, elongation: nil), contact(nil), contact(.nan)] {
+            let r = SingleContactHandedness.classify(c)
+            #expect(r.hand == .unknown && r.confidence == 0, "\(String(describing: c.orientation))")
+        }
+    }
+
+    @Test func mirrorSymmetricAndBounded() {
+        for degrees in stride(from: -172.0, through: 172, by: 5) {   // not on a dead-zone edge (±15°, ±75°)
+            let c = contact(degrees * Double.pi / 180)
+            let a = SingleContactHandedness.classify(c), b = SingleContactHandedness.classify(c.mirroredX(about: 100))
+            #expect(b.hand == a.hand.mirrored && b.confidence == a.confidence, "\(degrees)°")
+            #expect(a.confidence <= SingleContactHandedness.maximumConfidence)
+            // An axis is undirected: θ and θ ± 180° are the same contact.
+            #expect(SingleContactHandedness.classify(contact((degrees + 180) * Double.pi / 180)).hand == a.hand, "\(degrees)°")
+        }
+    }
+}
