@@ -30,7 +30,8 @@ INSTALLED = \
 	$(UDEVRULESDIR)/70-handyd.rules \
 	$(SYSUSERSDIR)/handyd.conf \
 	$(DOCDIR)/DEVICES.md \
-	$(DOCDIR)/PROTOCOL.md
+	$(DOCDIR)/PROTOCOL.md \
+	$(DOCDIR)/handyd-websocket.conf
 
 .PHONY: all build install install-files uninstall check-guest
 
@@ -54,6 +55,8 @@ install-files:
 	install -D -m 0644 systemd/handyd.sysusers $(DESTDIR)$(SYSUSERSDIR)/handyd.conf
 	install -d $(DESTDIR)$(DOCDIR)
 	for f in docs/DEVICES.md docs/PROTOCOL.md; do [ ! -f $$f ] || install -m 0644 $$f $(DESTDIR)$(DOCDIR)/; done
+	# Not active: the WebSocket drop-in for web kiosks, to copy to /etc/systemd/system/handyd.service.d/.
+	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' systemd/handyd-websocket.conf > $(DESTDIR)$(DOCDIR)/handyd-websocket.conf
 ifeq ($(DESTDIR),)
 	# Live system: create the user/group, make systemd and udev see the new files.
 	-systemd-sysusers $(SYSUSERSDIR)/handyd.conf

@@ -40,16 +40,35 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
     /// Set once the connection is being closed; nothing more is queued.
     private var closing = false
     private var registered = false
+    /// False for WebSocket clients unless `--websocket-touches`: touch positions on an on-screen
+    /// PIN pad give the PIN away, so a web page gets gestures only unless the operator says so.
+    private let mayReceiveTouches: Bool
 
-    init(broadcaster: Broadcaster, logger: Logger) {
+    init(broadcaster: Broadcaster, logger: Logger, mayReceiveTouches: Bool = true) {
         self.broadcaster = broadcaster
         self.logger = logger
+        self.mayReceiveTouches = mayReceiveTouches
     }
 
-    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        // Added to a connection that is already up (a WebSocket after its HTTP upgrade):
+        // channelActive has been and gone, so start here.
+        if context.channel.isActive { start(context: context) }
+    }
     func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
     func channelActive(context: ChannelHandlerContext) {
+        start(context: context)
+        context.fireChannelActive()
+    }
+
+    private var started = false
+
+    /// Registers with the broadcaster and sends hello (or refuses: too many clients). Once.
+    private func start(context: ChannelHandlerContext) {
+        guard !started else { return }
+        started = true
         logPeer(context.channel)
         guard broadcaster.register(self) else {
             logger.notice("refusing client: too many clients", metadata: ["clients.max": "\(broadcaster.limits.maximumClients)"])
@@ -60,7 +79,6 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
         }
         registered = true
         context.writeAndFlush(wrapOutboundOut(broadcaster.encode(.hello(broadcaster.hello))), promise: nil)
-        context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -113,7 +131,13 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
         if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
         do {
             switch try JSONLines.decodeClientMessage(line) {
-            case .subscribe(let request):
+            case .subscribe(var request):
+                if request.touches == true && !mayReceiveTouches {
+                    request.touches = nil
+                    let error = ErrorMessage(code: ServerErrorCode.touchesNotAllowed.rawValue,
+                                             message: "raw touches are not sent to WebSocket clients unless handyd runs with --websocket-touches; the rest of the subscription applies")
+                    context.write(wrapOutboundOut(broadcaster.encode(.error(error))), promise: nil)
+                }
                 subscription.apply(request)
                 logger.debug("subscribed", metadata: ["subscription": "\(subscription)"])
                 if !hasSubscribed {
@@ -183,6 +207,12 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func logPeer(_ channel: any Channel) {
+        if let address = channel.remoteAddress, address.protocol != .unix {
+            // TCP (the WebSocket endpoint): no peer credentials, the address says who.
+            logger[metadataKey: "client.address"] = "\(address)"
+            logger.info("client connected")
+            return
+        }
         guard let provider = channel as? any SocketOptionProvider else { return }
         let credentials: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(PeerCredentials.optionName))

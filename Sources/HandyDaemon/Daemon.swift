@@ -19,6 +19,8 @@ public struct DaemonOptions: Sendable {
     public var replay = ReplaySource.Options()
     /// With a replay: hold the first event until this many clients have subscribed (tests, demos).
     public var waitForClients: Int = 0
+    /// The WebSocket endpoint for web kiosks; nil = off (the default).
+    public var webSocket: WebSocketOptions?
     public var version: String = "0.1.0"
 
     public init() {}
@@ -28,7 +30,7 @@ public struct DaemonOptions: Sendable {
 public func runDaemon(options: DaemonOptions, logger: Logger) async throws {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let broadcaster = Broadcaster(eventLoop: group.next(), limits: options.limits, version: options.version, logger: logger)
-    let readiness = Readiness(parts: ["socket", "input"], logger: logger)
+    let readiness = Readiness(parts: options.webSocket == nil ? ["socket", "input"] : ["socket", "input", "websocket"], logger: logger)
 
     let sources: [any DeviceSource]
     if let replayPath = options.replayPath {
@@ -41,13 +43,17 @@ public func runDaemon(options: DaemonOptions, logger: Logger) async throws {
     let window = DeliveryWindow()
     // The socket accepts clients only after the initial scan reached the broadcaster, so the first
     // hello lists every device present at start; READY=1 waits for the same moment.
+    // One stream per listener (an AsyncStream has one consumer).
     let (inputStarted, inputStartedContinuation) = AsyncStream.makeStream(of: Void.self)
+    let (inputStartedForWeb, inputStartedForWebContinuation) = AsyncStream.makeStream(of: Void.self)
     let started: @Sendable () -> Void = {
         // Queued behind the scan's notices on the same event loop: they are published first.
         broadcaster.eventLoop.execute {
             readiness.markReady("input")
-            inputStartedContinuation.yield()
-            inputStartedContinuation.finish()
+            for c in [inputStartedContinuation, inputStartedForWebContinuation] {
+                c.yield()
+                c.finish()
+            }
         }
     }
     let loop = try InputLoop(sources: sources, logger: logger, started: started) { notices in
@@ -68,11 +74,20 @@ public func runDaemon(options: DaemonOptions, logger: Logger) async throws {
     let socket = SocketService(address: address, broadcaster: broadcaster, group: group, readiness: readiness,
                                acceptAfter: inputStarted, logger: logger)
     let input = InputService(loop: loop, readiness: readiness, logger: logger)
+    var services: [any Service] = [input, socket]
+    if let webSocket = options.webSocket {
+        // Listed after the Unix socket: stopped first, and the Unix socket service's shutdown
+        // sends every client, WebSocket ones too, the `shutdown` message.
+        services.append(WebSocketService(options: webSocket, broadcaster: broadcaster, group: group, readiness: readiness,
+                                         acceptAfter: inputStartedForWeb, logger: logger))
+    } else {
+        inputStartedForWebContinuation.finish()
+    }
     // Stopped in reverse order: on shutdown clients get `shutdown` first, then input stops.
-    let services = ServiceGroup(configuration: .init(
-        services: [input, socket], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    let serviceGroup = ServiceGroup(configuration: .init(
+        services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     do {
-        try await services.run()
+        try await serviceGroup.run()
     } catch {
         try? await group.shutdownGracefully()
         throw error

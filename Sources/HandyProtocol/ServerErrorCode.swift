@@ -5,4 +5,7 @@ public enum ServerErrorCode: String, Sendable, Hashable, CaseIterable {
     case tooManyClients = "too-many-clients"
     /// The client read too slowly and its outbound queue passed the bound; the connection is closed.
     case clientTooSlow = "client-too-slow"
+    /// A WebSocket client asked for raw touches, which the daemon sends to WebSocket clients only
+    /// when started with `--websocket-touches`; the rest of the subscription applies.
+    case touchesNotAllowed = "touches-not-allowed"
 }

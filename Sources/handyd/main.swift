@@ -32,6 +32,16 @@ struct Handyd: AsyncParsableCommand {
         "A udev property for the replayed device, as a live one would have (repeatable): thresholds, calibration, size, e.g. HANDYD_THRESHOLD_TAP_TIMEOUT_MS=250 (docs/DEVICES.md).",
         valueName: "NAME=VALUE"))
     var deviceProperty: [String] = []
+    @Option(help: ArgumentHelp(
+        "Also serve the protocol over WebSocket for web kiosks: PORT (on 127.0.0.1), or HOST:PORT to listen elsewhere explicitly. Off by default.",
+        valueName: "[HOST:]PORT"))
+    var websocket: String?
+    @Option(help: ArgumentHelp(
+        "An Origin (scheme://host[:port]) whose pages may connect to the WebSocket endpoint (repeatable). Requests with any other Origin get 403; requests without one (not a browser) are accepted.",
+        valueName: "ORIGIN"))
+    var websocketOrigin: [String] = []
+    @Flag(help: "Let WebSocket clients subscribe to raw touches (off: touch positions on an on-screen PIN pad give the PIN away).")
+    var websocketTouches = false
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -42,6 +52,15 @@ struct Handyd: AsyncParsableCommand {
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number") }
         guard replay != nil || (desc == nil && !loop && waitClients == 0 && deviceProperty.isEmpty) else {
             throw ValidationError("--desc, --loop, --wait-clients and --device-property need --replay")
+        }
+        if let websocket, WebSocketOptions(listen: websocket) == nil {
+            throw ValidationError("--websocket \(websocket): expected PORT, HOST:PORT or [IPv6]:PORT (port 1 … 65535)")
+        }
+        guard websocket != nil || (websocketOrigin.isEmpty && !websocketTouches) else {
+            throw ValidationError("--websocket-origin and --websocket-touches need --websocket")
+        }
+        for origin in websocketOrigin where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.hasSuffix("/") {
+            throw ValidationError("--websocket-origin \(origin): expected scheme://host[:port] as a browser sends it, e.g. http://127.0.0.1:8080")
         }
         do { _ = try DeviceConfiguration.properties(fromAssignments: deviceProperty) } catch {
             throw ValidationError(error.description)
@@ -67,6 +86,9 @@ struct Handyd: AsyncParsableCommand {
         let properties = (try? DeviceConfiguration.properties(fromAssignments: deviceProperty)) ?? [:]
         options.replay = .init(loop: loop, speed: speed, deviceProperties: properties)
         options.waitForClients = waitClients
+        options.webSocket = websocket.flatMap {
+            WebSocketOptions(listen: $0, allowedOrigins: Set(websocketOrigin), sendsTouches: websocketTouches)
+        }
         do {
             try await runDaemon(options: options, logger: logger)
         } catch let error as DaemonError {

@@ -1,0 +1,230 @@
+import HandyProtocol
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+import ServiceLifecycle
+
+/// Where and how the WebSocket endpoint listens (`handyd --websocket`).
+public struct WebSocketOptions: Hashable, Sendable {
+    public var host: String
+    public var port: Int
+    /// Origins (`scheme://host[:port]`) whose pages may connect. A request with any other Origin
+    /// gets 403. A request without an Origin (not a browser: a script, a kiosk agent) is accepted.
+    public var allowedOrigins: Set<String>
+    /// Whether WebSocket clients may subscribe to raw touches.
+    public var sendsTouches: Bool
+
+    public init(host: String = "127.0.0.1", port: Int, allowedOrigins: Set<String> = [], sendsTouches: Bool = false) {
+        self.host = host
+        self.port = port
+        self.allowedOrigins = allowedOrigins
+        self.sendsTouches = sendsTouches
+    }
+
+    /// `PORT` (loopback), `HOST:PORT` or `[IPv6]:PORT`; nil if it is none of them.
+    public init?(listen: String, allowedOrigins: Set<String> = [], sendsTouches: Bool = false) {
+        var host = "127.0.0.1"
+        var portText = Substring(listen)
+        if let colon = listen.lastIndex(of: ":") {
+            host = String(listen[..<colon])
+            portText = listen[listen.index(after: colon)...]
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            guard !host.isEmpty, !host.contains("[") else { return nil }
+        }
+        guard let port = Int(portText), (1...65535).contains(port) else { return nil }
+        self.init(host: host, port: port, allowedOrigins: allowedOrigins, sendsTouches: sendsTouches)
+    }
+
+    /// Whether an upgrade request with these headers may proceed.
+    func admits(_ headers: HTTPHeaders) -> Bool {
+        let origins = headers["Origin"]
+        guard let origin = origins.first else { return true }
+        return origins.count == 1 && allowedOrigins.contains(origin)
+    }
+}
+
+/// Serves the same protocol as the Unix socket over WebSocket (RFC 6455) for web kiosks: one JSON
+/// message per text frame each way, the same hello, subscribe, filters, status and slow-client
+/// bound, through the same ``ClientConnection`` and ``Broadcaster``. See docs/RELIABILITY.md for
+/// the threat model (loopback by default, Origin list, no raw touches unless asked).
+public final class WebSocketService: Service, Sendable {
+    let options: WebSocketOptions
+    let broadcaster: Broadcaster
+    let group: any EventLoopGroup
+    let readiness: Readiness
+    let acceptAfter: AsyncStream<Void>?
+    let logger: Logger
+
+    public init(options: WebSocketOptions, broadcaster: Broadcaster, group: any EventLoopGroup, readiness: Readiness,
+                acceptAfter: AsyncStream<Void>? = nil, logger: Logger) {
+        self.options = options
+        self.broadcaster = broadcaster
+        self.group = group
+        self.readiness = readiness
+        self.acceptAfter = acceptAfter
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        if let acceptAfter {
+            for await _ in acceptAfter { break }
+            if Task.isCancelled { return }
+        }
+        let options = self.options
+        let broadcaster = self.broadcaster
+        let logger = self.logger
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 64)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            // A fixed send buffer: TCP autotuning would let the kernel hold megabytes for a web
+            // client that does not read, hiding it from the slow-client bound that NIO's backlog
+            // enforces (as a Unix socket's fixed buffer does not). Fixed, the bound means the same.
+            .childChannelOption(ChannelOptions.socketOption(.so_sndbuf), value: 64 * 1024)
+            .childChannelInitializer { channel in
+                let refusal = HTTPRefusal(options: options)
+                let upgrader = NIOWebSocketServerUpgrader(
+                    // A browser frame is far below this; a message over the line limit is refused (1009).
+                    maxFrameSize: JSONLines.maximumLineLength,
+                    automaticErrorHandling: true,
+                    shouldUpgrade: { channel, head in
+                        channel.eventLoop.makeSucceededFuture(options.admits(head.headers) ? HTTPHeaders() : nil)
+                    },
+                    upgradePipelineHandler: { channel, _ in
+                        channel.eventLoop.makeCompletedFuture {
+                            let sync = channel.pipeline.syncOperations
+                            // Upgraded: the refusal (an HTTP handler) goes before any frame passes it.
+                            // (Removal of a plain handler completes at once; never wait on the event loop.)
+                            _ = sync.removeHandler(refusal)
+                            // Fragmented messages are joined, up to the same limit as a line.
+                            try sync.addHandler(NIOWebSocketFrameAggregator(
+                                minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 64,
+                                maxAccumulatedFrameSize: JSONLines.maximumLineLength))
+                            try sync.addHandler(WebSocketLineBridge())
+                            try sync.addHandler(ClientConnection(broadcaster: broadcaster, logger: logger,
+                                                                 mayReceiveTouches: options.sendsTouches))
+                        }
+                    })
+                return channel.pipeline.configureHTTPServerPipeline(
+                    withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
+                ).flatMap {
+                    channel.pipeline.addHandler(refusal)
+                }
+            }
+        let server: any Channel
+        do {
+            server = try await bootstrap.bind(host: options.host, port: options.port).get()
+        } catch {
+            throw DaemonError("cannot listen for WebSocket clients on \(options.host):\(options.port): \(SocketService.reason(error))")
+        }
+        logger.info("listening for WebSocket clients", metadata: [
+            "websocket.address": "\(server.localAddress.map { "\($0)" } ?? "\(options.host):\(options.port)")",
+            "websocket.origins": "\(options.allowedOrigins.sorted())", "websocket.touches": "\(options.sendsTouches)",
+        ])
+        readiness.markReady("websocket")
+        try? await gracefulShutdown()
+        // Clients get `shutdown` from the Unix socket service's broadcaster.shutdown, which
+        // covers every client; here only the listener closes.
+        try? await server.close()
+    }
+}
+
+/// Answers an HTTP request that is not an acceptable WebSocket upgrade: 403 for a refused Origin,
+/// 426 for anything else (this endpoint serves nothing but the WebSocket).
+final class HTTPRefusal: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let options: WebSocketOptions
+    init(options: WebSocketOptions) { self.options = options }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(let head) = unwrapInboundIn(data) else { return }
+        let refusedOrigin = !options.admits(head.headers)
+        let status: HTTPResponseStatus = refusedOrigin ? .forbidden : .upgradeRequired
+        let text = refusedOrigin
+            ? "origin not allowed (handyd --websocket-origin)\n"
+            : "handyd: WebSocket endpoint; connect with a WebSocket client\n"
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        headers.add(name: "Content-Length", value: "\(text.utf8.count)")
+        headers.add(name: "Connection", value: "close")
+        if !refusedOrigin { headers.add(name: "Upgrade", value: "websocket") }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+    }
+}
+
+/// Between WebSocket frames and the line protocol ``ClientConnection`` speaks: a text message in
+/// is one line; the lines going out (a batch may hold several) are one text frame each. Pings are
+/// answered; a close is echoed; a binary frame is refused with 1003 (unsupported data).
+final class WebSocketLineBridge: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = WebSocketFrame
+
+    private var sentClose = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text:
+            var line = frame.unmaskedData
+            line.writeInteger(UInt8(ascii: "\n"))
+            context.fireChannelRead(wrapInboundOut(line))
+        case .ping:
+            let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+        case .connectionClose:
+            sendClose(context: context, code: .normalClosure)
+        case .binary:
+            sendClose(context: context, code: .unacceptableData)
+        default:
+            break
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        var buffer = unwrapOutboundIn(data)
+        // One text frame per line, without its newline.
+        var last: EventLoopFuture<Void>?
+        while let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+            let length = newline - buffer.readerIndex
+            guard let line = buffer.readSlice(length: length) else { break }
+            buffer.moveReaderIndex(forwardBy: 1)
+            last = context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: line)))
+        }
+        if buffer.readableBytes > 0 {
+            last = context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buffer)))
+        }
+        if let promise {
+            if let last { last.cascade(to: promise) } else { promise.succeed() }
+        }
+    }
+
+    /// The connection closes (shutdown, a slow client, an error line): say so with a close frame.
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if mode == .all && !sentClose && context.channel.isActive {
+            sentClose = true
+            var data = context.channel.allocator.buffer(capacity: 2)
+            data.write(webSocketErrorCode: .goingAway)
+            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)), promise: nil)
+        }
+        context.close(mode: mode, promise: promise)
+    }
+
+    private func sendClose(context: ChannelHandlerContext, code: WebSocketErrorCode) {
+        guard !sentClose else { return }
+        sentClose = true
+        var data = context.channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: code)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+}

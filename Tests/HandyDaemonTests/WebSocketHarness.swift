@@ -1,0 +1,179 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+
+// A deliberately small RFC 6455 client over a blocking TCP socket, for tests that must also send
+// what a well-behaved client never would (binary frames, oversized frames, no reads at all). It
+// talks to the real handyd; it is the test's peer, not a stand-in for the daemon.
+
+/// A free TCP port on 127.0.0.1 (bound and released; the daemon binds it right after).
+func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let ok = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard ok else { throw HarnessError("cannot find a free port: \(String(cString: strerror(errno)))") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+final class WebSocketTestClient: @unchecked Sendable {
+    let fd: Int32
+    /// The status line of the handshake's response ("HTTP/1.1 101 Switching Protocols").
+    private(set) var status = ""
+    private var pending: [UInt8] = []
+
+    enum Frame: Equatable {
+        case text(String)
+        case binary([UInt8])
+        case close(code: UInt16?)
+        case other(opcode: UInt8)
+    }
+
+    /// Connects to 127.0.0.1:`port` and sends the upgrade request (with `origin` if given).
+    /// `status` tells whether it was accepted; frames follow only after a 101.
+    /// `receiveBufferBytes`: a small window for a client that will not read, so what it leaves
+    /// unread piles up in the daemon (where the bound is) rather than in the kernel's buffers.
+    init(port: Int, origin: String? = nil, path: String = "/", upgrade: Bool = true, receiveBufferBytes: Int32? = nil) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        if var size = receiveBufferBytes {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else {
+            let e = errno
+            close(fd)
+            throw HarnessError("connect 127.0.0.1:\(port): \(String(cString: strerror(e)))")
+        }
+        var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        if upgrade {
+            let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            request += "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+        }
+        if let origin { request += "Origin: \(origin)\r\n" }
+        request += "\r\n"
+        sendRaw(Array(request.utf8))
+        // The response head: up to the blank line.
+        while true {
+            if let end = pending.firstRange(of: Array("\r\n\r\n".utf8)) {
+                let head = String(decoding: pending[..<end.lowerBound], as: UTF8.self)
+                status = head.components(separatedBy: "\r\n").first ?? ""
+                pending.removeSubrange(..<end.upperBound)
+                break
+            }
+            guard try fill(timeoutSeconds: 10) else { throw HarnessError("connection closed during the handshake") }
+        }
+    }
+
+    deinit { close(fd) }
+
+    var upgraded: Bool { status.contains(" 101 ") }
+
+    /// Writes bytes as they are (MSG_NOSIGNAL: a closed peer must not kill the test runner).
+    @discardableResult
+    func sendRaw(_ bytes: [UInt8]) -> Int32 {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 { if errno == EINTR { continue }; return errno }
+            sent += n
+        }
+        return 0
+    }
+
+    /// One masked frame, as a client must send it.
+    @discardableResult
+    func send(opcode: UInt8, payload: [UInt8], fin: Bool = true) -> Int32 {
+        var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
+        let n = payload.count
+        if n < 126 { frame.append(0x80 | UInt8(n)) }
+        else if n < 65536 { frame += [0x80 | 126, UInt8(n >> 8), UInt8(n & 0xff)] }
+        else { frame.append(0x80 | 127); for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((n >> shift) & 0xff)) } }
+        let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        return sendRaw(frame)
+    }
+
+    @discardableResult
+    func sendText(_ text: String) -> Int32 { send(opcode: 1, payload: Array(text.utf8)) }
+
+    /// The next frame; nil at EOF; throws after `timeoutSeconds` without one.
+    func readFrame(timeoutSeconds: Double = 10) throws -> Frame? {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while true {
+            if let (frame, used) = Self.parse(pending) {
+                pending.removeFirst(used)
+                return frame
+            }
+            guard try fill(timeoutSeconds: max(0.001, deadline.timeIntervalSinceNow)) else { return nil }
+        }
+    }
+
+    /// Text frames until `predicate` holds for one (returned), skipping the rest; nil at EOF.
+    func readText(timeoutSeconds: Double = 10, until predicate: (String) -> Bool = { _ in true }) throws -> String? {
+        while let frame = try readFrame(timeoutSeconds: timeoutSeconds) {
+            if case .text(let t) = frame, predicate(t) { return t }
+            if case .close = frame { return nil }
+        }
+        return nil
+    }
+
+    /// Every frame until the connection ends.
+    func readToEnd(timeoutSeconds: Double = 10) throws -> [Frame] {
+        var frames: [Frame] = []
+        while let f = try readFrame(timeoutSeconds: timeoutSeconds) { frames.append(f) }
+        return frames
+    }
+
+    private func fill(timeoutSeconds: Double) throws -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let rc = poll(&p, 1, Int32(max(1, timeoutSeconds * 1000)))
+        if rc == 0 { throw HarnessError("timed out waiting for the daemon") }
+        if rc < 0 { if errno == EINTR { return true }; throw HarnessError("poll: \(errno)") }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 { if errno == ECONNRESET { return false }; throw HarnessError("read: \(String(cString: strerror(errno)))") }
+        if n == 0 { return false }
+        pending += chunk[..<n]
+        return true
+    }
+
+    /// A server frame (unmasked) at the start of `bytes`, and its length; nil if incomplete.
+    private static func parse(_ bytes: [UInt8]) -> (Frame, Int)? {
+        guard bytes.count >= 2 else { return nil }
+        let opcode = bytes[0] & 0x0f
+        var length = Int(bytes[1] & 0x7f)
+        var offset = 2
+        if length == 126 {
+            guard bytes.count >= 4 else { return nil }
+            length = Int(bytes[2]) << 8 | Int(bytes[3]); offset = 4
+        } else if length == 127 {
+            guard bytes.count >= 10 else { return nil }
+            length = bytes[2..<10].reduce(0) { $0 << 8 | Int($1) }; offset = 10
+        }
+        guard bytes.count >= offset + length else { return nil }
+        let payload = Array(bytes[offset..<(offset + length)])
+        let frame: Frame
+        switch opcode {
+        case 1: frame = .text(String(decoding: payload, as: UTF8.self))
+        case 2: frame = .binary(payload)
+        case 8: frame = .close(code: payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : nil)
+        default: frame = .other(opcode: opcode)
+        }
+        return (frame, offset + length)
+    }
+}

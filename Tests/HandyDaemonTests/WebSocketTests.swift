@@ -1,0 +1,220 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HandyProtocol
+import Testing
+
+/// The WebSocket endpoint (`handyd --websocket`) against the real daemon over real TCP: the same
+/// protocol as the Unix socket, the Origin list, no raw touches unless `--websocket-touches`, and
+/// the hostile-client cases run against the Unix socket (HostileClientTests), here against the
+/// WebSocket: bystanders on the Unix socket must receive everything while a web client misbehaves.
+@Suite(.serialized)
+struct WebSocketTests {
+    static let origin = "http://127.0.0.1:8080"
+
+    static func arguments(port: Int, touches: Bool = false) -> [String] {
+        ["--websocket", "127.0.0.1:\(port)", "--websocket-origin", origin] + (touches ? ["--websocket-touches"] : [])
+    }
+
+    /// Connects once the endpoint listens (it binds after the initial scan).
+    static func connect(port: Int, origin: String? = WebSocketTests.origin, upgrade: Bool = true,
+                        receiveBufferBytes: Int32? = nil) throws -> WebSocketTestClient {
+        let deadline = Date().addingTimeInterval(20)
+        while true {
+            do { return try WebSocketTestClient(port: port, origin: origin, upgrade: upgrade, receiveBufferBytes: receiveBufferBytes) } catch {
+                if Date() > deadline { throw error }
+                usleep(50_000)
+            }
+        }
+    }
+
+    static func decode(_ text: String) throws -> ServerMessage { try JSONLines.decodeServerMessage(Array(text.utf8)) }
+
+    @Test func helloSubscribeAndEveryGestureAsTextFrames() throws {
+        let port = try freeLoopbackPort()
+        let recording = hostileRecording
+        let expected = try ExpectedOutput(recordingPath: recording)
+        let daemon = try DaemonProcess(arguments: ["--replay", recording, "--speed", "4", "--wait-clients", "1"] + Self.arguments(port: port))
+        let web = try Self.connect(port: port)
+        #expect(web.upgraded, "\(web.status)")
+        guard let helloText = try web.readText(), case .hello(let hello) = try Self.decode(helloText) else {
+            Issue.record("no hello frame"); return
+        }
+        #expect(hello.devices.map(\.id) == [expected.deviceID])
+        // Touches are refused (the rest of the subscription applies): one error frame, then gestures.
+        web.sendText(#"{"type":"subscribe","touches":true}"#)
+        var gestures: [ExpectedOutput.GestureKey] = []
+        var errors: [String] = []
+        var touchFrames = 0
+        while gestures.count < expected.gestures.count, let text = try web.readText(timeoutSeconds: 30) {
+            switch try Self.decode(text) {
+            case .gesture(let g): gestures.append(.init(gesture: g.gesture, phase: g.phase))
+            case .error(let e): errors.append(e.code)
+            case .touches: touchFrames += 1
+            default: break
+            }
+        }
+        #expect(errors == [ServerErrorCode.touchesNotAllowed.rawValue])
+        #expect(touchFrames == 0)
+        #expect(gestures == expected.gestures, "\(gestures.count)/\(expected.gestures.count) gestures")
+        // status over the WebSocket too, counting this client.
+        web.sendText(#"{"type":"status"}"#)
+        guard let statusText = try web.readText(until: { $0.hasPrefix(#"{"type":"status""#) }),
+              case .status(let status) = try Self.decode(statusText) else { Issue.record("no status"); return }
+        #expect(status.clients == 1 && status.events == UInt64(expected.gestures.count))
+        #expect(daemon.log.contains("client.address"), "a TCP client is logged by its address")
+    }
+
+    @Test func withTheFlagTouchesArriveExactlyAsOnTheUnixSocket() throws {
+        let port = try freeLoopbackPort()
+        let expected = try ExpectedOutput(recordingPath: fixture(twoFingerFixture))
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--wait-clients", "1"] + Self.arguments(port: port, touches: true))
+        defer { withExtendedLifetime(daemon) {} }
+        let web = try Self.connect(port: port)
+        _ = try web.readText()
+        web.sendText(#"{"type":"subscribe","touches":true,"gestures":[]}"#)
+        var touches: [TouchesMessage] = []
+        while touches.count < expected.touches.count, let text = try web.readText(timeoutSeconds: 30) {
+            if case .touches(let t) = try Self.decode(text) { touches.append(t) }
+            if case .error(let e) = try Self.decode(text) { Issue.record("error \(e.code)") }
+        }
+        #expect(touches == expected.touches)
+    }
+
+    /// Only the listed Origins may connect; a request without Origin (not a browser) may; a plain
+    /// HTTP request is told this is a WebSocket endpoint (426).
+    @Test func theOriginListDecides() throws {
+        let port = try freeLoopbackPort()
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--loop"] + Self.arguments(port: port))
+        defer { withExtendedLifetime(daemon) {} }
+        let allowed = try Self.connect(port: port)
+        #expect(allowed.upgraded)
+        #expect(try allowed.readText()?.hasPrefix(#"{"type":"hello""#) == true)
+        for origin in ["http://evil.example", "http://127.0.0.1:8081", "https://127.0.0.1:8080", "null"] {
+            let refused = try Self.connect(port: port, origin: origin)
+            #expect(refused.status.contains(" 403 "), "\(origin): \(refused.status)")
+            #expect(try refused.readToEnd().isEmpty, "\(origin): nothing after the 403 but the close")
+        }
+        let script = try Self.connect(port: port, origin: nil)
+        #expect(script.upgraded, "no Origin: \(script.status)")
+        let plain = try Self.connect(port: port, origin: nil, upgrade: false)
+        #expect(plain.status.contains(" 426 "), "\(plain.status)")
+    }
+
+    // MARK: hostile clients, bystanders on the Unix socket
+
+    /// Garbage: a binary frame closes that client (1003); invalid JSON and an unknown type get an
+    /// error frame and the connection stays; the bystanders miss nothing.
+    @Test func garbageFramesCloseOrAnswerOnlyThatClient() throws {
+        let port = try freeLoopbackPort()
+        let outcome = try runWithBystanders(extraArguments: Self.arguments(port: port), hostile: { _ in
+            let chatty = try Self.connect(port: port)
+            _ = try chatty.readText()
+            chatty.sendText("not json")
+            chatty.sendText(#"{"type":"dance"}"#)
+            chatty.sendText("")
+            var codes: [String] = []
+            while codes.count < 2, let text = try chatty.readText(until: { $0.hasPrefix(#"{"type":"error""#) }) {
+                if case .error(let e) = try Self.decode(text) { codes.append(e.code) }
+            }
+            #expect(codes == ["invalid-json", "unknown-type"], "\(codes)")
+            chatty.sendText(#"{"type":"status"}"#)
+            #expect(try chatty.readText(until: { $0.hasPrefix(#"{"type":"status""#) }) != nil, "still served after garbage")
+
+            let binary = try Self.connect(port: port)
+            _ = try binary.readText()
+            binary.send(opcode: 2, payload: [0, 1, 2, 3])
+            let frames = try binary.readToEnd()
+            #expect(frames.last == .close(code: 1003), "\(frames.suffix(2))")
+        })
+        outcome.expectEveryBystanderGotEverything()
+        #expect(outcome.status.clients == 3)
+        #expect(outcome.settledFileDescriptors == outcome.before.openFileDescriptors)
+    }
+
+    /// A message over the line limit (64 KiB), whole or in fragments: closed with 1009 (too big),
+    /// nothing buffered beyond the limit, the others carry on.
+    @Test func aFrameOverTheLimitClosesOnlyThatClient() throws {
+        let port = try freeLoopbackPort()
+        let outcome = try runWithBystanders(extraArguments: Self.arguments(port: port), hostile: { _ in
+            let big = try Self.connect(port: port)
+            _ = try big.readText()
+            big.send(opcode: 1, payload: [UInt8](repeating: UInt8(ascii: "x"), count: JSONLines.maximumLineLength + 1))
+            #expect(try big.readToEnd().last == .close(code: 1009))
+            let fragments = try Self.connect(port: port)
+            _ = try fragments.readText()
+            let piece = [UInt8](repeating: UInt8(ascii: "y"), count: 16 * 1024)
+            fragments.send(opcode: 1, payload: piece, fin: false)
+            for _ in 0..<5 { fragments.send(opcode: 0, payload: piece, fin: false) }
+            let frames = try fragments.readToEnd()
+            #expect(frames.contains { if case .close = $0 { true } else { false } }, "\(frames.suffix(2))")
+        })
+        outcome.expectEveryBystanderGotEverything()
+        #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
+    }
+
+    /// A web client subscribed to touches that never reads is dropped at the same bound as a Unix
+    /// socket client; the bystanders miss nothing.
+    @Test func aWebClientThatNeverReads() throws {
+        let port = try freeLoopbackPort()
+        // Speed 2, not 4: the three debug-built bystanders must keep up with the busy recording's
+        // 2 MB of touches on a loaded 2-core machine, or they too pass the bound.
+        let outcome = try runWithBystanders(recording: fixture(busyFixture), speed: 2, extraArguments: Self.arguments(port: port, touches: true),
+                                            hostileSubscribers: 1, hostile: { daemon in
+            let sleeper = try Self.connect(port: port, receiveBufferBytes: 4096)
+            sleeper.sendText(#"{"type":"subscribe","touches":true}"#)
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                usleep(100_000)
+                if daemon.log.contains("client too slow") { break }
+            }
+            let frames = try sleeper.readToEnd()
+            let touchFrames = frames.filter { if case .text(let t) = $0 { t.hasPrefix(#"{"type":"touches""#) } else { false } }
+            #expect(touchFrames.count < 1930, "disconnected before the end: \(touchFrames.count) touch frames")
+        })
+        outcome.expectEveryBystanderGotEverything()
+        #expect(outcome.status.drops == 1)
+        #expect(outcome.status.clients == 3)
+    }
+
+    /// 1,000 WebSocket connections at once: beside the 3 bystanders, 61 get hello, every other one
+    /// a `too-many-clients` error frame and the close; the daemon keeps serving.
+    @Test func aThousandWebSocketConnections() throws {
+        let port = try freeLoopbackPort()
+        let outcome = try runWithBystanders(extraArguments: Self.arguments(port: port), hostile: { _ in
+            let opened = concurrently((0..<4).map { _ in { try (0..<250).map { _ in try Self.connect(port: port) } } })
+            let clients = try opened.flatMap { try $0.get() }
+            var accepted: [WebSocketTestClient] = []
+            var refused = 0
+            for c in clients {
+                guard c.upgraded, let first = try c.readText() else { Issue.record("no first frame: \(c.status)"); continue }
+                if first.hasPrefix(#"{"type":"hello""#) { accepted.append(c); continue }
+                #expect(first.contains(#""code":"too-many-clients""#))
+                refused += 1
+            }
+            #expect(accepted.count == 64 - 3)
+            #expect(refused == 1000 - (64 - 3))
+        }, afterwards: { _, _ in
+            let late = try Self.connect(port: port)
+            #expect(try late.readText()?.hasPrefix(#"{"type":"hello""#) == true, "served again after the storm")
+        })
+        outcome.expectEveryBystanderGotEverything()
+        #expect(outcome.status.clients == 3)
+        #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
+    }
+
+    @Test func badCommandLinesAreUsageErrors() throws {
+        for args in [["--websocket", "99999"], ["--websocket", "host:"], ["--websocket-origin", "http://a"],
+                     ["--websocket", "7345", "--websocket-origin", "127.0.0.1:8080"]] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: handydBinary)
+            p.arguments = ["--socket", "/tmp/handyd-unused-\(UUID().uuidString.prefix(6)).sock"] + args
+            p.standardError = FileHandle.nullDevice
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 64, "\(args): status \(p.terminationStatus)")
+        }
+    }
+}
