@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // TOML for `handyctl actions` bindings (wraps toml++, a C++17 header library).
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C modules: headers only, linked through pkg-config.
@@ -57,6 +59,15 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // `handyctl actions`: gesture bindings (TOML) to commands and uinput key chords.
+        .target(
+            name: "HandyActions",
+            dependencies: [
+                "HandyProtocol", "HandyClient", "HandyInput",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "handyd",
             dependencies: [
@@ -68,8 +79,9 @@ let package = Package(
         .executableTarget(
             name: "handyctl",
             dependencies: [
-                "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient",
+                "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient", "HandyActions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -92,6 +104,10 @@ let package = Package(
         .testTarget(name: "HandyCoreTests", dependencies: ["HandyCore", "HandyRecording"]),
         .testTarget(name: "HandyRecordingTests", dependencies: ["HandyRecording", "HandyCore"]),
         .testTarget(name: "HandyInputTests", dependencies: ["HandyInput", "HandyCore", "HandyRecording"]),
+        .testTarget(
+            name: "HandyActionsTests",
+            dependencies: ["HandyActions", "HandyProtocol", "HandyInput", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "HandyDaemonTests",
             dependencies: [
