@@ -31,7 +31,12 @@ INSTALLED = \
 	$(SYSUSERSDIR)/handyd.conf \
 	$(DOCDIR)/DEVICES.md \
 	$(DOCDIR)/PROTOCOL.md \
-	$(DOCDIR)/handyd-websocket.conf
+	$(DOCDIR)/handyd-websocket.conf \
+	$(SYSTEMDUNITDIR)/handyd-actions.service \
+	$(UDEVRULESDIR)/70-handyd-actions.rules \
+	$(SYSUSERSDIR)/handyd-actions.conf \
+	$(DOCDIR)/ACTIONS.md \
+	$(DOCDIR)/actions.example.toml
 
 .PHONY: all build install install-files uninstall check-guest
 
@@ -56,25 +61,35 @@ install-files:
 	install -d $(DESTDIR)$(DOCDIR)
 	for f in docs/DEVICES.md docs/PROTOCOL.md; do [ ! -f $$f ] || install -m 0644 $$f $(DESTDIR)$(DOCDIR)/; done
 	# Not active: the WebSocket drop-in for web kiosks, to copy to /etc/systemd/system/handyd.service.d/.
-	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' systemd/handyd-websocket.conf > $(DESTDIR)$(DOCDIR)/handyd-websocket.conf
+	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' systemd/handyd-websocket.conf > $(DESTDIR)$(DOCDIR)/handyd-websocket.conf \
+	# handyctl actions as a service (docs/ACTIONS.md); its bindings go in /etc/handyd/actions.toml.
+	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/handyd|$(DOCDIR)|g' systemd/handyd-actions.service \
+		> $(DESTDIR)$(SYSTEMDUNITDIR)/handyd-actions.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/handyd-actions.service
+	install -m 0644 udev/70-handyd-actions.rules $(DESTDIR)$(UDEVRULESDIR)/70-handyd-actions.rules
+	install -m 0644 systemd/handyd-actions.sysusers $(DESTDIR)$(SYSUSERSDIR)/handyd-actions.conf
+	install -m 0644 docs/ACTIONS.md $(DESTDIR)$(DOCDIR)/ACTIONS.md
+	install -m 0644 examples/actions.toml $(DESTDIR)$(DOCDIR)/actions.example.toml
 ifeq ($(DESTDIR),)
 	# Live system: create the user/group, make systemd and udev see the new files.
-	-systemd-sysusers $(SYSUSERSDIR)/handyd.conf
+	-systemd-sysusers $(SYSUSERSDIR)/handyd.conf $(SYSUSERSDIR)/handyd-actions.conf
 	-systemctl daemon-reload
 	-udevadm control --reload
+	# /dev/uinput takes the handyd-actions group now, not at the next boot.
+	-udevadm trigger --action=change --sysname-match=uinput
 	@echo "installed. Start with: systemctl enable --now handyd.socket  (touchscreens start handyd.service via udev)"
 endif
 
 uninstall:
 ifeq ($(DESTDIR),)
-	-systemctl disable --now handyd.socket handyd.service 2>/dev/null
+	-systemctl disable --now handyd-actions.service handyd.socket handyd.service 2>/dev/null
 endif
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 ifeq ($(DESTDIR),)
 	-systemctl daemon-reload
 	-udevadm control --reload
-	@echo "uninstalled (the handyd user and group are left in place; remove with userdel handyd)"
+	@echo "uninstalled (the handyd and handyd-actions users are left in place; remove with userdel)"
 endif
 
 check-guest:

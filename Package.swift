@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // TOML for `handyctl actions` bindings (wraps toml++, a C++17 header library).
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C modules: headers only, linked through pkg-config.
@@ -65,6 +67,15 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // `handyctl actions`: gesture bindings (TOML) to commands and uinput key chords.
+        .target(
+            name: "HandyActions",
+            dependencies: [
+                "HandyProtocol", "HandyClient", "HandyInput",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "handyd",
             dependencies: [
@@ -76,8 +87,9 @@ let package = Package(
         .executableTarget(
             name: "handyctl",
             dependencies: [
-                "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient", "HandySynthetic", "HandyPlot",
+                "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient", "HandySynthetic", "HandyPlot", "HandyActions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -103,6 +115,10 @@ let package = Package(
         .testTarget(name: "HandyCoreTests", dependencies: ["HandyCore", "HandyRecording", "HandySynthetic"]),
         .testTarget(name: "HandyRecordingTests", dependencies: ["HandyRecording", "HandyCore", "HandySynthetic", "HandyPlot"]),
         .testTarget(name: "HandyInputTests", dependencies: ["HandyInput", "HandyCore", "HandyRecording", "HandySynthetic"]),
+        .testTarget(
+            name: "HandyActionsTests",
+            dependencies: ["HandyActions", "HandyProtocol", "HandyInput", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "HandyDaemonTests",
             dependencies: [

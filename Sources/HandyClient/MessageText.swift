@@ -43,6 +43,7 @@ extension GestureEvent {
         if let rotation { parts.append("rotation=\(fixed(rotation, 3))rad") }
         if let t = translationMm { parts.append("translation=\(fixed(t.x, 1)),\(fixed(t.y, 1))mm") }
         if let direction { parts.append("direction=\(direction.rawValue)") }
+        if let edge { parts.append("edge=\(edge.rawValue)") }
         if let taps { parts.append("taps=\(taps)") }
         if let p = positionMm { parts.append("at=\(fixed(p.x, 1)),\(fixed(p.y, 1))mm") }
         if let duration { parts.append("duration=\(fixed(duration, 2))s") }

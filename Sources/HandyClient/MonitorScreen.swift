@@ -195,6 +195,7 @@ public struct MonitorScreen: Sendable {
         if let v = g.rotation { fields.append("rotation=\(fixed(v * 180 / Double.pi, 1))°") }
         if let t = g.translationMm { fields.append("moved=\(fixed(t.x, 1)),\(fixed(t.y, 1))mm") }
         if let v = g.direction { fields.append("direction=\(v.rawValue)") }
+        if let v = g.edge { fields.append("edge=\(v.rawValue)") }
         if let v = g.taps { fields.append("taps=\(v)") }
         if let p = g.positionMm ?? g.centroidMm { fields.append("at=\(fixed(p.x, 1)),\(fixed(p.y, 1))mm") }
         if let v = g.duration { fields.append("held=\(fixed(v, 2))s") }

@@ -49,6 +49,11 @@ public enum SwipeDirection: String, Codable, Hashable, Sendable {
     case up, down, left, right
 }
 
+/// The display edge a swipe came in from (in the display frame, after the calibration matrix).
+public enum DisplayEdge: String, Codable, Hashable, Sendable, CaseIterable {
+    case left, right, top, bottom
+}
+
 /// A 2-D value on the wire (a position, translation or velocity; the field name gives the unit).
 public struct WirePoint: Codable, Hashable, Sendable {
     public var x: Double
@@ -107,6 +112,9 @@ public struct GestureEvent: Codable, Hashable, Sendable {
     /// Velocity in mm/s (release velocity on `ended`).
     public var velocity: WirePoint?
     public var direction: SwipeDirection?
+    /// swipe: the display edge it came in from (it began within `swipe-edge-mm` of that edge and
+    /// moved away from it); nil for a swipe that began elsewhere.
+    public var edge: DisplayEdge?
 
     // tap, touch-tap, long-press, touch-hold
     /// 1 for a single tap, 2 for a double tap, ...

@@ -286,6 +286,17 @@ extension SwipeDirection {
     }
 }
 
+extension DisplayEdge {
+    var literal: StaticString {
+        switch self {
+        case .left: "left"
+        case .right: "right"
+        case .top: "top"
+        case .bottom: "bottom"
+        }
+    }
+}
+
 extension GestureEvent {
     /// An upper bound on the length of this event's line, summed over the fields present, so a
     /// typical line's buffer (~700 bytes) stays within malloc's small-size cache (glibc's tcache
@@ -316,6 +327,7 @@ extension GestureEvent {
         if translationMm != nil { n += point }
         if velocity != nil { n += point }
         if direction != nil { n += name }
+        if edge != nil { n += name }
         if taps != nil { n += integer }
         if position != nil { n += point }
         if positionMm != nil { n += point }
@@ -337,6 +349,7 @@ extension GestureEvent {
             w.field(",\"device\":", device)
             if let direction { w.field(",\"direction\":", name: direction.literal) }
             w.field(",\"duration\":", duration)
+            if let edge { w.field(",\"edge\":", name: edge.literal) }
             w.field(",\"fingers\":", fingers)
             w.field(",\"gesture\":", name: gesture.literal)
             w.field(",\"glideMm\":", glideMm)

@@ -19,6 +19,7 @@ struct Handyctl: AsyncParsableCommand {
             EvalCommand.self,
             PlotCommand.self,
             RecordCommand.self,
+            ActionsCommand.self,
         ]
     )
 }

@@ -118,6 +118,7 @@ import Testing
         case "swipe-min-speed-mm-s": c.swipeMinSpeedMmPerSecond = v
         case "swipe-max-duration-ms": c.swipeMaxDurationMs = v
         case "swipe-max-angle-degrees": c.swipeMaxAngleDegrees = v
+        case "swipe-edge-mm": c.swipeEdgeMm = v
         case "flick-min-speed-mm-s": c.flickMinSpeedMmPerSecond = v
         case "velocity-window-ms": c.velocityWindowMs = v
         case "velocity-pause-ms": c.velocityPauseMs = v

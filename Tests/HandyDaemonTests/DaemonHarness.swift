@@ -42,10 +42,12 @@ final class DaemonProcess: @unchecked Sendable {
     let socketPath: String
     let logPath: String
 
-    init(arguments: [String]) throws {
+    /// - Parameter socketPath: where to listen; by default in a new temporary directory (a test
+    ///   that restarts the daemon gives the first one's path to the second).
+    init(arguments: [String], socketPath requestedSocketPath: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        socketPath = directory.appendingPathComponent("run/handyd.sock").path
+        self.socketPath = requestedSocketPath ?? directory.appendingPathComponent("run/handyd.sock").path
         logPath = directory.appendingPathComponent("handyd.log").path
         FileManager.default.createFile(atPath: logPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: handydBinary)

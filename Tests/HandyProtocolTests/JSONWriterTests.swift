@@ -54,6 +54,7 @@ import Testing
         g.rotation = maybe(&r, double); g.rotationVelocity = maybe(&r, double)
         g.translation = maybe(&r, point); g.translationMm = maybe(&r, point); g.velocity = maybe(&r, point)
         g.direction = maybe(&r) { [SwipeDirection.up, .down, .left, .right].randomElement(using: &$0)! }
+        g.edge = maybe(&r) { DisplayEdge.allCases.randomElement(using: &$0)! }
         g.taps = maybe(&r) { Int.random(in: 0...3, using: &$0) }
         g.position = maybe(&r, point); g.positionMm = maybe(&r, point); g.duration = maybe(&r, double)
         g.glideMm = maybe(&r, point); g.glideScale = maybe(&r, double); g.glideRotation = maybe(&r, double)
@@ -147,7 +148,7 @@ import Testing
         g.fingers = .min; g.touches = Array(repeating: .min, count: 20); g.touch = .min
         g.centroid = point; g.centroidMm = point; g.scale = long; g.scaleVelocity = long; g.spanMm = long
         g.hand = .unknown; g.handConfidence = long; g.clearSide = .unknown; g.rotation = long; g.rotationVelocity = long
-        g.translation = point; g.translationMm = point; g.velocity = point; g.direction = .right; g.taps = .min
+        g.translation = point; g.translationMm = point; g.velocity = point; g.direction = .right; g.edge = .bottom; g.taps = .min
         g.position = point; g.positionMm = point; g.duration = long; g.glideMm = point; g.glideScale = long
         g.glideRotation = long; g.reason = String(repeating: "\u{2}", count: 30)
         let line = JSONLines.encode(.gesture(g))

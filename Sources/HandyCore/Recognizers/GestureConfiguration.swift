@@ -43,6 +43,11 @@ import HandyProtocol
 ///   (the distance of the common Android swipe recipe); 150 mm/s is faster than the recorded
 ///   two-finger scrolls (55–100 mm/s), so a drag is not a swipe; 30° around an axis (libinput
 ///   buckets directions in 45° octants, narrower here so a diagonal stroke is no swipe).
+/// - `swipeEdgeMm` 10 mm: a swipe whose fingers came down within 10 mm of a display edge, moving
+///   away from it, comes in from that edge (`edge` on the wire). A finger sliding in from the bezel
+///   is first reported once its pad (8–15 mm wide) is over the active area, so its centre lands
+///   4–8 mm inside; 10 mm catches that and stays below the shortest swipe (15 mm). Android's back
+///   gesture inset (24 dp ≈ 3.8 mm) is for phones whose glass curves into the bezel.
 /// - `flickMinSpeedMmPerSecond` 100 mm/s: a release velocity below it is a stop, not a flick
 ///   (Android's minimum fling velocity 50 dp/s ≈ 8 mm/s is for continuing a scroll, too low to call
 ///   a stroke a flick).
@@ -68,6 +73,7 @@ public struct GestureConfiguration: Hashable, Sendable {
     public var swipeMinSpeedMmPerSecond: Double = 150
     public var swipeMaxDurationMs: Double = 400
     public var swipeMaxAngleDegrees: Double = 30
+    public var swipeEdgeMm: Double = 10
     public var flickMinSpeedMmPerSecond: Double = 100
     public var velocityWindowMs: Double = 100
     public var velocityPauseMs: Double = 40
@@ -205,6 +211,9 @@ public struct GestureConfiguration: Hashable, Sendable {
         .number("swipe-max-angle-degrees", field: "swipeMaxAngleDegrees", 1...45, "degrees", example: "20",
                 "how far from an axis a swipe may run",
                 get: { $0.swipeMaxAngleDegrees }, set: { $0.swipeMaxAngleDegrees = $1 }),
+        .number("swipe-edge-mm", field: "swipeEdgeMm", 0.1...100, "mm", example: "15",
+                "how close to a display edge a swipe must begin to come in from that edge",
+                get: { $0.swipeEdgeMm }, set: { $0.swipeEdgeMm = $1 }),
         .number("flick-min-speed-mm-s", field: "flickMinSpeedMmPerSecond", 1...100_000, "mm/s", example: "150",
                 "slowest flick (mean speed)",
                 get: { $0.flickMinSpeedMmPerSecond }, set: { $0.flickMinSpeedMmPerSecond = $1 }),

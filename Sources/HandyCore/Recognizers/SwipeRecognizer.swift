@@ -4,7 +4,11 @@ import HandyProtocol
 /// travelled at least `swipeMinDistanceMm`, at a mean speed of at least `swipeMinSpeedMmPerSecond`,
 /// within `swipeMaxDurationMs` of the first finger down, within `swipeMaxAngleDegrees` of an axis,
 /// and the path was straight (at most 1.3 × the displacement). `recognized` with `direction`,
-/// `fingers` (most fingers down at once), `velocity` (mean, mm/s), `translation`.
+/// `fingers` (most fingers down at once), `velocity` (mean, mm/s), `translation`, and `edge` when it
+/// came in from a display edge: the centroid of its fingers' touch-down points lies within
+/// `swipeEdgeMm` of that edge and the swipe moves away from it (a right swipe from the left edge;
+/// a downward swipe along the left edge is no edge swipe). Positions are in the display frame
+/// (after the calibration matrix), so on a rotated panel the edges are the display's.
 ///
 /// ```
 ///          finger down                       last finger up and fast, far, straight, on an axis
@@ -27,6 +31,17 @@ public struct SwipeRecognizer: Sendable {
         var maxFingers: Int
         var displacementMm = PhysicalPoint.zero
         var pathMm = 0.0
+        /// Sum and count of the fingers' touch-down points (display frame), for the edge.
+        var downSumMm = PhysicalPoint.zero
+        var downCount = 0
+
+        mutating func addTouchDowns(_ m: FrameMotion) {
+            guard !m.beganMask.isEmpty else { return }
+            for t in m.frame.touches where m.beganMask.contains(t.id) {
+                downSumMm = downSumMm + t.mm
+                downCount += 1
+            }
+        }
     }
 
     private(set) var state: State = .idle
@@ -54,7 +69,9 @@ public struct SwipeRecognizer: Sendable {
         switch state {
         case .idle:
             guard !m.beganMask.isEmpty else { if m.fingers > 0 { state = .failed }; return }
-            state = .stroking(Stroke(firstDown: m.time, maxFingers: m.fingers))
+            var s = Stroke(firstDown: m.time, maxFingers: m.fingers)
+            s.addTouchDowns(m)
+            state = .stroking(s)
         case .failed:
             if m.fingers == 0 { state = .idle }
         case .stroking(var s):
@@ -65,6 +82,7 @@ public struct SwipeRecognizer: Sendable {
             s.displacementMm = s.displacementMm + m.deltaMm
             s.pathMm += m.deltaMm.length
             s.maxFingers = Swift.max(s.maxFingers, m.fingers)
+            s.addTouchDowns(m)
             guard m.fingers == 0 else { state = .stroking(s); return }
             state = .idle
             let distance = s.displacementMm.length
@@ -81,7 +99,25 @@ public struct SwipeRecognizer: Sendable {
             e.translation = ctx.normalized(s.displacementMm)
             e.centroid = ctx.wire(lastCentroidNormalized)
             e.centroidMm = ctx.wire(lastCentroidMm)
+            if s.downCount > 0 {
+                e.edge = Self.edge(startMm: s.downSumMm / Double(s.downCount), direction: direction,
+                                   displayWidthMm: ctx.displayWidthMm, displayHeightMm: ctx.displayHeightMm,
+                                   edgeMm: c.swipeEdgeMm)
+            }
             out.append(e)
+        }
+    }
+
+    /// The edge a swipe in `direction` that began at `startMm` came in from: the edge it moves away
+    /// from, if it began within `edgeMm` of it (or beyond it: a calibration may map the sensor's
+    /// border slightly off the display). One direction, so one edge at most, also in a corner.
+    static func edge(startMm: PhysicalPoint, direction: SwipeDirection, displayWidthMm: Double, displayHeightMm: Double,
+                     edgeMm: Double) -> DisplayEdge? {
+        switch direction {
+        case .right: startMm.x <= edgeMm ? .left : nil
+        case .left: displayWidthMm - startMm.x <= edgeMm ? .right : nil
+        case .down: startMm.y <= edgeMm ? .top : nil
+        case .up: displayHeightMm - startMm.y <= edgeMm ? .bottom : nil
         }
     }
 }

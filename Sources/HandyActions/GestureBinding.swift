@@ -1,0 +1,113 @@
+import HandyProtocol
+
+/// What `handyctl actions` does: a list of bindings, each a gesture pattern and one action, read
+/// from a TOML file (docs/ACTIONS.md). Every binding whose pattern matches an event fires, in file
+/// order.
+public struct ActionsConfiguration: Sendable, Equatable {
+    public var bindings: [GestureBinding]
+
+    public init(bindings: [GestureBinding]) { self.bindings = bindings }
+
+    /// The bindings that fire for `event` on the device named `deviceName` (nil when unknown).
+    public func bindings(matching event: GestureEvent, deviceName: String?) -> [GestureBinding] {
+        bindings.filter { $0.match.matches(event, deviceName: deviceName) }
+    }
+
+    /// Every key code a `keys` action presses (the virtual keyboard must have them).
+    public var keyCodes: Set<UInt16> {
+        var codes = Set<UInt16>()
+        for b in bindings { if case .keys(let chord) = b.action { codes.formUnion(chord.codes) } }
+        return codes
+    }
+}
+
+/// One `[[binding]]`: where it is in the file, what it matches and what it does.
+public struct GestureBinding: Sendable, Equatable {
+    /// 1-based position among the file's `[[binding]]` tables.
+    public var index: Int
+    /// Line of its `[[binding]]` header, when known.
+    public var line: Int?
+    public var match: GestureMatch
+    public var action: GestureAction
+
+    public init(index: Int, line: Int?, match: GestureMatch, action: GestureAction) {
+        self.index = index; self.line = line; self.match = match; self.action = action
+    }
+
+    /// `binding 2 (line 9)`, for log lines.
+    public var label: String { line.map { "binding \(index) (line \($0))" } ?? "binding \(index)" }
+}
+
+/// A gesture pattern: every field that is set must equal the event's; unset fields match anything.
+public struct GestureMatch: Sendable, Equatable {
+    public var gesture: GestureKind
+    /// The phase that fires: `recognized` for discrete gestures, `began` by default for continuous
+    /// ones (once per gesture), or `ended` / `cancelled`. Never `changed` (every frame).
+    public var phase: GesturePhase
+    public var fingers: Int?
+    public var taps: Int?
+    public var direction: SwipeDirection?
+    public var edge: DisplayEdge?
+    public var hand: Hand?
+    /// A device id (`event5`, `replay:demo`) or a device name (`EP0430M09`).
+    public var device: String?
+
+    public init(gesture: GestureKind, phase: GesturePhase? = nil, fingers: Int? = nil, taps: Int? = nil,
+                direction: SwipeDirection? = nil, edge: DisplayEdge? = nil, hand: Hand? = nil, device: String? = nil) {
+        self.gesture = gesture
+        self.phase = phase ?? gesture.firingPhase
+        self.fingers = fingers; self.taps = taps; self.direction = direction; self.edge = edge
+        self.hand = hand; self.device = device
+    }
+
+    public func matches(_ e: GestureEvent, deviceName: String?) -> Bool {
+        guard e.gesture == gesture, e.phase == phase else { return false }
+        if let fingers, e.fingers != fingers { return false }
+        if let taps, e.taps != taps { return false }
+        if let direction, e.direction != direction { return false }
+        if let edge, e.edge != edge { return false }
+        if let hand, e.hand != hand { return false }
+        if let device, e.device != device, deviceName != device { return false }
+        return true
+    }
+}
+
+/// What a binding does.
+public enum GestureAction: Sendable, Equatable {
+    /// Runs a program with these arguments (the first is looked up in PATH), no shell;
+    /// `{placeholders}` are replaced by the event's fields.
+    case run([ArgumentTemplate])
+    /// Runs `/bin/sh -c SCRIPT` (`shell = true`); the event's fields are in the environment only.
+    case shell(String)
+    /// Presses a key chord on the virtual keyboard.
+    case keys(KeyChord)
+}
+
+extension GestureKind {
+    /// Discrete gestures fire when recognised; continuous ones when they begin (once per gesture).
+    public var isDiscrete: Bool {
+        switch self {
+        case .tap, .swipe, .touchTap, .touchHold, .touchSwipe, .touchFlick: true
+        case .pinch, .rotate, .pan, .longPress, .touchPan: false
+        }
+    }
+
+    /// The phase a binding fires on unless it names one.
+    public var firingPhase: GesturePhase { isDiscrete ? .recognized : .began }
+
+    /// The phases a binding may name for this gesture (`changed` would run an action every frame).
+    public var bindablePhases: [GesturePhase] { isDiscrete ? [.recognized] : [.began, .ended, .cancelled] }
+
+    /// Whether its events carry `fingers` (per-touch sub-gestures carry `touch` instead).
+    var hasFingers: Bool {
+        switch self {
+        case .pinch, .rotate, .pan, .tap, .longPress, .swipe: true
+        case .touchTap, .touchHold, .touchSwipe, .touchPan, .touchFlick: false
+        }
+    }
+    var hasTaps: Bool { self == .tap || self == .touchTap }
+    var hasDirection: Bool { self == .swipe || self == .touchSwipe }
+    var hasEdge: Bool { self == .swipe }
+    /// Only a pinch is given a hand (docs/GESTURES.md, Handedness).
+    var hasHand: Bool { self == .pinch }
+}
