@@ -19,7 +19,7 @@ public struct DaemonOptions: Sendable {
     public var replay = ReplaySource.Options()
     /// With a replay: hold the first event until this many clients have subscribed (tests, demos).
     public var waitForClients: Int = 0
-    public var version: String = "0.1.0"
+    public var version: String = handydVersion
 
     public init() {}
 }
