@@ -92,3 +92,21 @@ version:
 	  rm Sources/HandyProtocol/Version.swift.tmp; else mv Sources/HandyProtocol/Version.swift.tmp Sources/HandyProtocol/Version.swift; fi
 	@echo "version $$(cat VERSION)"
 
+# The Debian package for kiosks (no Swift toolchain there: the Swift runtime is linked statically).
+#   make deb        .build/deb/handyd_$(VERSION)_<arch>.deb, then lintian on it
+# dpkg-buildpackage runs on a copy of the tree in .build/deb/handyd-$(VERSION), so its outputs land
+# in .build/deb/; the static release build (slow) lives in .build/static and is reused.
+DEBDIR = .build/deb
+.PHONY: deb
+deb:
+	@v=$$(cat VERSION); c=$$(dpkg-parsechangelog -SVersion); [ "$$v" = "$$c" ] || \
+	  { echo "make deb: VERSION is $$v, debian/changelog's top entry is $$c (dch -v $$v)" >&2; exit 1; }
+	rm -rf $(DEBDIR)/handyd-* $(DEBDIR)/handyd_* $(DEBDIR)/handyd-dbgsym_*
+	mkdir -p $(DEBDIR)/handyd-$$(cat VERSION)
+	tar -c --exclude=./.git --exclude='./.build*' --exclude=./.swiftpm --exclude=__pycache__ --exclude=./debian/handyd \
+	  --exclude=./debian/.debhelper -f - . | tar -x -C $(DEBDIR)/handyd-$$(cat VERSION)
+	cd $(DEBDIR)/handyd-$$(cat VERSION) && HANDYD_PACKAGE=$(CURDIR) HANDYD_SCRATCH=$(CURDIR)/.build/static \
+	  dpkg-buildpackage -b -us -uc
+	rm -rf $(DEBDIR)/handyd-$$(cat VERSION)
+	lintian --info --display-info --fail-on error,warning $(DEBDIR)/handyd_$$(cat VERSION)_*.changes
+	@ls -l $(DEBDIR)/*.deb
