@@ -56,12 +56,19 @@ if mount -t tmpfs -o mode=0755 tmpfs "$swiftdir" 2>/dev/null; then
   if command -v swift >/dev/null; then bad "swift still found after hiding $swiftdir: $(command -v swift)"
   else pass "Swift toolchain hidden ($swiftdir): command -v swift fails"; fi
   libs=$( (ldconfig -p | grep -E 'libswift|libFoundation\.so|libdispatch\.so'; \
-           find /opt /usr/local /usr/lib /lib -xdev \( -name 'libswiftCore.so*' -o -name 'libFoundation.so*' \) 2>/dev/null) | sort -u)
-  [ -z "$libs" ] && pass "no Swift runtime on the machine (ldconfig -p, find /opt /usr/local /usr/lib /lib)" \
+           find /opt /usr/local -xdev \( -name 'libswiftCore.so*' -o -name 'libFoundation.so*' \) 2>/dev/null; \
+           ls -d /usr/lib/swift /usr/libexec/swift /usr/share/swift 2>/dev/null) | sort -u)
+  [ -z "$libs" ] && pass "no Swift runtime on the machine (ldconfig -p; find /opt /usr/local; no /usr/lib/swift)" \
     || bad "a Swift runtime is still reachable: $libs"
 else
   cannot "hiding the Swift toolchain" "mount -t tmpfs on $swiftdir failed"
 fi
+
+# The guest's root is this build host's (a Docker image): make it a plain Debian machine again.
+# Docker's policy-rc.d (exit 101) forbids starting services from maintainer scripts, which a kiosk
+# has not; man-db's trigger would rebuild the whole man index over 9p under TCG (minutes).
+rm -f /usr/sbin/policy-rc.d /var/lib/man-db/auto-update
+[ ! -e /usr/sbin/policy-rc.d ] && pass "guest root prepared: no Docker policy-rc.d" || bad "cannot remove /usr/sbin/policy-rc.d"
 
 # Paths in the package, and which of them existed before the install (shared directories such as
 # /usr/share/doc): after purge every path that did not exist before must be gone.
