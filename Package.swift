@@ -79,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "handyd",
             dependencies: [
-                "HandyDaemon", "HandyInput",
+                "HandyDaemon", "HandyInput", "HandyProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

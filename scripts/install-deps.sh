@@ -7,6 +7,8 @@ if [ "${1:-}" = "--vm" ]; then
   # The qemu guest suite runs the host's userland over 9p, so the guest's tools are host packages.
   pkgs+=(qemu-system-x86 busybox-static cpio kmod udev python3-libevdev libinput-tools)
 fi
+# `make deb` (debian/): debhelper's dh, help2man for the man pages, lintian on the result.
+pkgs+=(debhelper dpkg-dev fakeroot help2man lintian)
 need=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
 if [ ${#need[@]} -gt 0 ]; then

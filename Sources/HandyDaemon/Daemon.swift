@@ -21,7 +21,7 @@ public struct DaemonOptions: Sendable {
     public var waitForClients: Int = 0
     /// The WebSocket endpoint for web kiosks; nil = off (the default).
     public var webSocket: WebSocketOptions?
-    public var version: String = "0.1.0"
+    public var version: String = handydVersion
 
     public init() {}
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HandyProtocol
 
 /// `handyctl`: the command-line tool for handyd. Each subcommand lives in its own file.
 ///
@@ -9,6 +10,7 @@ struct Handyctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handyctl",
         abstract: "Talk to handyd, and replay touch recordings through its gesture pipeline.",
+        version: handydVersion,
         // Every subcommand, one per line (other commands add their line here).
         subcommands: [
             ReplayCommand.self,

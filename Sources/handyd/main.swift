@@ -1,6 +1,7 @@
 import ArgumentParser
 import HandyDaemon
 import HandyInput
+import HandyProtocol
 import Logging
 
 /// `handyd`: the multitouch gesture daemon.
@@ -8,7 +9,8 @@ import Logging
 struct Handyd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handyd",
-        abstract: "Recognises multitouch gestures and publishes them as JSON lines on a Unix socket.")
+        abstract: "Recognises multitouch gestures and publishes them as JSON lines on a Unix socket.",
+        version: handydVersion)
 
     @Option(help: "Unix socket path (ignored under systemd socket activation).")
     var socket: String = DaemonOptions.defaultSocketPath

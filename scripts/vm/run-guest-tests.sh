@@ -6,6 +6,7 @@
 #   scripts/vm/run-guest-tests.sh            # LAB=/var/tmp/handyd-vm (kernel + initramfs cache)
 #   SKIP_BUILD=1 scripts/vm/run-guest-tests.sh      # reuse the host build
 #   SKIP_SYSTEMD=1 / ONLY_SYSTEMD=1                 # just one of the two guests
+#   SKIP_DEB=1                                      # not the third guest (the .deb of make deb)
 set -euo pipefail
 T0=$(date +%s.%N)
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -51,6 +52,20 @@ if [ -z "${SKIP_SYSTEMD:-}" ]; then
   src=$?
   echo "run-guest-tests: --systemd guest exit status $src"
   [ $src -eq 0 ] || rc=1
+fi
+# 5. a third guest, systemd again: the .deb of `make deb` installed on a root without the Swift
+#    toolchain (hidden), udev start, a pinch with its hand, reload, purge, reinstall. SKIP_DEB=1 skips it.
+if [ -z "${SKIP_DEB:-}" ] && [ -z "${ONLY_SYSTEMD:-}" ]; then
+  if ls "$ROOT"/.build/deb/handyd_"$(cat "$ROOT/VERSION")"_*.deb >/dev/null 2>&1 || [ "${HANDYD_GUEST_STRICT:-}" = 1 ]; then
+    T1=$(date +%s.%N)
+    "$HERE/qemu-run.sh" --systemd --rw "$RESULTS" --timeout "$GUEST_TIMEOUT" -- \
+      env ROOT="$ROOT" RESULTS="$RESULTS" /bin/bash "$HERE/guest/deb-guest.sh"
+    drc=$?
+    echo "run-guest-tests: deb guest exit status $drc after $(elapsed "$T1") s"
+    [ $drc -eq 0 ] || rc=1
+  else
+    echo "SKIP deb: no .build/deb/handyd_$(cat "$ROOT/VERSION")_*.deb (make deb)" | tee -a "$RESULTS/summary"
+  fi
 fi
 set -e
 echo "run-guest-tests: total $(elapsed "$T0") s"
