@@ -1,4 +1,5 @@
 import HandyCore
+import HandySynthetic
 import HandyProtocol
 import Testing
 

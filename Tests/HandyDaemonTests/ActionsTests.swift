@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import HandyCore
+import HandySynthetic
 import HandyRecording
 import Testing
 
