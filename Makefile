@@ -5,6 +5,8 @@
 #   make install DESTDIR=/tmp/stage PREFIX=/usr     staged install for packaging
 #   sudo make uninstall
 #   make check-guest                       the qemu guest suite (scripts/vm/run-guest-tests.sh)
+#   make deb                               .build/deb/handyd_VERSION_ARCH.deb for kiosks (static Swift runtime)
+#   make version                           Sources/HandyProtocol/Version.swift from VERSION
 #
 # systemd, udev and systemd-sysusers all read $(PREFIX)/lib/... for PREFIX=/usr and /usr/local.
 
