@@ -9,8 +9,10 @@ import Testing
 /// protocol as the Unix socket, the Origin list, no raw touches unless `--websocket-touches`, and
 /// the hostile-client cases run against the Unix socket (HostileClientTests), here against the
 /// WebSocket: bystanders on the Unix socket must receive everything while a web client misbehaves.
-@Suite(.serialized)
-struct WebSocketTests {
+/// Nested in HostileClientTests, whose `.serialized` covers it: these runs load the machine like
+/// the hostile ones do, and run beside them the bystanders of either could fall behind.
+extension HostileClientTests {
+@Suite struct WebSocketTests {
     static let origin = "http://127.0.0.1:8080"
 
     static func arguments(port: Int, touches: Bool = false) -> [String] {
@@ -217,4 +219,5 @@ struct WebSocketTests {
             #expect(p.terminationStatus == 64, "\(args): status \(p.terminationStatus)")
         }
     }
+}
 }
