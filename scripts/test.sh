@@ -15,7 +15,7 @@ scripts/bench.sh --short
 scripts/soak.sh --short
 # Data races: the host suite again under ThreadSanitizer (own scratch path .build-tsan). Two hostile-
 # client tests time the daemon's reaction to a flood and are too slow to judge in a sanitized build.
-scripts/sanitize.sh thread --skip 'aMebibyteLineWithoutNewline|aClientThatNeverReads\('
+scripts/sanitize.sh thread --skip 'aMebibyteLineWithoutNewline|aClientThatNeverReads\(|aWebClientThatNeverReads\('
 # The libFuzzer harnesses keep building and running (30 s each; docs/RELIABILITY.md).
 scripts/fuzz.sh --short
 if [ "$mode" != --host ]; then
