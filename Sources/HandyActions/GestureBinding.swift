@@ -108,6 +108,6 @@ extension GestureKind {
     var hasTaps: Bool { self == .tap || self == .touchTap }
     var hasDirection: Bool { self == .swipe || self == .touchSwipe }
     var hasEdge: Bool { self == .swipe }
-    /// Only a pinch is given a hand (docs/GESTURES.md, Handedness).
-    var hasHand: Bool { self == .pinch }
+    /// The gestures handyd gives a hand (docs/GESTURES.md, Handedness).
+    var hasHand: Bool { self == .pinch || self == .rotate || self == .pan || self == .longPress }
 }
