@@ -82,7 +82,11 @@ public final class UInputDevice {
     public func waitForDevnode(timeoutSeconds: Double = 5) throws(InputError) -> String {
         let deadline = EvdevDevice.monotonicNow().advanced(byMilliseconds: timeoutSeconds * 1000)
         while true {
-            if let node = devnode, access(node, F_OK) == 0 { return node }
+            // stat, not access(F_OK): access asks the device cgroup too, and a service allowed
+            // only /dev/uinput (handyd-actions.service: DevicePolicy=closed) is denied the event
+            // node it just made, so the node would never "exist". stat asks no permission.
+            var info = stat()
+            if let node = devnode, stat(node, &info) == 0 { return node }
             if raw == nil { throw InputError(path: "/dev/uinput", errno: ENODEV, what: "device closed") }
             if EvdevDevice.monotonicNow() > deadline {
                 throw InputError(path: syspath ?? "/dev/uinput", errno: ETIMEDOUT, what: "waiting for the evdev node")

@@ -88,7 +88,29 @@ final class DaemonProcess: @unchecked Sendable {
 }
 
 /// A blocking connection to the Unix socket at `path` (close-on-exec); throws with the errno.
-func connectUnixSocket(_ path: String) throws -> Int32 {
+///
+/// `busyRetrySeconds` > 0: a refusal because the listen backlog is full is retried until then.
+/// Linux blocks a blocking connect while the backlog is full, but not every kernel does: on the
+/// machine a CI run used, the 1,000-connection storm got ECONNREFUSED while the daemon listened
+/// throughout (its bystanders carried on). A daemon that really stopped listening still fails,
+/// only `busyRetrySeconds` later.
+func connectUnixSocket(_ path: String, busyRetrySeconds: Double = 0) throws -> Int32 {
+    let deadline = Date().addingTimeInterval(busyRetrySeconds)
+    while true {
+        do {
+            return try connectUnixSocketOnce(path)
+        } catch is ConnectRefusal where Date() < deadline {
+            usleep(5_000)
+        }
+    }
+}
+
+/// A connect(2) refused with ECONNREFUSED or EAGAIN (full backlog, or nobody listening).
+struct ConnectRefusal: Error, CustomStringConvertible {
+    let description: String
+}
+
+private func connectUnixSocketOnce(_ path: String) throws -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
     var address = sockaddr_un()
@@ -108,7 +130,9 @@ func connectUnixSocket(_ path: String) throws -> Int32 {
     guard rc == 0 else {
         let e = errno
         close(fd)
-        throw HarnessError("connect \(path): \(String(cString: strerror(e)))")
+        let message = "connect \(path): \(String(cString: strerror(e)))"
+        if e == ECONNREFUSED || e == EAGAIN { throw ConnectRefusal(description: message) }
+        throw HarnessError(message)
     }
     return fd
 }

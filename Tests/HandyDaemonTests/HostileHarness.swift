@@ -13,9 +13,10 @@ import Testing
 final class RawSocket: @unchecked Sendable {
     let fd: Int32
 
-    /// Connects (blocking); throws with the errno on failure.
+    /// Connects (blocking); throws with the errno on failure. Storms of connections meet a full
+    /// listen backlog, which some kernels refuse at once instead of blocking: retried for 10 s.
     init(socketPath: String) throws {
-        fd = try connectUnixSocket(socketPath)
+        fd = try connectUnixSocket(socketPath, busyRetrySeconds: 10)
     }
 
     deinit { close(fd) }

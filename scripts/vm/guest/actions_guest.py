@@ -8,11 +8,11 @@ udev/70-handyd.rules installed. Under HANDYD_GUEST_STRICT=1 a check that cannot 
 
   actions_guest.py --bin DIR [--only NAME...]
 """
-import argparse, os, select, subprocess, sys, tempfile, time, traceback
+import argparse, os, select, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from handyd_guest import (SCALE, Client, Context, Failure, H, RES, Stream, W, added, cannot_run, check,  # noqa: E402
-                          gesture, write_recording)
+                          gesture, run_tests, write_recording)
 
 KEYBOARD_NAME = "handyd-test virtual keyboard"
 
@@ -96,20 +96,10 @@ def swipes_recording(ctx):
     return write_recording(ctx.dir, "actions-swipes.evemu", s)
 
 
-def test_actions_swipes_run_commands_and_press_keys(ctx):
-    """Three-finger swipe down -> Ctrl+F1 on the virtual keyboard (read back through libevdev);
-    left-edge swipe -> a command (marker file) with the event's fields; a right-edge binding does
-    not fire."""
-    try:
-        import libevdev
-    except ImportError as e:
-        cannot_run("reading the virtual keyboard", f"python3-libevdev missing ({e}; scripts/vm/setup.sh installs it)")
-        return
-    if not ctx.daemon_alive():
-        ctx.start_daemon()
-    marker = os.path.join(ctx.dir, "left-edge")
-    wrong = os.path.join(ctx.dir, "right-edge")
-    actions = Actions(ctx, f"""
+def bindings(marker, wrong):
+    """Three-finger swipe down -> Ctrl+F1; left-edge swipe -> a command writing `marker`;
+    right-edge swipe -> a command touching `wrong` (must never fire). Chord on line 2, command on 8."""
+    return f"""
 [[binding]]
 gesture = "swipe"
 fingers = 3
@@ -125,19 +115,25 @@ run = ["sh", "-c", "echo {{edge}} {{direction}} {{fingers}} $HANDYD_DEVICE > {ma
 gesture = "swipe"
 edge = "right"
 run = ["touch", "{wrong}"]
-""")
+"""
+
+
+def check_bindings_fire(ctx, node, keyboard_name, marker, wrong, log_text):
+    """The keyboard at `node` is what udev calls a keyboard; the swipes recording (through a
+    uinput touchscreen, read by the handyd at ctx.socket) presses Ctrl+F1 on it, runs the left-edge
+    command (`marker` holds the event's fields) and not the right-edge one. `log_text()` is the
+    actions log (a file, or the journal), which must name both."""
+    import libevdev
+    subprocess.run(["udevadm", "settle", "--timeout=10"], check=False)
+    info = subprocess.run(["udevadm", "info", node], capture_output=True, text=True).stdout
+    check("ID_INPUT_KEYBOARD=1" in info, f"udev does not call {node} a keyboard: {info}")
+    check("ID_INPUT_TOUCHSCREEN" not in info, f"the virtual keyboard looks like a touchscreen: {info}")
+    fd = open(node, "rb")
     try:
-        node = keyboard_node(actions)
-        subprocess.run(["udevadm", "settle", "--timeout=10"], check=False)
-        info = subprocess.run(["udevadm", "info", node], capture_output=True, text=True).stdout
-        check("ID_INPUT_KEYBOARD=1" in info, f"udev does not call {node} a keyboard: {info}")
-        check("ID_INPUT_TOUCHSCREEN" not in info, f"the virtual keyboard looks like a touchscreen: {info}")
-        fd = open(node, "rb")
         os.set_blocking(fd.fileno(), False)
         dev = libevdev.Device(fd)
-        check(dev.name == KEYBOARD_NAME, f"keyboard name {dev.name!r}")
+        check(dev.name == keyboard_name, f"keyboard name {dev.name!r}")
         check(dev.has(libevdev.EV_KEY.KEY_F1) and dev.has(libevdev.EV_KEY.KEY_LEFTCTRL), "keyboard lacks KEY_F1 / KEY_LEFTCTRL")
-        actions.wait_for("connected to")
 
         c = Client(ctx.socket, subscribe={"gestures": ["swipe"]})
         inj = ctx.inject(swipes_recording(ctx), "handyd-test touchscreen actions", hold=1, start_delay=1.0)
@@ -154,7 +150,7 @@ run = ["touch", "{wrong}"]
         deadline = time.monotonic() + 15 * SCALE
         while time.monotonic() < deadline and not (os.path.exists(marker) and open(marker).read()):
             time.sleep(0.1)
-        check(os.path.exists(marker), f"the left-edge command did not run: {actions.text()[-1500:]}")
+        check(os.path.exists(marker), f"the left-edge command did not run: {log_text()[-1500:]}")
         text = open(marker).read().strip()
         check(text == f"left right 1 {dev_id}", f"marker {text!r}, expected 'left right 1 {dev_id}'")
         inj.wait_done()
@@ -162,18 +158,84 @@ run = ["touch", "{wrong}"]
         late = read_keys(dev, lambda ev: False, timeout=1)
         check(not [e for e in chord[5:] + late if e[0] != "SYN"], f"extra key events: {chord[5:] + late}")
         check(not os.path.exists(wrong), "the right-edge binding fired")
-        log = actions.text()
+        log = log_text()
         check("binding 1 (line 2): pressed KEY_LEFTCTRL+KEY_F1" in log, f"no chord log line: {log[-1500:]}")
         check("binding 2 (line 8): started sh -c" in log, f"no command log line: {log[-1500:]}")
-        fd.close()
         c.close()
+    finally:
+        fd.close()
+
+
+def keyboard_is_gone(name):
+    time.sleep(0.5)
+    with open("/proc/bus/input/devices") as f:
+        check(name not in f.read(), f"the virtual keyboard {name!r} outlived handyctl actions")
+
+
+def test_actions_swipes_run_commands_and_press_keys(ctx):
+    """`handyctl actions` run by hand: see bindings() and check_bindings_fire()."""
+    try:
+        import libevdev  # noqa: F401
+    except ImportError as e:
+        cannot_run("reading the virtual keyboard", f"python3-libevdev missing ({e}; scripts/vm/setup.sh installs it)")
+        return
+    if not ctx.daemon_alive():
+        ctx.start_daemon()
+    marker = os.path.join(ctx.dir, "left-edge")
+    wrong = os.path.join(ctx.dir, "right-edge")
+    actions = Actions(ctx, bindings(marker, wrong))
+    try:
+        node = keyboard_node(actions)
+        actions.wait_for("connected to")
+        check_bindings_fire(ctx, node, KEYBOARD_NAME, marker, wrong, actions.text)
     finally:
         actions.stop()
     check(actions.proc.returncode == 0, f"handyctl actions exit status {actions.proc.returncode} after SIGTERM")
-    # The keyboard goes with it.
-    time.sleep(0.5)
-    with open("/proc/bus/input/devices") as f:
-        check(KEYBOARD_NAME not in f.read(), "the virtual keyboard outlived handyctl actions")
+    keyboard_is_gone(KEYBOARD_NAME)
+
+
+def service_journal():
+    return subprocess.run(["journalctl", "-u", "handyd-actions.service", "--no-pager", "-o", "cat"],
+                          capture_output=True, text=True).stdout
+
+
+def test_actions_service(ctx):
+    """handyd-actions.service as installed (`make install-files`, systemd PID 1): its sandbox
+    (user handyd-actions, DevicePolicy=closed with /dev/uinput only, ProtectSystem=strict) still
+    makes the keyboard, finds its node, presses the chord and runs the command (which may write
+    only its RuntimeDirectory). handyd is reached through handyd.socket."""
+    ctx.socket = "/run/handyd/handyd.sock"
+    marker = "/run/handyd-actions/left-edge"
+    wrong = "/run/handyd-actions/right-edge"
+    os.makedirs("/etc/handyd", exist_ok=True)
+    with open("/etc/handyd/actions.toml", "w") as f:
+        f.write(bindings(marker, wrong))
+    subprocess.run(["systemctl", "start", "handyd-actions.service"], check=True, timeout=60)
+    try:
+        name = "handyd virtual keyboard"
+        deadline = time.monotonic() + 30 * SCALE
+        node = None
+        while time.monotonic() < deadline and node is None:
+            for line in service_journal().splitlines():
+                if f'virtual keyboard "{name}" at /dev/input/event' in line:
+                    node = line.rsplit(" at ", 1)[1].strip()
+            time.sleep(0.2)
+        check(node, f"the service made no keyboard node: {service_journal()[-1500:]}")
+        user = subprocess.run(["systemctl", "show", "-p", "MainPID", "--value", "handyd-actions.service"],
+                              capture_output=True, text=True).stdout.strip()
+        owner = subprocess.run(["ps", "-o", "user=", "-p", user], capture_output=True, text=True).stdout.strip()
+        check(owner == "handyd-actions", f"handyd-actions.service runs as {owner!r}")
+        deadline = time.monotonic() + 30 * SCALE
+        while time.monotonic() < deadline and "connected to" not in service_journal():
+            time.sleep(0.2)
+        check("connected to" in service_journal(), f"the service never reached handyd: {service_journal()[-1500:]}")
+        check_bindings_fire(ctx, node, name, marker, wrong, service_journal)
+    finally:
+        subprocess.run(["systemctl", "stop", "handyd-actions.service"], timeout=60)
+    result = subprocess.run(["systemctl", "show", "-p", "Result", "--value", "handyd-actions.service"],
+                            capture_output=True, text=True).stdout.strip()
+    check(result == "success", f"handyd-actions.service stop: Result={result}")
+    keyboard_is_gone("handyd virtual keyboard")
 
 
 TESTS = [test_actions_swipes_run_commands_and_press_keys]
@@ -183,29 +245,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--service", action="store_true",
+                    help="check the installed handyd-actions.service instead (systemd guest)")
     args = ap.parse_args()
     ctx = Context(args.bin, tempfile.mkdtemp(prefix="handyd-actions-guest-", dir="/run"))
-    failed = 0
-    try:
-        for test in TESTS:
-            if args.only and test.__name__ not in args.only:
-                continue
-            t0 = time.monotonic()
-            try:
-                test(ctx)
-                print(f"PASS {test.__name__} ({time.monotonic() - t0:.1f} s)", flush=True)
-            except Exception as e:
-                failed += 1
-                print(f"FAIL {test.__name__} ({time.monotonic() - t0:.1f} s): {e}", flush=True)
-                if not isinstance(e, Failure):
-                    traceback.print_exc()
-    finally:
-        ctx.cleanup()
-        if failed and os.path.exists(ctx.log):
-            print("---- handyd log (last 40 lines)")
-            with open(ctx.log, errors="replace") as f:
-                print("".join(f.readlines()[-40:]))
-    sys.exit(1 if failed else 0)
+    tests = [test_actions_service] if args.service else TESTS
+    sys.exit(1 if run_tests(tests, ctx, args.only, log_lines=40) else 0)
 
 
 if __name__ == "__main__":

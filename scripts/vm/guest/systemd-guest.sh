@@ -2,7 +2,7 @@
 # Runs INSIDE a guest booted with qemu-run.sh --systemd (systemd is PID 1, udevd and journald run).
 # Installs handyd with `make install-files` (debug binaries), then checks: socket activation on
 # first connect, udev SYSTEMD_WANTS starting the service when a touchscreen appears, reload
-# (SIGHUP, clients stay), clean stop. Env: ROOT, BIN, RESULTS.
+# (SIGHUP, clients stay), clean stop, and handyd-actions.service pressing keys and running commands. Env: ROOT, BIN, RESULTS.
 set -uo pipefail
 cd "$ROOT"
 fail=0
@@ -80,9 +80,21 @@ print('shutdown received')"; then pass "stop: client got shutdown"; else bad "st
 waitfor 60 sh -c '! systemctl is-active -q handyd.service' || bad "service still active after stop"
 [ "$(systemctl show -p Result --value handyd.service)" = success ] && pass "stop: Result=success" \
   || bad "stop: Result=$(systemctl show -p Result --value handyd.service)"
+
+# 5. handyd-actions.service in its sandbox (user handyd-actions, DevicePolicy=closed with only
+#    /dev/uinput, ProtectSystem=strict): it reaches handyd through the socket (activating it again),
+#    makes the virtual keyboard, presses a chord and runs a command on real swipes. Debian's python3:
+#    it has python3-libevdev (the host's PATH may name another python3 first).
+if /usr/bin/python3 scripts/vm/guest/actions_guest.py --service --bin "$BIN"; then
+  pass "handyd-actions.service: keyboard made and found in its sandbox, chord pressed, command run"
+else
+  bad "handyd-actions.service"
+fi
+systemctl stop handyd.service
 kill "$injpid" 2>/dev/null
 if [ $fail -ne 0 ]; then
-  echo "---- journal (handyd)"; journalctl -u handyd.service -u handyd.socket --no-pager | tail -40
+  echo "---- journal (handyd, handyd-actions)"
+  journalctl -u handyd.service -u handyd.socket -u handyd-actions.service --no-pager | tail -60
 fi
 echo "systemd guest checks took $(( $(date +%s) - t0 )) s"
 exit $fail
