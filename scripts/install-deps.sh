@@ -9,6 +9,10 @@ if [ "${1:-}" = "--vm" ]; then
 fi
 # `make deb` (debian/): debhelper's dh, help2man for the man pages, lintian on the result.
 pkgs+=(debhelper dpkg-dev fakeroot help2man lintian)
+# The web side (scripts/test-web.sh): Debian's chromium for the demo app, node for the JS client's
+# tests (with Debian's ws package where node has no WebSocket of its own).
+pkgs+=(chromium)
+command -v node >/dev/null || pkgs+=(nodejs node-ws)
 need=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
 if [ ${#need[@]} -gt 0 ]; then
@@ -17,4 +21,7 @@ if [ ${#need[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
+# Playwright from PyPI drives that chromium (it cannot download its own browsers here, nor needs to).
+python3 -c 'import playwright' 2>/dev/null || python3 -m pip install -q playwright \
+  || python3 -m pip install -q --break-system-packages playwright
 command -v swift >/dev/null || { echo "install-deps: swift is not on PATH (get a toolchain from swift.org)" >&2; exit 1; }

@@ -13,8 +13,12 @@ swift test --skip-build
 scripts/bench.sh --short
 # Soak in its short mode: 64 clients on a looping replay, RSS/fd flat, identical counts (docs/RELIABILITY.md).
 scripts/soak.sh --short
-# Data races: the host suite again under ThreadSanitizer (own scratch path .build-tsan). Two hostile-
-# client tests time the daemon's reaction to a flood and are too slow to judge in a sanitized build.
+# The web side: the JavaScript client (node, real WebSocket, real daemon) and the demo app in
+# Debian's chromium through Playwright; screenshots in .build/artefacts/web-demo/.
+scripts/test-web.sh
+# Data races: the host suite again under ThreadSanitizer (own scratch path .build-tsan). Three hostile-
+# client tests (a 1 MiB line, a Unix and a WebSocket client that never reads) time the daemon's
+# reaction to a flood and are too slow to judge in a sanitized build.
 scripts/sanitize.sh thread --skip 'aMebibyteLineWithoutNewline|aClientThatNeverReads\(|aWebClientThatNeverReads\('
 # The libFuzzer harnesses keep building and running (30 s each; docs/RELIABILITY.md).
 scripts/fuzz.sh --short

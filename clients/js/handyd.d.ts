@@ -1,0 +1,139 @@
+// Types of handyd.js: the messages of protocol 1 (docs/PROTOCOL.md, docs/GESTURES.md).
+// Fields that do not apply are left out by the daemon, hence the optional fields. New fields and
+// message types may arrive within protocol 1; a client ignores what it does not know.
+
+export declare const DEFAULT_URL: string;
+export declare const PROTOCOL_VERSION: 1;
+export declare const MESSAGE_TYPES: readonly MessageType[];
+export declare const DEFAULT_RECONNECT: Readonly<Reconnect>;
+
+export type MessageType = "hello" | "device" | "gesture" | "touches" | "status" | "error" | "shutdown";
+
+/** A position normalised 0…1 on the display (x right, y down), or a vector in those units. */
+export interface Point { x: number; y: number }
+
+export interface DeviceInfo {
+  /** Stable across replug and reboot (`name@ID_PATH`, `HANDYD_ID`, …); opaque. */
+  id: string;
+  name: string;
+  path?: string;
+  node?: string;
+  vendor?: number;
+  product?: number;
+  slots?: number;
+  widthMm?: number;
+  heightMm?: number;
+  /** false when handyd may not open it; `reason` and `fix` say why and what to do. */
+  readable?: boolean;
+  reason?: string;
+  fix?: string;
+  problems?: string[];
+}
+
+export interface HelloMessage { type: "hello"; protocol: number; version: string; devices: DeviceInfo[] }
+export interface DeviceMessage { type: "device"; event: "added" | "removed"; device: DeviceInfo }
+
+export type Hand = "left" | "right" | "unknown";
+export type Side = "left" | "right";
+export type Phase = "began" | "changed" | "ended" | "cancelled" | "recognized";
+export type GestureName =
+  | "pinch" | "rotate" | "pan" | "tap" | "long-press" | "swipe"
+  | "touch-tap" | "touch-hold" | "touch-pan" | "touch-swipe" | "touch-flick";
+
+export interface GestureMessage {
+  type: "gesture";
+  /** A name above, or one added later within protocol 1. */
+  gesture: GestureName | string;
+  phase: Phase;
+  /** Shared by every event of one gesture. */
+  id: number;
+  /** Seconds, from the device's kernel timestamps: only differences mean something. */
+  time: number;
+  device: string;
+  fingers?: number;
+  touches?: number[];
+  touch?: number;
+  centroid?: Point;
+  centroidMm?: Point;
+  position?: Point;
+  positionMm?: Point;
+  translation?: Point;
+  translationMm?: Point;
+  /** mm/s. */
+  velocity?: Point;
+  scale?: number;
+  scaleVelocity?: number;
+  spanMm?: number;
+  /** Radians since began. */
+  rotation?: number;
+  rotationVelocity?: number;
+  hand?: Hand;
+  handConfidence?: number;
+  /** The side of the fingers the hand does not cover. */
+  clearSide?: Side;
+  /** On `ended`: where momentum would carry it (see docs/GESTURES.md "Momentum"). */
+  glideMm?: Point;
+  glideScale?: number;
+  glideRotation?: number;
+  taps?: number;
+  duration?: number;
+  direction?: "up" | "down" | "left" | "right";
+  edge?: "left" | "right" | "top" | "bottom";
+}
+
+export interface WireTouch {
+  id: number;
+  phase: "began" | "moved" | "stationary" | "ended" | "cancelled" | string;
+  x: number; y: number; xMm: number; yMm: number;
+  vxMm?: number; vyMm?: number;
+  majorMm?: number; minorMm?: number; orientation?: number;
+  pressure?: number;
+  tool?: string;
+}
+export interface TouchesMessage { type: "touches"; device: string; time: number; touches: WireTouch[] }
+export interface StatusMessage { type: "status"; clients: number; devices: number; drops: number; events: number; frames: number; uptime: number }
+export interface ErrorMessage { type: "error"; code: string; message: string }
+export interface ShutdownMessage { type: "shutdown"; reason: string }
+
+export type Message =
+  | HelloMessage | DeviceMessage | GestureMessage | TouchesMessage
+  | StatusMessage | ErrorMessage | ShutdownMessage;
+
+/** What to receive; each field changes only itself (docs/PROTOCOL.md "subscribe"). */
+export interface Subscription {
+  gestures?: string[] | null;
+  devices?: string[] | null;
+  touches?: boolean;
+}
+
+export interface Reconnect { initialDelayMs: number; maximumDelayMs: number }
+
+export interface HandydClientOptions {
+  url?: string;
+  subscription?: Subscription | null;
+  reconnect?: Reconnect | null;
+  WebSocket?: { new (url: string): WebSocket };
+  onError?: (error: Error) => void;
+}
+
+export declare function decodeMessage(text: string): Message | null;
+export declare function encodeMessage(message: { type: "subscribe" } & Subscription | { type: "status" }): string;
+export declare function backoffDelayMs(reconnect: Reconnect, failures: number): number;
+
+export declare class HandydProtocolError extends Error {}
+export declare class HandydConnectionError extends Error {
+  code?: number;
+  reason?: string;
+}
+
+export declare class HandydClient {
+  constructor(options?: HandydClientOptions);
+  readonly url: string;
+  subscription: Subscription | null;
+  reconnect: Reconnect | null;
+  subscribe(subscription: Subscription): void;
+  requestStatus(): boolean;
+  close(): void;
+  messages(): AsyncGenerator<Message, void, undefined>;
+  static hello(options?: HandydClientOptions): Promise<HelloMessage>;
+}
