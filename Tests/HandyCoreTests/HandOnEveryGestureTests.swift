@@ -2,9 +2,9 @@ import HandyCore
 import HandyProtocol
 import Testing
 
-/// Every gesture with a hand carries it (issue 14 part 3): rotate, pan and long press with two or
-/// more fingers decide it as pinch does; one-finger gestures from the contact's ellipse when the
-/// device reports one, `unknown` otherwise. Mirror symmetry on each.
+/// Every gesture carries its hand (issue 14 part 3): rotate, pan, long press, tap and swipe with two
+/// or more fingers decide it as pinch does; one-finger gestures and the per-touch gestures from the
+/// contact's ellipse when the device reports one, `unknown` otherwise. Mirror symmetry on each.
 @Suite struct HandOnEveryGestureTests {
     /// Two fingers: the index (id 1) up and right of the thumb (id 0) for a right hand.
     static func twoFingers(_ moves: (Finger, Finger)) -> [Finger] { [moves.0, moves.1] }
@@ -21,6 +21,24 @@ import Testing
 
     static func twoFingerLongPress() -> [Finger] {
         [Finger.hold(id: 0, (90, 70), down: 0, up: 1.2), Finger.hold(id: 1, (110, 45), down: 0.01, up: 1.2)]
+    }
+
+    static func twoFingerTap() -> [Finger] {
+        [Finger.hold(id: 0, (90, 70), down: 0, up: 0.08), Finger.hold(id: 1, (110, 45), down: 0.01, up: 0.09)]
+    }
+
+    static func twoFingerSwipe() -> [Finger] {
+        [Finger.line(id: 0, (110, 70), (50, 70), down: 0, up: 0.16, move: 0.01, 0.15),
+         Finger.line(id: 1, (130, 45), (70, 45), down: 0, up: 0.16, move: 0.01, 0.15)]
+    }
+
+    /// One finger whose contact leans by `orientation` (kernel convention).
+    static func leaning(_ finger: Finger, _ orientation: Double) -> Finger {
+        var f = finger
+        f.majorMm = { _ in 14 }
+        f.minorMm = { _ in 9 }
+        f.orientation = { _ in orientation }
+        return f
     }
 
     /// The first event of `kind` and every event of it carry the same hand; the mirrored stream
@@ -44,6 +62,43 @@ import Testing
     @Test func rotateCarriesTheHand() { checkMirror(Self.rotate(), .rotate, expected: .right) }
     @Test func twoFingerPanCarriesTheHand() { checkMirror(Self.twoFingerPan(), .pan, expected: .right) }
     @Test func twoFingerLongPressCarriesTheHand() { checkMirror(Self.twoFingerLongPress(), .longPress, expected: .right) }
+
+    @Test func twoFingerTapCarriesTheHand() { checkMirror(Self.twoFingerTap(), .tap, expected: .right) }
+    @Test func twoFingerSwipeCarriesTheHand() { checkMirror(Self.twoFingerSwipe(), .swipe, expected: .right) }
+
+    @Test(arguments: [(-0.6, Hand.right), (0.6, Hand.left), (0.1, Hand.unknown)])
+    func oneFingerTapAndItsTouchTapTakeTheHandFromTheEllipse(orientation: Double, expected: Hand) {
+        let tap = Self.leaning(Finger.hold(id: 0, (100, 60), down: 0, up: 0.08), orientation)
+        checkMirror([tap], .tap, expected: expected)
+        checkMirror([tap], .touchTap, expected: expected)
+    }
+
+    @Test(arguments: [(-0.6, Hand.right), (0.6, Hand.left)])
+    func oneFingerSwipeAndItsTouchSwipeTakeTheHandFromTheEllipse(orientation: Double, expected: Hand) {
+        let swipe = Self.leaning(Finger.line(id: 0, (120, 60), (60, 60), down: 0, up: 0.16, move: 0.01, 0.15), orientation)
+        checkMirror([swipe], .swipe, expected: expected)
+        checkMirror([swipe], .touchSwipe, expected: expected)
+    }
+
+    /// Per-touch gestures: each touch its own hand, from its own ellipse, on every event of it.
+    @Test func eachTouchPanCarriesItsOwnTouchsHand() {
+        let fingers = [Self.leaning(Finger.line(id: 0, (60, 80), (60, 50), down: 0, up: 0.9, move: 0.05, 0.85), -0.6),
+                       Self.leaning(Finger.line(id: 1, (140, 80), (140, 50), down: 0, up: 0.9, move: 0.05, 0.85), 0.6)]
+        let pans = run(fingers).filter { $0.gesture == .touchPan }
+        for (touch, hand) in [(0, Hand.right), (1, Hand.left)] {
+            let mine = pans.filter { $0.touch == touch }
+            #expect(!mine.isEmpty && mine.allSatisfy { $0.hand == hand && $0.clearSide == hand.clearSide },
+                    "touch \(touch): \(mine.map { String(describing: $0.hand) })")
+        }
+    }
+
+    @Test func perTouchGesturesWithoutOrientationAreUnknown() {
+        let events = run([Finger.hold(id: 0, (100, 60), down: 0, up: 0.08),
+                          Finger.line(id: 1, (150, 60), (150, 20), down: 0.5, up: 1.3, move: 0.55, 1.25)])
+            .filter { $0.touch != nil }
+        #expect(Set(events.map(\.gesture)).isSuperset(of: [.touchTap, .touchPan]))
+        #expect(events.allSatisfy { $0.hand == .unknown && $0.handConfidence == 0 && $0.clearSide == .unknown })
+    }
 
     @Test func oneFingerWithoutOrientationIsUnknown() {
         let pan = run([Finger.line(id: 0, (100, 60), (60, 60), down: 0, up: 0.4, move: 0.05, 0.35)]).filter { $0.gesture == .pan }

@@ -172,9 +172,7 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
         e.fingers = a.fingers
         e.centroid = ctx.wire(lastCentroidNormalized)
         e.centroidMm = ctx.wire(lastCentroidMm)
-        e.hand = a.hand
-        e.handConfidence = a.handConfidence
-        e.clearSide = a.hand.clearSide
+        e.setHand((a.hand, a.handConfidence))
         measure.describe(&e, value: a.value, ctx)
         return e
     }

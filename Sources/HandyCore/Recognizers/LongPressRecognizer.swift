@@ -147,9 +147,7 @@ public struct LongPressRecognizer: Sendable {
         e.duration = wireRounded(time.s(since: a.firstDown), 4)
         e.position = ctx.wire(centroidNormalized)
         e.positionMm = ctx.wire(centroidMm)
-        e.hand = a.hand
-        e.handConfidence = a.handConfidence
-        e.clearSide = a.hand.clearSide
+        e.setHand((a.hand, a.handConfidence))
         return e
     }
 }

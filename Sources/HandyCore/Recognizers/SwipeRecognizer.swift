@@ -4,7 +4,8 @@ import HandyProtocol
 /// travelled at least `swipeMinDistanceMm`, at a mean speed of at least `swipeMinSpeedMmPerSecond`,
 /// within `swipeMaxDurationMs` of the first finger down, within `swipeMaxAngleDegrees` of an axis,
 /// and the path was straight (at most 1.3 × the displacement). `recognized` with `direction`,
-/// `fingers` (most fingers down at once), `velocity` (mean, mm/s), `translation`, and `edge` when it
+/// `fingers` (most fingers down at once), `velocity` (mean, mm/s), `translation`, the hand (decided
+/// on the most fingers down at once, as pinch decides it), and `edge` when it
 /// came in from a display edge: the centroid of its fingers' touch-down points lies within
 /// `swipeEdgeMm` of that edge and the swipe moves away from it (a right swipe from the left edge;
 /// a downward swipe along the left edge is no edge swipe). Positions are in the display frame
@@ -34,6 +35,8 @@ public struct SwipeRecognizer: Sendable {
         /// Sum and count of the fingers' touch-down points (display frame), for the edge.
         var downSumMm = PhysicalPoint.zero
         var downCount = 0
+        /// The hand, from the most fingers down at once.
+        var hand = HandAtMostFingers()
 
         mutating func addTouchDowns(_ m: FrameMotion) {
             guard !m.beganMask.isEmpty else { return }
@@ -71,6 +74,7 @@ public struct SwipeRecognizer: Sendable {
             guard !m.beganMask.isEmpty else { if m.fingers > 0 { state = .failed }; return }
             var s = Stroke(firstDown: m.time, maxFingers: m.fingers)
             s.addTouchDowns(m)
+            s.hand.observe(m, ctx)
             state = .stroking(s)
         case .failed:
             if m.fingers == 0 { state = .idle }
@@ -83,6 +87,7 @@ public struct SwipeRecognizer: Sendable {
             s.pathMm += m.deltaMm.length
             s.maxFingers = Swift.max(s.maxFingers, m.fingers)
             s.addTouchDowns(m)
+            s.hand.observe(m, ctx)
             guard m.fingers == 0 else { state = .stroking(s); return }
             state = .idle
             let distance = s.displacementMm.length
@@ -99,6 +104,7 @@ public struct SwipeRecognizer: Sendable {
             e.translation = ctx.normalized(s.displacementMm)
             e.centroid = ctx.wire(lastCentroidNormalized)
             e.centroidMm = ctx.wire(lastCentroidMm)
+            e.setHand(s.hand.decision)
             if s.downCount > 0 {
                 e.edge = Self.edge(startMm: s.downSumMm / Double(s.downCount), direction: direction,
                                    displayWidthMm: ctx.displayWidthMm, displayHeightMm: ctx.displayHeightMm,

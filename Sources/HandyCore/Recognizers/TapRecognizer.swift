@@ -2,7 +2,8 @@ import HandyProtocol
 
 /// Tap: N fingers down and up again, each within `touchSlopMm` of where it came down, the first
 /// down to the last up within `tapTimeoutMs`. `recognized` with `fingers` (most fingers down at
-/// once), `taps` and `position` (mean of where the fingers came down).
+/// once), `taps`, `position` (mean of where the fingers came down) and the hand (decided on the most
+/// fingers down at once, as pinch decides it; one finger: from its contact's ellipse).
 ///
 /// Multi-tap: a tap whose fingers come down within `doubleTapTimeoutMs` of the previous tap's
 /// lift, within `doubleTapSlopMm` of it and with the same finger count continues the count
@@ -32,6 +33,8 @@ public struct TapRecognizer: Sendable {
         var sumMm = PhysicalPoint.zero
         var sumNX = 0.0, sumNY = 0.0
         var count = 0
+        /// The hand, from the most fingers down at once.
+        var hand = HandAtMostFingers()
         var positionMm: PhysicalPoint { count > 0 ? sumMm / Double(count) : .zero }
         var positionNormalized: NormalizedPoint {
             count > 0 ? NormalizedPoint(x: sumNX / Double(count), y: sumNY / Double(count)) : NormalizedPoint(x: 0, y: 0)
@@ -44,6 +47,7 @@ public struct TapRecognizer: Sendable {
         var fingers: Int
         var positionMm: PhysicalPoint
         var positionNormalized: NormalizedPoint
+        var hand: HandDecision
         /// Not reported yet: it waits for the double-tap timeout.
         var pending: Bool
     }
@@ -86,6 +90,7 @@ public struct TapRecognizer: Sendable {
         e.taps = l.taps
         e.position = ctx.wire(l.positionNormalized)
         e.positionMm = ctx.wire(l.positionMm)
+        e.setHand(l.hand)
     }
 
     private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
@@ -95,6 +100,7 @@ public struct TapRecognizer: Sendable {
             guard !m.beganMask.isEmpty else { if m.fingers > 0 { state = .failed }; return }
             var s = Sequence(firstDown: m.time, maxFingers: m.fingers)
             add(m, to: &s)
+            s.hand.observe(m, ctx)
             // A new sequence that cannot continue the pending tap's count reports that tap now.
             if let l = last, l.pending, !canContinue(l, s, c) {
                 last?.pending = false
@@ -111,6 +117,7 @@ public struct TapRecognizer: Sendable {
                 return
             }
             add(m, to: &s)
+            s.hand.observe(m, ctx)
             s.maxFingers = Swift.max(s.maxFingers, m.fingers)
             state = .touching(s)
             if m.fingers == 0 { finish(s, m, &ctx, &out) }
@@ -146,7 +153,7 @@ public struct TapRecognizer: Sendable {
             emit(l, at: m.time, &ctx, &out)
         }
         let tap = LastTap(lift: m.time, taps: taps, fingers: s.maxFingers, positionMm: s.positionMm,
-                          positionNormalized: s.positionNormalized, pending: waits)
+                          positionNormalized: s.positionNormalized, hand: s.hand.decision, pending: waits)
         last = tap
         ctx.mark(.tap)  // the id is allocated when the tap is reported
         if !waits { emit(tap, at: m.time, &ctx, &out) }

@@ -2,7 +2,9 @@ import HandyProtocol
 
 /// Per-touch sub-gestures (the seed: each finger interpreted on its own, whatever the others do).
 /// Every touch runs this small machine; the first sub-gesture that claims a touch wins it and the
-/// others stop for that touch. Events carry the touch id in `touch`.
+/// others stop for that touch. Events carry the touch id in `touch` and the hand of that touch, read
+/// from its contact's ellipse when it came down (``SingleContactHandedness``; `unknown` on devices
+/// that report no orientation).
 ///
 /// - `touch-tap` (recognized): lifted within `tapTimeoutMs`, never beyond `touchSlopMm`.
 /// - `touch-hold` (recognized): still for `longPressMs`; reports `duration`.
@@ -34,6 +36,8 @@ public struct TouchGestureRecognizer: Sendable {
     }
 
     private var states = [State](repeating: .none, count: TouchMask.capacity)
+    /// Per touch: its hand, decided when it came down.
+    private var hands = [HandDecision](repeating: (.unknown, 0), count: TouchMask.capacity)
     /// Touches in `undecided` (the only ones with a deadline).
     private var undecidedMask = TouchMask()
 
@@ -63,6 +67,7 @@ public struct TouchGestureRecognizer: Sendable {
                 if case .panning(let id, _) = states[i] {
                     var e = ctx.event(.touchPan, .cancelled, id: id, time: time)
                     e.touch = i
+                    e.setHand(hands[i])
                     e.reason = reason
                     out.append(e)
                 }
@@ -84,6 +89,7 @@ public struct TouchGestureRecognizer: Sendable {
             guard deadline <= time else { continue }
             var e = ctx.event(.touchHold, .recognized, id: ctx.allocateID(), time: deadline)
             e.touch = i
+            e.setHand(hands[i])
             e.duration = wireRounded(deadline.s(since: down), 4)
             if let p = lastPosition[i] {
                 e.positionMm = ctx.wire(p.mm)
@@ -108,12 +114,14 @@ public struct TouchGestureRecognizer: Sendable {
                 if case .panning = states[i] { ctx.bug("touch \(i) began while its touch-pan was active") }
                 states[i] = isPalm ? .claimed : .undecided(down: t.beganAt)
                 if !isPalm { undecidedMask.insert(i) }
+                hands[i] = SingleContactHandedness.classify(t)
             }
             if !t.phase.isFinished { lastPosition[i] = (t.mm, t.normalized) }
             if isPalm || t.phase == .cancelled {
                 if case .panning(let id, let began) = states[i] {
                     var e = ctx.event(.touchPan, .cancelled, id: id, time: m.time)
                     e.touch = i
+                    e.setHand(hands[i])
                     e.reason = isPalm ? "palm" : "touch-cancelled"
                     e.translationMm = ctx.wire(t.mm - began)
                     e.translation = ctx.normalized(t.mm - began)
@@ -138,6 +146,7 @@ public struct TouchGestureRecognizer: Sendable {
                     if !beyondSlop && elapsedMs <= c.tapTimeoutMs {
                         var e = ctx.event(.touchTap, .recognized, id: ctx.allocateID(), time: m.time)
                         e.touch = i
+                        e.setHand(hands[i])
                         e.taps = 1
                         e.position = ctx.wire(t.normalized)
                         e.positionMm = ctx.wire(t.startMm)
@@ -163,6 +172,7 @@ public struct TouchGestureRecognizer: Sendable {
                        let direction = swipeDirection(d, maxAngleDegrees: c.swipeMaxAngleDegrees) {
                         var e = ctx.event(.touchSwipe, .recognized, id: ctx.allocateID(), time: m.time)
                         e.touch = i
+                        e.setHand(hands[i])
                         e.direction = direction
                         e.velocity = v
                         e.translationMm = ctx.wire(d)
@@ -171,6 +181,7 @@ public struct TouchGestureRecognizer: Sendable {
                     } else if speed >= c.flickMinSpeedMmPerSecond {
                         var e = ctx.event(.touchFlick, .recognized, id: ctx.allocateID(), time: m.time)
                         e.touch = i
+                        e.setHand(hands[i])
                         e.velocity = v
                         e.translationMm = ctx.wire(d)
                         e.translation = ctx.normalized(d)
@@ -186,6 +197,7 @@ public struct TouchGestureRecognizer: Sendable {
                 if phase == .changed && t.phase == .stationary { continue }
                 out.append(ctx.event(.touchPan, phase, id: id, time: m.time)) { e in
                     e.touch = i
+                    e.setHand(hands[i])
                     e.translationMm = ctx.wire(t.mm - began)
                     e.translation = ctx.normalized(t.mm - began)
                     e.velocity = WirePoint(x: wireRounded(t.velocity.x, 1), y: wireRounded(t.velocity.y, 1))
@@ -204,6 +216,7 @@ public struct TouchGestureRecognizer: Sendable {
         states[t.id] = .panning(id: id, beganMm: t.mm)
         var e = ctx.event(.touchPan, .began, id: id, time: time)
         e.touch = t.id
+        e.setHand(hands[t.id])
         e.translationMm = WirePoint(x: 0, y: 0)
         e.translation = WirePoint(x: 0, y: 0)
         e.velocity = WirePoint(x: wireRounded(t.velocity.x, 1), y: wireRounded(t.velocity.y, 1))
