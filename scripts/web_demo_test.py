@@ -5,7 +5,8 @@ on loopback as a kiosk serves it. Expected values come from the same gestures as
 subscriber receives them; what is checked comes from the page's DOM and its state
 (`window.handydDemo`):
 
-- the zoom popover is left of the fingers for the right-hand pinch, right of them for the left;
+- the zoom popover is left of the fingers for the right-hand pinch, right of them for the left,
+  and out of the region the hand covers (`occlusion`);
 - the picture's scale, rotation and position are the gestures' values applied to the view each
   gesture began with, and the DOM's transform is that view (checked while pinching);
 - the double tap resets the view;
@@ -135,6 +136,7 @@ def check_page(log, reference, hello, viewport):
         mine = [e for e in placements if e["id"] == gid]
         check(mine, f"no popover for pinch {gid}")
         for e in mine:
+            check(e["hasShadow"] and e["clearOfShadow"], f"pinch {gid}: popover over the hand's region: {e}")
             if p["hand"] == "right":
                 check(e["side"] == "left" and e["right"] <= e["centroidX"] - POPOVER_GAP_PX + 0.5,
                       f"right-hand pinch {gid}: popover {e}")

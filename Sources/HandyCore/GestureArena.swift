@@ -29,6 +29,13 @@ public struct GestureArena: Sendable {
     private var cachedDeadline: Timestamp?
     /// Every finger down since the last time none was.
     private var sequenceFingers = TouchMask()
+    /// The region a hand covers, added to every event that carries a hand.
+    public private(set) var occlusionModel = HandOcclusionModel()
+    /// Each finger's last position (display frame), for the occlusion of events.
+    private var contactMm = [PhysicalPoint](repeating: .zero, count: TouchMask.capacity)
+    /// Fingers down after the last frame, and the fingers of the last frame (those lifting in it too).
+    private var downFingers = TouchMask()
+    private var frameFingers = TouchMask()
 
     public init(deviceID: String, geometry: DeviceGeometry, configuration: GestureConfiguration = .init()) {
         self.deviceID = deviceID
@@ -39,6 +46,11 @@ public struct GestureArena: Sendable {
     /// Replaces the handedness classifier (every gesture with two or more fingers).
     public mutating func setHandednessClassifier(_ classifier: any HandednessClassifier) {
         context.classifier = classifier
+    }
+
+    /// Replaces the occlusion model (docs/GESTURES.md "The covered region").
+    public mutating func setOcclusionModel(_ model: HandOcclusionModel) {
+        occlusionModel = model
     }
 
     /// "handyd bug: ..." reports of impossible transitions (the daemon logs them; tests want none).
@@ -68,9 +80,19 @@ public struct GestureArena: Sendable {
 
     /// Feeds one frame, appending its gesture events to `out` (no intermediate arrays).
     public mutating func handle(_ frame: TouchFrame, into out: inout [GestureEvent]) {
+        let first = out.count
+        defer { addOcclusion(to: &out, from: first) }
         fireTimers(upTo: frame.time, into: &out)
         if frame.resynced { cancelRecognizers(at: frame.time, reason: "resync", into: &out) }
         let m = motion.motion(for: frame, configuration: context.configuration)
+        frameFingers = TouchMask()
+        for t in frame.touches where m.fingerMask.contains(t.id) || (t.phase == .ended && downFingers.contains(t.id)) {
+            guard t.id >= 0, t.id < TouchMask.capacity else { continue }
+            contactMm[t.id] = t.mm
+            frameFingers.insert(t.id)
+        }
+        downFingers = TouchMask()
+        for t in frame.touches where frameFingers.contains(t.id) && !t.phase.isFinished { downFingers.insert(t.id) }
         // A finger of this sequence turned into a palm: what it took part in is cancelled, and the
         // multi-finger recognizers wait for every finger to lift.
         if m.newPalmMask.intersects(sequenceFingers), context.configuration.policy.palmCancels {
@@ -95,13 +117,48 @@ public struct GestureArena: Sendable {
     /// Delivers timers (tap timeout, long-press delay) up to `time`.
     public mutating func advanceTime(to time: Timestamp) -> [GestureEvent] {
         var out: [GestureEvent] = []
-        fireTimers(upTo: time, into: &out)
+        advanceTime(to: time, into: &out)
         return out
     }
 
     /// Delivers timers up to `time`, appending their gesture events to `out`.
     public mutating func advanceTime(to time: Timestamp, into out: inout [GestureEvent]) {
+        let first = out.count
         fireTimers(upTo: time, into: &out)
+        frameFingers = downFingers
+        addOcclusion(to: &out, from: first)
+    }
+
+    /// Adds `occlusion` to the events from `first` on that carry a hand, from the fingers of the
+    /// last frame (a per-touch gesture: its own touch), and derives `clearSide` from it. An event
+    /// with no finger left to place it uses its own centroid or position.
+    private func addOcclusion(to out: inout [GestureEvent], from first: Int) {
+        guard first < out.count else { return }
+        let width = context.displayWidthMm, height = context.displayHeightMm
+        for i in first..<out.count where out[i].hand != nil {
+            var contacts: [PhysicalPoint] = []
+            if let touch = out[i].touch {
+                if frameFingers.contains(touch) || downFingers.contains(touch) { contacts.append(contactMm[touch]) }
+            } else {
+                var b = frameFingers.bits
+                while b != 0 {
+                    contacts.append(contactMm[b.trailingZeroBitCount])
+                    b &= b - 1
+                }
+            }
+            if contacts.isEmpty, let anchor = out[i].centroidMm ?? out[i].positionMm {
+                contacts.append(PhysicalPoint(x: anchor.x, y: anchor.y))
+            }
+            let hand = out[i].hand ?? .unknown
+            let hull = occlusionModel.hull(contactsMm: contacts, hand: hand, displayWidthMm: width, displayHeightMm: height)
+            let polygon = HandOcclusionModel.clip(hull, width: width, height: height)
+            guard !polygon.isEmpty else { continue }
+            out[i].occlusion = Occlusion(
+                polygon: polygon.map { WirePoint(x: wireRounded($0.x / width, 4), y: wireRounded($0.y / height, 4)) },
+                polygonMm: polygon.map { WirePoint(x: wireRounded($0.x, 1), y: wireRounded($0.y, 1)) })
+            let centroid = contacts.reduce(PhysicalPoint.zero, +) / Double(contacts.count)
+            out[i].clearSide = hand == .unknown ? .unknown : HandOcclusionModel.clearSide(of: hull, at: centroid)
+        }
     }
 
     /// Cancels every gesture in progress (device removed, resync); the fingers still down start
@@ -109,6 +166,8 @@ public struct GestureArena: Sendable {
     public mutating func cancelAll(at time: Timestamp, reason: String) -> [GestureEvent] {
         var out: [GestureEvent] = []
         cancelRecognizers(at: time, reason: reason, into: &out)
+        frameFingers = downFingers
+        addOcclusion(to: &out, from: 0)
         refreshDeadline()
         return out
     }

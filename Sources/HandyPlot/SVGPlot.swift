@@ -12,6 +12,8 @@ import HandyProtocol
 /// - `g.gesture-mark` (id `gesture-<id>-<phase>`): one per gesture event whose phase is `began` or
 ///   `recognized`, on the timeline; `g.gesture-spot`: the same events where they happened on the surface;
 /// - `polyline.scale-curve`, `polyline.rotation-curve`: pinch scale and rotation over time.
+/// - `polygon.occlusion` (`data-gesture`, `data-hand`): the region the hand covers, where each
+///   pinch with a known hand began.
 public struct SVGPlot: Sendable {
     /// Spacing of the dots that show time along each path.
     public var timeDotMilliseconds: Double = 100
@@ -98,6 +100,20 @@ public struct SVGPlot: Sendable {
         while gy < surfaceH { let p = px(PhysicalPoint(x: 0, y: gy)); grid += "M\(f(surfaceX)) \(f(p.y))h\(f(surfaceW * scale))"; gy += gridMm }
         if !grid.isEmpty { svg.element("path", ["class": "grid", "d": grid, "stroke": "#e2e2dc", "stroke-width": "0.7", "fill": "none"]) }
         svg.text(surfaceX, surfaceY + surfaceH * scale + 14, "grid \(f(gridMm)) mm", ["fill": "#777", "font-size": "10"])
+        svg.close("g")
+
+        // The region the hand covers (docs/HANDEDNESS.md "The covered region"), for each pinch with
+        // a known hand, where it began (every gesture carries one; the pinches alone keep the
+        // surface readable): under everything else.
+        svg.open("g", ["class": "occlusions"])
+        for g in data.gestures where g.gesture == .pinch && g.phase == .began && (g.hand == .left || g.hand == .right) {
+            guard let o = g.occlusion, o.polygonMm.count >= 3 else { continue }
+            let points = o.polygonMm.map { px(PhysicalPoint(x: $0.x, y: $0.y)) }.map { "\(f($0.x)),\(f($0.y))" }.joined(separator: " ")
+            let colour = Self.handColour(g.hand)
+            svg.element("polygon", ["class": "occlusion", "points": points, "fill": colour, "fill-opacity": "0.08",
+                                    "stroke": colour, "stroke-opacity": "0.6", "stroke-dasharray": "5 3", "stroke-width": "1",
+                                    "data-gesture": g.gesture.rawValue, "data-hand": g.hand?.rawValue ?? "unknown"])
+        }
         svg.close("g")
 
         // Contact ellipses under the paths, so the paths stay readable.

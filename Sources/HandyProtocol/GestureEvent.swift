@@ -61,6 +61,19 @@ public struct WirePoint: Codable, Hashable, Sendable {
     public init(x: Double, y: Double) { self.x = x; self.y = y }
 }
 
+/// The part of the display the hand and forearm probably cover: a convex polygon in the display
+/// frame, its corners in order (docs/GESTURES.md "The covered region").
+public struct Occlusion: Codable, Hashable, Sendable {
+    /// Corners, normalised 0…1.
+    public var polygon: [WirePoint]
+    /// The same corners in mm.
+    public var polygonMm: [WirePoint]
+    public init(polygon: [WirePoint], polygonMm: [WirePoint]) {
+        self.polygon = polygon
+        self.polygonMm = polygonMm
+    }
+}
+
 /// One gesture event: `{"type":"gesture","gesture":"pinch","phase":"began",...}`.
 ///
 /// Fields that do not apply to a gesture are nil and left out of the JSON. The names are public
@@ -96,8 +109,11 @@ public struct GestureEvent: Codable, Hashable, Sendable {
     /// Which hand made the gesture (decided when it began).
     public var hand: Hand?
     public var handConfidence: Double?
-    /// The side of the centroid the hand does not cover: where a popover stays visible.
+    /// The side of the centroid the hand does not cover: where a popover stays visible (the side
+    /// with less of ``occlusion`` on it).
     public var clearSide: Side?
+    /// What the hand and forearm probably cover (every event with a hand).
+    public var occlusion: Occlusion?
 
     // rotate
     /// Cumulative rotation since began, radians, clockwise positive (y down).

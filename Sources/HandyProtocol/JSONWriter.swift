@@ -78,6 +78,27 @@ struct JSONWriter {
         number(value.y)
         byte(UInt8(ascii: "}"))
     }
+    mutating func points(_ values: [WirePoint]) {
+        byte(UInt8(ascii: "["))
+        for (i, v) in values.enumerated() {
+            if i > 0 { byte(UInt8(ascii: ",")) }
+            raw("{\"x\":")
+            number(v.x)
+            raw(",\"y\":")
+            number(v.y)
+            byte(UInt8(ascii: "}"))
+        }
+        byte(UInt8(ascii: "]"))
+    }
+    mutating func field(_ key: StaticString, _ value: Occlusion?) {
+        guard let value else { return }
+        raw(key)
+        raw("{\"polygon\":")
+        points(value.polygon)
+        raw(",\"polygonMm\":")
+        points(value.polygonMm)
+        byte(UInt8(ascii: "}"))
+    }
     mutating func field(_ key: StaticString, _ values: [Int]?) {
         guard let values else { return }
         raw(key)
@@ -321,6 +342,7 @@ extension GestureEvent {
         if hand != nil { n += name }
         if handConfidence != nil { n += number }
         if clearSide != nil { n += name }
+        if let occlusion { n += key + 30 + (occlusion.polygon.count + occlusion.polygonMm.count) * (point - key + 1) }
         if rotation != nil { n += number }
         if rotationVelocity != nil { n += number }
         if translation != nil { n += point }
@@ -358,6 +380,7 @@ extension GestureEvent {
             if let hand { w.field(",\"hand\":", name: hand.literal) }
             w.field(",\"handConfidence\":", handConfidence)
             w.field(",\"id\":", id)
+            w.field(",\"occlusion\":", occlusion)
             w.field(",\"phase\":", name: phase.literal)
             w.field(",\"position\":", position)
             w.field(",\"positionMm\":", positionMm)

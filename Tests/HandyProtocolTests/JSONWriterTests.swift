@@ -51,6 +51,10 @@ import Testing
         g.hand = maybe(&r) { [Hand.left, .right, .unknown].randomElement(using: &$0)! }
         g.handConfidence = maybe(&r, double)
         g.clearSide = maybe(&r) { [Side.left, .right, .unknown].randomElement(using: &$0)! }
+        g.occlusion = maybe(&r) { r in
+            let n = Int.random(in: 0...40, using: &r)
+            return Occlusion(polygon: (0..<n).map { _ in point(&r) }, polygonMm: (0..<n).map { _ in point(&r) })
+        }
         g.rotation = maybe(&r, double); g.rotationVelocity = maybe(&r, double)
         g.translation = maybe(&r, point); g.translationMm = maybe(&r, point); g.velocity = maybe(&r, point)
         g.direction = maybe(&r) { [SwipeDirection.up, .down, .left, .right].randomElement(using: &$0)! }

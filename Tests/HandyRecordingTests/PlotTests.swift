@@ -93,6 +93,11 @@ struct PlotTests {
         let pinchIDs = Set(marked.filter { $0.gesture == .pinch }.map(\.id))
         #expect(pinchIDs.count == 2)
         #expect(doc.all("polyline", class: "scale-curve").count == pinchIDs.count)
+        // The covered region of each pinch, in its hand's side: one polygon per pinch, right and left.
+        let occlusions = doc.all("polygon", class: "occlusion")
+        #expect(occlusions.allSatisfy { $0.attributes["data-gesture"] == "pinch" })
+        #expect(Set(occlusions.compactMap { $0.attributes["data-hand"] }) == ["left", "right"])
+        #expect(occlusions.count == pinchIDs.count)
     }
 
     @Test("Wacom double-center-circle: two touches, every tracker sample on the path")

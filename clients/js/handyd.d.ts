@@ -69,8 +69,10 @@ export interface GestureMessage {
   rotationVelocity?: number;
   hand?: Hand;
   handConfidence?: number;
-  /** The side of the fingers the hand does not cover. */
-  clearSide?: Side;
+  /** The side of the fingers the hand does not cover (the side with less of `occlusion`). */
+  clearSide?: Side | "unknown";
+  /** What the hand and forearm probably cover: a convex polygon, corners in order. */
+  occlusion?: { polygon: Point[]; polygonMm: Point[] };
   /** On `ended`: where momentum would carry it (see docs/GESTURES.md "Momentum"). */
   glideMm?: Point;
   glideScale?: number;

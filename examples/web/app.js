@@ -2,7 +2,8 @@
 // anywhere on the touchscreen (handyd reads the device; the page only listens to handyd over its
 // WebSocket). Double tap resets. Released gestures glide on with the momentum handyd reports
 // (`glideMm`, `glideScale`, `glideRotation` on `ended`). While pinching, the zoom level shows
-// beside the fingers on the side the hand does not cover (`clearSide`).
+// beside the fingers on the side the hand does not cover (`clearSide`), out of the region the hand
+// probably covers (`occlusion`).
 //
 // Open it as a kiosk would (README "Web kiosks"):  http://127.0.0.1:8080/?ws=ws://127.0.0.1:7345
 // `window.handydDemo` holds the view and a log of what the page did, for tests and curious people.
@@ -168,6 +169,9 @@ function placePopover(g) {
   const h = popover.offsetHeight;
   let left = side === "left" ? c.x - POPOVER_GAP_PX - w : side === "right" ? c.x + POPOVER_GAP_PX : c.x - w / 2;
   let top = side === "above" ? c.y - POPOVER_GAP_PX - h : c.y - h / 2;
+  // Keep it out of the region the hand probably covers (`occlusion`): raise it until clear.
+  const shadow = (g.occlusion?.polygon ?? []).map(toScreen);
+  for (let step = 0; step < 12 && overlaps(shadow, left, top, w, h); step++) top -= 16;
   left = Math.min(window.innerWidth - w - 4, Math.max(4, left));
   top = Math.min(window.innerHeight - h - 4, Math.max(4, top));
   if (firstShow) popover.style.transition = "none";  // appear in place, do not slide in
@@ -179,7 +183,23 @@ function placePopover(g) {
   Object.assign(popover.dataset, {
     gesture: String(g.id), side, hand: g.hand ?? "unknown", centroidX: String(c.x), centroidY: String(c.y),
   });
-  log.push({ what: "popover", id: g.id, phase: g.phase, side, hand: g.hand, centroidX: c.x, left, right: left + w });
+  log.push({ what: "popover", id: g.id, phase: g.phase, side, hand: g.hand, centroidX: c.x, left, right: left + w,
+             hasShadow: shadow.length >= 3, clearOfShadow: !overlaps(shadow, left, top, w, h) });
+}
+
+/** True when a corner or the centre of the rectangle lies inside `polygon` (CSS px). */
+function overlaps(polygon, left, top, w, h) {
+  if (polygon.length < 3) return false;
+  const inside = (x, y) => {
+    let hit = false;
+    for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
+      const a = polygon[i], b = polygon[j];
+      if ((a.y > y) !== (b.y > y) && x < (b.x - a.x) * (y - a.y) / (b.y - a.y) + a.x) hit = !hit;
+    }
+    return hit;
+  };
+  return [[left, top], [left + w, top], [left, top + h], [left + w, top + h], [left + w / 2, top + h / 2]]
+    .some(([x, y]) => inside(x, y));
 }
 
 function hidePopover(g) {

@@ -1,0 +1,175 @@
+import HandyProtocol
+
+/// The part of the display that the hand and forearm probably cover while fingers touch it: the
+/// "shadow" an app keeps its UI out of.
+///
+/// The shape follows the geometric model Vogel & Casiez proposed for multi-touch occlusion when
+/// only the contacts' X/Y positions are known ("Hand Occlusion on a Multi-Touch Tabletop", CHI 2012):
+/// a circle for the palm, a rectangle for the forearm pivoting from it towards the user, and an
+/// ellipse-like "finger" from each contact to the palm. handyd returns the convex hull of those
+/// parts, clipped to the display: a small convex polygon (at most a few dozen corners) that holds the
+/// whole model, so it errs towards covering too much, never too little of it.
+///
+/// Units and frame: millimetres in the display frame (x right, y down, after the calibration
+/// matrix), so a rotated panel gets its shadow towards the display's bottom edge, where the user
+/// stands. The forearm comes from the bottom edge: a wall or kiosk display is used from below,
+/// not from the side.
+///
+/// The numbers are assumptions, not fits: the paper's fitted parameters and its corpus were not
+/// available to us (docs/HANDEDNESS.md "The covered region"). They are set from adult hand size
+/// (a palm about 85 mm across, fingers about 75 mm long, a forearm about 65 mm wide near the wrist)
+/// and from the posture the paper describes (the palm below and to the hand's side of the fingers,
+/// the forearm leaning outwards). An app should treat the polygon as "probably covered", and the
+/// model is one value, replaceable as a whole (``GestureArena/setOcclusionModel(_:)``).
+public struct HandOcclusionModel: Hashable, Sendable {
+    /// Radius of the palm circle, mm.
+    public var palmRadiusMm = 45.0
+    /// From the fingers' centroid to the palm circle's centre, mm (finger length plus part of the palm).
+    public var palmOffsetMm = 85.0
+    /// Direction of that offset below the horizontal, towards the hand's side, radians (55°): a right
+    /// hand's palm lies below and to the right of its fingertips. Straight down (90°) when the hand
+    /// is unknown.
+    public var palmAngleRadians = 55 * Double.pi / 180
+    /// Width of the forearm rectangle, mm.
+    public var forearmWidthMm = 65.0
+    /// The forearm's lean from straight down towards the hand's side, radians (20°).
+    public var forearmLeanRadians = 20 * Double.pi / 180
+    /// Width of a finger from a contact to the palm, mm.
+    public var fingerWidthMm = 18.0
+    /// Corners used for the palm circle.
+    public var circleCorners = 10
+
+    public init() {}
+
+    /// The covered region for fingers at `contactsMm` (display frame, mm) of `hand`, not clipped
+    /// (the forearm runs past the display's bottom edge): corners in order, or none without contacts.
+    public func hull(contactsMm: [PhysicalPoint], hand: Hand, displayWidthMm: Double, displayHeightMm: Double) -> [PhysicalPoint] {
+        guard !contactsMm.isEmpty, displayWidthMm > 0, displayHeightMm > 0 else { return [] }
+        let side: Double = switch hand {
+        case .right: 1
+        case .left: -1
+        case .unknown: 0
+        }
+        let centroid = contactsMm.reduce(PhysicalPoint.zero, +) / Double(contactsMm.count)
+        let palmAngle = palmAngleRadians
+        // Straight down for an unknown hand: exactly (0, 1), so that shadow is mirror-symmetric to the last bit.
+        let palmDirection = side == 0 ? PhysicalPoint(x: 0, y: 1) : PhysicalPoint(x: side * cosine(palmAngle), y: sine(palmAngle))
+        let palm = centroid + palmDirection * palmOffsetMm
+        var points: [PhysicalPoint] = []
+        points.reserveCapacity(circleCorners + 4 + 2 * contactsMm.count)
+        for i in 0..<Swift.max(circleCorners, 3) {
+            let a = 2 * Double.pi * Double(i) / Double(Swift.max(circleCorners, 3))
+            points.append(palm + PhysicalPoint(x: cosine(a), y: sine(a)) * palmRadiusMm)
+        }
+        // Each finger: a band from the contact to the palm, as wide as a finger.
+        for c in contactsMm {
+            let along = palm - c
+            let length = along.length
+            guard length > 1e-9 else { continue }
+            let normal = PhysicalPoint(x: -along.y / length, y: along.x / length) * (fingerWidthMm / 2)
+            points.append(c + normal)
+            points.append(c - normal)
+        }
+        // The forearm: from the palm towards the user, long enough to leave the display.
+        let lean = side * forearmLeanRadians
+        let direction = PhysicalPoint(x: sine(lean), y: cosine(lean))
+        let reach = (displayWidthMm * displayWidthMm + displayHeightMm * displayHeightMm).squareRoot() + palmOffsetMm
+        let across = PhysicalPoint(x: -direction.y, y: direction.x) * (forearmWidthMm / 2)
+        let elbow = palm + direction * reach
+        points.append(contentsOf: [palm + across, palm - across, elbow + across, elbow - across])
+        return Self.convexHull(points)
+    }
+
+    /// ``hull(contactsMm:hand:displayWidthMm:displayHeightMm:)`` clipped to the display.
+    public func polygon(contactsMm: [PhysicalPoint], hand: Hand, displayWidthMm: Double, displayHeightMm: Double) -> [PhysicalPoint] {
+        Self.clip(hull(contactsMm: contactsMm, hand: hand, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm),
+                  width: displayWidthMm, height: displayHeightMm)
+    }
+
+    /// The side of `centroid` with less of `polygon` on it: where a popover stays visible. `unknown`
+    /// when the two sides differ by less than a tenth of the whole (a shadow straight below). Judged
+    /// on the unclipped hull, so a hand near a display edge keeps its side.
+    public static func clearSide(of polygon: [PhysicalPoint], at centroid: PhysicalPoint) -> Side {
+        let total = area(polygon)
+        guard total > 1e-9 else { return .unknown }
+        let leftPart = area(clip(polygon, keeping: { $0.x <= centroid.x }, boundary: { a, b in
+            intersect(a, b, x: centroid.x)
+        }))
+        let rightPart = total - leftPart
+        if Swift.abs(leftPart - rightPart) < 0.1 * total { return .unknown }
+        return leftPart < rightPart ? .left : .right
+    }
+
+    /// Area of a simple polygon (shoelace), mm².
+    public static func area(_ p: [PhysicalPoint]) -> Double {
+        guard p.count >= 3 else { return 0 }
+        var s = 0.0
+        for i in 0..<p.count {
+            let a = p[i], b = p[(i + 1) % p.count]
+            s += a.x * b.y - b.x * a.y
+        }
+        return Swift.abs(s) / 2
+    }
+
+    // MARK: geometry
+
+    /// Andrew's monotone chain; clockwise on screen (y down), no corner that is collinear with its
+    /// neighbours to within 1e-6 mm² (so a stream and its mirror image keep the same corners).
+    static func convexHull(_ input: [PhysicalPoint]) -> [PhysicalPoint] {
+        let points = input.filter { $0.x.isFinite && $0.y.isFinite }.sorted { $0.x != $1.x ? $0.x < $1.x : $0.y < $1.y }
+        guard points.count >= 3 else { return points }
+        func cross(_ o: PhysicalPoint, _ a: PhysicalPoint, _ b: PhysicalPoint) -> Double {
+            (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
+        }
+        var lower: [PhysicalPoint] = []
+        for p in points {
+            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 1e-6 { lower.removeLast() }
+            lower.append(p)
+        }
+        var upper: [PhysicalPoint] = []
+        for p in points.reversed() {
+            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 1e-6 { upper.removeLast() }
+            upper.append(p)
+        }
+        return Array(lower.dropLast() + upper.dropLast())
+    }
+
+    /// `polygon` clipped to the display rectangle (Sutherland–Hodgman, four edges).
+    static func clip(_ polygon: [PhysicalPoint], width: Double, height: Double) -> [PhysicalPoint] {
+        var p = polygon
+        p = clip(p, keeping: { $0.x >= 0 }, boundary: { intersect($0, $1, x: 0) })
+        p = clip(p, keeping: { $0.x <= width }, boundary: { intersect($0, $1, x: width) })
+        p = clip(p, keeping: { $0.y >= 0 }, boundary: { intersect($0, $1, y: 0) })
+        p = clip(p, keeping: { $0.y <= height }, boundary: { intersect($0, $1, y: height) })
+        return p
+    }
+
+    private static func clip(_ polygon: [PhysicalPoint], keeping inside: (PhysicalPoint) -> Bool,
+                             boundary: (PhysicalPoint, PhysicalPoint) -> PhysicalPoint) -> [PhysicalPoint] {
+        guard !polygon.isEmpty else { return [] }
+        var out: [PhysicalPoint] = []
+        out.reserveCapacity(polygon.count + 4)
+        var previous = polygon[polygon.count - 1]
+        for current in polygon {
+            let a = inside(previous), b = inside(current)
+            if b {
+                if !a { out.append(boundary(previous, current)) }
+                out.append(current)
+            } else if a {
+                out.append(boundary(previous, current))
+            }
+            previous = current
+        }
+        return out
+    }
+
+    private static func intersect(_ a: PhysicalPoint, _ b: PhysicalPoint, x: Double) -> PhysicalPoint {
+        let t = (x - a.x) / (b.x - a.x)
+        return PhysicalPoint(x: x, y: a.y + t * (b.y - a.y))
+    }
+
+    private static func intersect(_ a: PhysicalPoint, _ b: PhysicalPoint, y: Double) -> PhysicalPoint {
+        let t = (y - a.y) / (b.y - a.y)
+        return PhysicalPoint(x: a.x + t * (b.x - a.x), y: y)
+    }
+}
