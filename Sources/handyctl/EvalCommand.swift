@@ -29,18 +29,30 @@ struct EvalCommand: ParsableCommand {
                 the evaluation set) and prints them as Swift to paste into \
                 EvidenceHandednessClassifier.swift.
 
+                --sensitivity (no DIR) prints the sensitivity table instead: the hand model's \
+                defaults, then each of its assumptions pushed to each end of a range \
+                (docs/HANDEDNESS.md "Sensitivity"), --count pinches per member and tier from \
+                --seed; per row both classifiers, handyd's accuracy at the seed rule's coverage, \
+                its ECE, and whether it is at least as accurate as the seed rule there.
+
                 Examples:
                   handyctl generate pinches /tmp/pinches --count 600 --seed 2
                   handyctl eval handedness /tmp/pinches
                   handyctl eval handedness /tmp/pinches --json
-
-                Example:
-                  handyctl generate pinches /tmp/pinches --count 600 --seed 2
-                  handyctl eval handedness /tmp/pinches
+                  handyctl eval handedness --sensitivity --count 200
                 """)
 
         @Argument(help: ArgumentHelp("Folder of labelled recordings (handyctl generate pinches).", valueName: "DIR"))
-        var directory: String
+        var directory: String?
+
+        @Flag(help: "Print the sensitivity table over the hand model's assumptions instead (no DIR).")
+        var sensitivity = false
+
+        @Option(help: "--sensitivity: pinches per member of the family and tier.")
+        var count: Int = 200
+
+        @Option(help: "--sensitivity: the random seed of the pinches.")
+        var seed: UInt64 = 3
 
         @Flag(help: "Print JSON instead of a table.")
         var json = false
@@ -51,7 +63,28 @@ struct EvalCommand: ParsableCommand {
         @Flag(help: "Fit the evidence classifier's weights on DIR and print them.")
         var fit = false
 
+        func validate() throws {
+            guard sensitivity != (directory != nil) else {
+                throw ValidationError(sensitivity ? "--sensitivity takes no DIR" : "missing DIR (or --sensitivity)")
+            }
+            guard (1...100_000).contains(count) else { throw ValidationError("--count must be 1…100000") }
+        }
+
         func run() throws {
+            var evidence = EvidenceHandednessClassifier()
+            if let minimumConfidence { evidence.minimumConfidence = minimumConfidence }
+            if sensitivity {
+                let rows = HandednessSensitivity.rows(count: count, seed: seed, classifier: evidence)
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+                    print(String(decoding: (try? encoder.encode(rows)) ?? Data("[]".utf8), as: UTF8.self))
+                } else {
+                    print(HandednessSensitivity.table(rows), terminator: "")
+                }
+                return
+            }
+            guard let directory else { return }
             let names: [String]
             do {
                 names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".evemu") }.sorted()
@@ -88,8 +121,6 @@ struct EvalCommand: ParsableCommand {
                 throw ExitCode.failure
             }
             if fit { fitWeights(pinches); return }
-            var evidence = EvidenceHandednessClassifier()
-            if let minimumConfidence { evidence.minimumConfidence = minimumConfidence }
             let report = HandednessReport(pinches, evidence: evidence, skipped: skipped)
             print(json ? report.json : report.table, terminator: "")
         }
