@@ -36,6 +36,10 @@ public struct GestureArena: Sendable {
     /// Fingers down after the last frame, and the fingers of the last frame (those lifting in it too).
     private var downFingers = TouchMask()
     private var frameFingers = TouchMask()
+    /// Per continuous gesture in progress: the occlusion corners (mm) last sent with it.
+    private var sentOcclusion: [UInt64: [WirePoint]] = [:]
+    /// A `changed` event repeats the occlusion only when a corner moved more than this (mm).
+    static let occlusionResendMm = 2.0
 
     public init(deviceID: String, geometry: DeviceGeometry, configuration: GestureConfiguration = .init()) {
         self.deviceID = deviceID
@@ -131,8 +135,10 @@ public struct GestureArena: Sendable {
 
     /// Adds `occlusion` to the events from `first` on that carry a hand, from the fingers of the
     /// last frame (a per-touch gesture: its own touch), and derives `clearSide` from it. An event
-    /// with no finger left to place it uses its own centroid or position.
-    private func addOcclusion(to out: inout [GestureEvent], from first: Int) {
+    /// with no finger left to place it uses its own centroid or position. A `changed` event carries
+    /// it only when a corner moved more than ``occlusionResendMm`` since the last one sent with that
+    /// gesture (the client keeps the last): it was half of every line's bytes on a busy device.
+    private mutating func addOcclusion(to out: inout [GestureEvent], from first: Int) {
         guard first < out.count else { return }
         let width = context.displayWidthMm, height = context.displayHeightMm
         for i in first..<out.count where out[i].hand != nil {
@@ -153,12 +159,27 @@ public struct GestureArena: Sendable {
             let hull = occlusionModel.hull(contactsMm: contacts, hand: hand, displayWidthMm: width, displayHeightMm: height)
             let polygon = HandOcclusionModel.clip(hull, width: width, height: height)
             guard !polygon.isEmpty else { continue }
-            out[i].occlusion = Occlusion(
-                polygon: polygon.map { WirePoint(x: wireRounded($0.x / width, 4), y: wireRounded($0.y / height, 4)) },
-                polygonMm: polygon.map { WirePoint(x: wireRounded($0.x, 1), y: wireRounded($0.y, 1)) })
             let centroid = contacts.reduce(PhysicalPoint.zero, +) / Double(contacts.count)
             out[i].clearSide = hand == .unknown ? .unknown : HandOcclusionModel.clearSide(of: hull, at: centroid)
+            let corners = polygon.map { WirePoint(x: wireRounded($0.x, 1), y: wireRounded($0.y, 1)) }
+            let id = out[i].id
+            switch out[i].phase {
+            case .began, .changed:
+                if out[i].phase == .changed, let last = sentOcclusion[id], last.count == corners.count,
+                   zip(last, corners).allSatisfy({ Swift.abs($0.x - $1.x) <= Self.occlusionResendMm && Swift.abs($0.y - $1.y) <= Self.occlusionResendMm }) {
+                    continue
+                }
+                sentOcclusion[id] = corners
+            case .ended, .cancelled, .recognized:
+                sentOcclusion[id] = nil
+            }
+            out[i].occlusion = Occlusion(
+                polygon: polygon.map { WirePoint(x: wireRounded($0.x / width, 3), y: wireRounded($0.y / height, 3)) },
+                polygonMm: corners)
         }
+        // A gesture whose end went unseen must not pile up here; forgetting one only makes its next
+        // `changed` event carry the region again.
+        if sentOcclusion.count > 64 { sentOcclusion.removeAll() }
     }
 
     /// Cancels every gesture in progress (device removed, resync); the fingers still down start

@@ -112,7 +112,8 @@ public struct GestureEvent: Codable, Hashable, Sendable {
     /// The side of the centroid the hand does not cover: where a popover stays visible (the side
     /// with less of ``occlusion`` on it).
     public var clearSide: Side?
-    /// What the hand and forearm probably cover (every event with a hand).
+    /// What the hand and forearm probably cover: on every began, ended, cancelled and recognized
+    /// event with a hand, on `changed` only when it moved more than 2 mm (keep the last).
     public var occlusion: Occlusion?
 
     // rotate

@@ -52,14 +52,17 @@ import Testing
     @Test func aRightHandPinchCoversItsRightAndBelow() {
         let pinches = run(Self.pinch()).filter { $0.gesture == .pinch }
         #expect(!pinches.isEmpty)
+        #expect(pinches.filter { $0.phase != .changed }.allSatisfy { $0.occlusion != nil }, "began and ended carry it")
+        #expect(pinches.contains { $0.phase == .changed && $0.occlusion != nil }, "a moving pinch sends it again")
+        #expect(pinches.contains { $0.phase == .changed && $0.occlusion == nil }, "small moves do not repeat it")
         for e in pinches {
-            guard let o = e.occlusion, let c = e.centroidMm else { Issue.record("pinch \(e.phase) without occlusion"); continue }
             #expect(e.hand == .right && e.clearSide == .left)
+            guard let o = e.occlusion, let c = e.centroidMm else { continue }
             #expect(o.polygon.count == o.polygonMm.count && o.polygonMm.count >= 3)
             #expect(o.polygonMm.allSatisfy { $0.x >= 0 && $0.x <= TestScreen.widthMm && $0.y >= 0 && $0.y <= TestScreen.heightMm })
             #expect(o.polygon.allSatisfy { $0.x >= 0 && $0.x <= 1 && $0.y >= 0 && $0.y <= 1 })
             for (n, mm) in zip(o.polygon, o.polygonMm) {
-                #expect(Swift.abs(n.x * TestScreen.widthMm - mm.x) < 0.1 && Swift.abs(n.y * TestScreen.heightMm - mm.y) < 0.1)
+                #expect(Swift.abs(n.x * TestScreen.widthMm - mm.x) < 0.16 && Swift.abs(n.y * TestScreen.heightMm - mm.y) < 0.16)
             }
             let split = Self.areaLeft(of: c.x, o.polygonMm)
             #expect(split.right > 2 * split.left, "right hand: \(split)")
@@ -78,10 +81,13 @@ import Testing
         let events = run(fingers).filter { $0.gesture == kind }
         let mirrored = run(fingers.map { $0.mirroredX(widthMm: TestScreen.widthMm) }).filter { $0.gesture == kind }
         #expect(!events.isEmpty && events.count == mirrored.count, "\(name)")
+        #expect(events.filter { $0.phase != .changed }.allSatisfy { $0.occlusion != nil }, "\(name): not on every began/end")
         for (a, b) in zip(events, mirrored) {
-            guard let oa = a.occlusion, let ob = b.occlusion else { Issue.record("\(name): no occlusion"); continue }
             #expect(a.hand != .unknown, "\(name)")
             #expect(a.clearSide == a.hand?.clearSide && b.clearSide == a.hand?.mirrored.clearSide, "\(name)")
+            // A `changed` event repeats the region only after a move; rounding may decide that on
+            // one side of the mirror and not the other.
+            guard let oa = a.occlusion, let ob = b.occlusion else { continue }
             let flipped = oa.polygonMm.map { WirePoint(x: TestScreen.widthMm - $0.x, y: $0.y) }
             // The same shape: every corner of each on the other's outline (within the wire's rounding).
             for p in flipped {
@@ -110,7 +116,7 @@ import Testing
         let pan = run([Finger.line(id: 0, (100, 50), (100, 20), down: 0, up: 0.5, move: 0.05, 0.45)]).filter { $0.gesture == .pan }
         #expect(!pan.isEmpty)
         for e in pan {
-            guard let o = e.occlusion, let c = e.centroidMm else { Issue.record("no occlusion"); continue }
+            guard let o = e.occlusion, let c = e.centroidMm else { #expect(e.phase == .changed); continue }
             #expect(e.hand == .unknown && e.clearSide == .unknown)
             let split = Self.areaLeft(of: c.x, o.polygonMm)
             #expect(Swift.abs(split.left - split.right) < 0.05 * (split.left + split.right), "\(split)")
@@ -124,7 +130,7 @@ import Testing
                        Finger.line(id: 1, (195, 50), (199, 40), down: 0, up: 0.6, move: 0.05, 0.5)]
         let pinches = run(fingers).filter { $0.gesture == .pinch }
         #expect(!pinches.isEmpty && pinches.allSatisfy { $0.hand == .right && $0.clearSide == .left })
-        #expect(pinches.allSatisfy { $0.occlusion?.polygonMm.allSatisfy { $0.x <= TestScreen.widthMm } == true })
+        #expect(pinches.allSatisfy { $0.occlusion?.polygonMm.allSatisfy { $0.x <= TestScreen.widthMm } ?? ($0.phase == .changed) })
     }
 
     /// Through the real tracker on a panel mounted rotated 90°: the region lies towards the
@@ -144,8 +150,9 @@ import Testing
         #expect(!pinches.isEmpty)
         let width = geometry.displayWidthMm, height = geometry.displayHeightMm
         #expect(Swift.abs(width - 120) < 1 && Swift.abs(height - 200) < 1, "display \(width) × \(height)")
+        #expect(pinches.filter { $0.phase != .changed }.allSatisfy { $0.occlusion != nil })
         for e in pinches {
-            guard let o = e.occlusion, let c = e.centroidMm else { Issue.record("no occlusion"); continue }
+            guard let o = e.occlusion, let c = e.centroidMm else { continue }
             // On the wire mm are rounded to 0.1 mm (this display is 119.95 × 199.95 mm).
             #expect(o.polygonMm.allSatisfy { $0.x >= 0 && $0.x <= width + 0.05 + 1e-9 && $0.y >= 0 && $0.y <= height + 0.05 + 1e-9 },
                     "\(width) × \(height): \(o.polygonMm)")

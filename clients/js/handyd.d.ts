@@ -71,7 +71,8 @@ export interface GestureMessage {
   handConfidence?: number;
   /** The side of the fingers the hand does not cover (the side with less of `occlusion`). */
   clearSide?: Side | "unknown";
-  /** What the hand and forearm probably cover: a convex polygon, corners in order. */
+  /** What the hand and forearm probably cover: a convex polygon, corners in order. On `changed`
+   *  events only when it moved more than 2 mm: keep the last one of the gesture. */
   occlusion?: { polygon: Point[]; polygonMm: Point[] };
   /** On `ended`: where momentum would carry it (see docs/GESTURES.md "Momentum"). */
   glideMm?: Point;

@@ -26,6 +26,8 @@ const bases = new Map();
 const glides = new Map();
 /** Per pinch id: the popover's side, decided once so it never flips while the fingers move. */
 const popoverSides = new Map();
+/** Per pinch id: the last `occlusion` polygon handyd sent with it. */
+const shadows = new Map();
 /** What the page did, in order (gesture values applied, glides, resets). */
 const log = [];
 const devices = new Map();
@@ -170,7 +172,9 @@ function placePopover(g) {
   let left = side === "left" ? c.x - POPOVER_GAP_PX - w : side === "right" ? c.x + POPOVER_GAP_PX : c.x - w / 2;
   let top = side === "above" ? c.y - POPOVER_GAP_PX - h : c.y - h / 2;
   // Keep it out of the region the hand probably covers (`occlusion`): raise it until clear.
-  const shadow = (g.occlusion?.polygon ?? []).map(toScreen);
+  // `changed` events carry it only when it moved: keep the last one of this gesture.
+  if (g.occlusion) shadows.set(g.id, g.occlusion.polygon);
+  const shadow = (shadows.get(g.id) ?? []).map(toScreen);
   for (let step = 0; step < 12 && overlaps(shadow, left, top, w, h); step++) top -= 16;
   left = Math.min(window.innerWidth - w - 4, Math.max(4, left));
   top = Math.min(window.innerHeight - h - 4, Math.max(4, top));
@@ -204,6 +208,7 @@ function overlaps(polygon, left, top, w, h) {
 
 function hidePopover(g) {
   popoverSides.delete(g.id);
+  shadows.delete(g.id);
   clearTimeout(hideTimer);
   hideTimer = setTimeout(() => {
     popover.classList.add("fading");

@@ -37,7 +37,7 @@ public struct HandOcclusionModel: Hashable, Sendable {
     /// Width of a finger from a contact to the palm, mm.
     public var fingerWidthMm = 18.0
     /// Corners used for the palm circle.
-    public var circleCorners = 10
+    public var circleCorners = 8
 
     public init() {}
 
