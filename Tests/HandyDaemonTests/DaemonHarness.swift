@@ -69,6 +69,16 @@ final class DaemonProcess: @unchecked Sendable {
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
+    /// For a failure message: whether the daemon still runs (a sanitizer report stops it), whether
+    /// it dropped a client as too slow, and the end of its log.
+    var stateForFailure: String {
+        let log = self.log
+        return "daemon \(process.isRunning ? "running" : "exited with \(process.terminationStatus)"), "
+            + "sanitizer report: \(log.contains("Sanitizer") ? "yes" : "no"), "
+            + "slow-client drops logged: \(log.components(separatedBy: "client too slow").count - 1); log ends:\n"
+            + String(log.suffix(3000))
+    }
+
     func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
     /// Waits for the process to exit; nil on timeout.

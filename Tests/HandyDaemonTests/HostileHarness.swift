@@ -251,8 +251,16 @@ func runWithBystanders(
     let results = concurrently([hostileRun] + readers)
     try results[0].get()
     let logs = try results.dropFirst().map { try $0.get() }
+    // A lost bystander makes every later step fail with EPIPE; say why it was lost instead.
+    if let lost = logs.firstIndex(where: { $0.other.contains("EOF") }) {
+        throw HarnessError("bystander \(lost) was disconnected after \(logs[lost].touches.count) frames "
+                           + "(last lines: \(logs[lost].other.suffix(3))); \(daemon.stateForFailure)")
+    }
     try afterwards(daemon, bystanders)
-    let status = try bystanders[0].status()
+    let status: StatusMessage
+    do { status = try bystanders[0].status() } catch {
+        throw HarnessError("status after the run: \(error); \(daemon.stateForFailure)")
+    }
     let after = try daemon.resources
     let settled = try daemon.waitForFileDescriptors(before.openFileDescriptors)
     print("hostile run \(Test.current?.name ?? "?"): \((recording as NSString).lastPathComponent), \(before) -> \(after), "

@@ -160,13 +160,12 @@ extension HostileClientTests {
     /// socket client; the bystanders miss nothing.
     @Test func aWebClientThatNeverReads() throws {
         let port = try freeLoopbackPort()
-        // Speed 2, not 4: the three debug-built bystanders must keep up with the busy recording's
-        // 2 MB of touches on a loaded 2-core machine, or they too pass the bound.
-        let outcome = try runWithBystanders(recording: fixture(busyFixture), speed: 2, extraArguments: Self.arguments(port: port, touches: true),
+        let outcome = try runWithBystanders(recording: fixture(busyFixture), speed: NeverReadingRun.speed,
+                                            extraArguments: Self.arguments(port: port, touches: true) + NeverReadingRun.arguments,
                                             hostileSubscribers: 1, hostile: { daemon in
             let sleeper = try Self.connect(port: port, receiveBufferBytes: 4096)
             sleeper.sendText(#"{"type":"subscribe","touches":true}"#)
-            let deadline = Date().addingTimeInterval(20)
+            let deadline = Date().addingTimeInterval(30 / NeverReadingRun.speed)
             while Date() < deadline {
                 usleep(100_000)
                 if daemon.log.contains("client too slow") { break }
