@@ -1,9 +1,10 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HandyProtocol
 import Logging
 import NIOCore
 import NIOPosix
-import ServiceLifecycle
 
 /// Everything `handyd`'s command line decides.
 public struct DaemonOptions: Sendable {
@@ -26,9 +27,26 @@ public struct DaemonOptions: Sendable {
     public init() {}
 }
 
-/// Builds the services from `options` and runs them until SIGTERM/SIGINT.
-public func runDaemon(options: DaemonOptions, logger: Logger) async throws {
+/// Builds the daemon from `options` and runs it on the calling thread (the process's main thread)
+/// until SIGTERM or SIGINT; SIGHUP reloads the devices' configuration.
+///
+/// Threads: the input thread (``InputLoop``: devices, recognizers), NIO's one event loop (every
+/// socket), and this one, which starts them, then sleeps in `sigwait` until a signal comes. No
+/// Swift concurrency and no libdispatch global queue: an idle daemon wakes for nothing.
+///
+/// Start: the listeners bind only after the initial device scan reached the broadcaster, so a
+/// client's first hello lists every device present at start; READY=1 waits for the same moment.
+/// Stop: STOPPING=1, the listeners close and every client gets `shutdown`, then the input
+/// thread frees the devices, then the event loop ends.
+public func runDaemon(options: DaemonOptions, logger: Logger) throws {
+    // Before any thread exists, so that every thread inherits the mask.
+    let signals = LifecycleSignals.block()
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    var stoppedOnRequest = false
+    defer {
+        try? group.syncShutdownGracefully()
+        if stoppedOnRequest { logger.info("stopped") }
+    }
     let broadcaster = Broadcaster(eventLoop: group.next(), limits: options.limits, version: options.version, logger: logger)
     let readiness = Readiness(parts: options.webSocket == nil ? ["socket", "input"] : ["socket", "input", "websocket"], logger: logger)
 
@@ -41,19 +59,12 @@ public func runDaemon(options: DaemonOptions, logger: Logger) async throws {
         sources = try liveSources(logger: logger)
     }
     let window = DeliveryWindow()
-    // The socket accepts clients only after the initial scan reached the broadcaster, so the first
-    // hello lists every device present at start; READY=1 waits for the same moment.
-    // One stream per listener (an AsyncStream has one consumer).
-    let (inputStarted, inputStartedContinuation) = AsyncStream.makeStream(of: Void.self)
-    let (inputStartedForWeb, inputStartedForWebContinuation) = AsyncStream.makeStream(of: Void.self)
+    let inputStarted = broadcaster.eventLoop.makePromise(of: Void.self)
     let started: @Sendable () -> Void = {
         // Queued behind the scan's notices on the same event loop: they are published first.
         broadcaster.eventLoop.execute {
             readiness.markReady("input")
-            for c in [inputStartedContinuation, inputStartedForWebContinuation] {
-                c.yield()
-                c.finish()
-            }
+            inputStarted.succeed()
         }
     }
     let loop = try InputLoop(sources: sources, logger: logger, started: started) { notices in
@@ -65,35 +76,37 @@ public func runDaemon(options: DaemonOptions, logger: Logger) async throws {
     }
     if options.waitForClients > 0 {
         let count = options.waitForClients
-        try await broadcaster.eventLoop.submit {
+        try broadcaster.eventLoop.submit {
             broadcaster.onSubscribedClients = (count, { loop.send(.release) })
-        }.get()
+        }.wait()
     }
-
     let address = ListenAddress.fromSystemd() ?? .path(options.socketPath, group: options.socketGroup)
-    let socket = SocketService(address: address, broadcaster: broadcaster, group: group, readiness: readiness,
-                               acceptAfter: inputStarted, logger: logger)
-    let input = InputService(loop: loop, readiness: readiness, logger: logger)
-    var services: [any Service] = [input, socket]
-    if let webSocket = options.webSocket {
-        // Listed after the Unix socket: stopped first, and the Unix socket service's shutdown
-        // sends every client, WebSocket ones too, the `shutdown` message.
-        services.append(WebSocketService(options: webSocket, broadcaster: broadcaster, group: group, readiness: readiness,
-                                         acceptAfter: inputStartedForWeb, logger: logger))
-    } else {
-        inputStartedForWebContinuation.finish()
-    }
-    // Stopped in reverse order: on shutdown clients get `shutdown` first, then input stops.
-    let serviceGroup = ServiceGroup(configuration: .init(
-        services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+
+    let input = InputThread.start(loop: loop, logger: logger)
+    let socket: UnixSocketListener
+    var webSocket: WebSocketListener?
     do {
-        try await serviceGroup.run()
+        try inputStarted.futureResult.wait()
+        socket = try UnixSocketListener.start(address: address, broadcaster: broadcaster, group: group, logger: logger)
+        readiness.markReady("socket")
+        if let options = options.webSocket {
+            webSocket = try WebSocketListener.start(options: options, broadcaster: broadcaster, group: group, logger: logger)
+            readiness.markReady("websocket")
+        }
     } catch {
-        try? await group.shutdownGracefully()
+        webSocket?.stop()
+        input.stop()
         throw error
     }
-    try? await group.shutdownGracefully()
-    logger.info("stopped")
+
+    let signal = signals.waitForStop(onHangup: { loop.send(.reload) })
+    logger.info("stopping", metadata: ["signal": "\(signal == SIGINT ? "SIGINT" : "SIGTERM")"])
+    readiness.markStopping()
+    // The WebSocket listener first: the Unix socket's stop sends every client, web ones too, `shutdown`.
+    webSocket?.stop()
+    socket.stop()
+    input.stop()
+    stoppedOnRequest = true
 }
 
 /// The machine's touchscreens (udev + libevdev).

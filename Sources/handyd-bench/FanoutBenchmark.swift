@@ -9,11 +9,10 @@ import HandyProtocol
 import Logging
 import NIOCore
 import NIOPosix
-import ServiceLifecycle
 
 /// Figure 2: frame → subscriber latency through the daemon's real server code.
 ///
-/// In this process: the real ``SocketService`` (NIO, one event loop, as `runDaemon` builds it) on a
+/// In this process: the real ``UnixSocketListener`` (NIO, one event loop, as `runDaemon` builds it) on a
 /// temporary Unix socket, the real ``InputLoop`` delivering to the real ``Broadcaster``, and a
 /// ``PacedSource`` in place of the evdev device: a pacer thread writes one byte per frame into a
 /// pipe (as the kernel makes an evdev node readable), the source stamps CLOCK_MONOTONIC and hands
@@ -83,14 +82,8 @@ enum FanoutBenchmark {
         defer { try? group.syncShutdownGracefully() }
         let broadcaster = Broadcaster(eventLoop: group.next(), limits: ServerLimits(), version: "bench", logger: logger)
         let path = NSTemporaryDirectory() + "handyd-bench-\(getpid()).sock"
-        let socket = SocketService(address: .path(path, group: nil), broadcaster: broadcaster, group: group,
-                                   readiness: Readiness(parts: ["socket"], logger: logger), logger: logger)
-        let services = ServiceGroup(configuration: .init(services: [socket], logger: logger))
-        let serverDone = DispatchSemaphore(value: 0)
-        Task {
-            do { try await services.run() } catch { FileHandle.standardError.write(Data("handyd-bench: server: \(error)\n".utf8)) }
-            serverDone.signal()
-        }
+        let socket = try UnixSocketListener.start(address: .path(path, group: nil), broadcaster: broadcaster, group: group,
+                                                  logger: logger)
 
         // The input side: the real InputLoop, delivering exactly as runDaemon's closure does.
         var pipeFDs: [Int32] = [-1, -1]
@@ -141,8 +134,7 @@ enum FanoutBenchmark {
         sleepUntil(nanoseconds: MonotonicInstant.now().nanoseconds + 200_000_000)
         loop.send(.stop)
         inputDone.wait()
-        Task { await services.triggerGracefulShutdown() }
-        serverDone.wait()
+        socket.stop()
         for _ in 0..<subscribers { readersDone.wait() }
         for fd in fds { close(fd) }
         close(pipeFDs[0]); close(pipeFDs[1])

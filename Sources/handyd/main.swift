@@ -6,7 +6,7 @@ import Logging
 
 /// `handyd`: the multitouch gesture daemon.
 @main
-struct Handyd: AsyncParsableCommand {
+struct Handyd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handyd",
         abstract: "Recognises multitouch gestures and publishes them as JSON lines on a Unix socket.",
@@ -69,7 +69,9 @@ struct Handyd: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    /// Synchronous on purpose: an async main would run on Swift concurrency's global executor,
+    /// whose libdispatch workqueue monitor wakes the idle daemon once a second.
+    func run() throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
         // stderr without colours: systemd's journal stores it as is.
         LoggingSystem.bootstrap { label in
@@ -92,7 +94,7 @@ struct Handyd: AsyncParsableCommand {
             WebSocketOptions(listen: $0, allowedOrigins: Set(websocketOrigin), sendsTouches: websocketTouches)
         }
         do {
-            try await runDaemon(options: options, logger: logger)
+            try runDaemon(options: options, logger: logger)
         } catch let error as DaemonError {
             logger.critical("\(error.description)")
             throw ExitCode(1)

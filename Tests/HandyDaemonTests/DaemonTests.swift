@@ -215,6 +215,30 @@ struct DaemonTests {
         #expect(daemon.process.isRunning)
     }
 
+    /// handyd runs on three threads of its own: main (waits for signals), input, NIO's event loop.
+    /// Any use of a libdispatch global queue or of Swift concurrency's global executor (an async
+    /// main, a DispatchSource) adds a libdispatch worker whose workqueue monitor wakes the idle
+    /// daemon once a second (docs/PERFORMANCE.md "Idle cost"); after a replay, a client, a status
+    /// request and a SIGHUP, none may exist. (A sanitizer adds its own background thread.)
+    @Test func threeThreadsAndNoDispatchWorker() throws {
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture)])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        _ = try client.readMessage()
+        daemon.signal(SIGHUP)
+        let deadline = Date().addingTimeInterval(10)
+        while !daemon.log.contains("reloading configuration") && Date() < deadline { usleep(20_000) }
+        try client.send(#"{"type":"status"}"# + "\n")
+        guard case .status? = try client.readMessage() else { Issue.record("no status"); return }
+        let pid = daemon.process.processIdentifier
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        let names = tasks.compactMap { try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.sorted()
+        let ours = names.filter { $0 == "handyd" || $0 == "handyd-input" || $0.hasPrefix("NIO-ELT-") }
+        #expect(ours.count == 3 && ours.contains("handyd-input"), "\(names)")
+        #expect(!names.contains { $0.contains("qos") || $0.contains("dispatch") }, "\(names)")
+        if ProcessInfo.processInfo.environment["HANDYD_SANITIZER"] == nil { #expect(names.count == 3, "\(names)") }
+    }
+
     @Test func clientsBeyondTheMaximumAreRefusedPolitely() throws {
         let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--max-clients", "2"])
         let a = try LineClient(socketPath: daemon.socketPath)

@@ -2,12 +2,10 @@
 import Glibc
 #endif
 import CLibsystemd
-import Foundation
 import HandyProtocol
 import Logging
 import NIOCore
 import NIOPosix
-import ServiceLifecycle
 
 /// Where the listening socket comes from.
 public enum ListenAddress: Hashable, Sendable {
@@ -25,36 +23,30 @@ public enum ListenAddress: Hashable, Sendable {
     }
 }
 
-/// Serves the Unix socket until graceful shutdown, then says goodbye to every client.
-public final class SocketService: Service, Sendable {
-    let address: ListenAddress
+/// The Unix socket: bound at a path (or taken from systemd), serving every client through the
+/// ``Broadcaster`` from the moment ``start(address:broadcaster:group:logger:)`` returns until
+/// ``stop()``, which says goodbye to every client.
+///
+/// Both block the calling thread (never call them on an event loop): the daemon's main thread
+/// starts the listeners after the initial device scan and stops them on SIGTERM.
+public final class UnixSocketListener: Sendable {
+    let server: any Channel
+    /// The socket file this listener created, removed on stop (nil under socket activation).
+    let boundPath: String?
     let broadcaster: Broadcaster
-    let group: any EventLoopGroup
     let logger: Logger
-    let readiness: Readiness
-    let acceptAfter: AsyncStream<Void>?
 
-    /// - Parameter acceptAfter: when given, the socket is bound (or, under socket activation,
-    ///   accepted on) only after this stream yields or ends: the daemon passes "the initial device
-    ///   scan is published", so a client's first hello lists the devices present at start.
-    public init(address: ListenAddress, broadcaster: Broadcaster, group: any EventLoopGroup, readiness: Readiness,
-                acceptAfter: AsyncStream<Void>? = nil, logger: Logger) {
-        self.address = address
+    private init(server: any Channel, boundPath: String?, broadcaster: Broadcaster, logger: Logger) {
+        self.server = server
+        self.boundPath = boundPath
         self.broadcaster = broadcaster
-        self.group = group
-        self.readiness = readiness
-        self.acceptAfter = acceptAfter
         self.logger = logger
     }
 
-    public func run() async throws {
-        if let acceptAfter {
-            for await _ in acceptAfter { break }
-            // Cancelled while waiting (the input side failed): nothing to serve.
-            if Task.isCancelled { return }
-        }
-        let broadcaster = self.broadcaster
-        let logger = self.logger
+    /// Binds (or, under socket activation, accepts on) `address`. Errors name the path and the
+    /// errno in one line; a socket whose permissions cannot be set is closed and removed.
+    public static func start(address: ListenAddress, broadcaster: Broadcaster, group: any EventLoopGroup,
+                             logger: Logger) throws -> UnixSocketListener {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 64)
             // A client's half-close (SHUT_WR) is its last request, not its departure: see
@@ -66,35 +58,37 @@ public final class SocketService: Service, Sendable {
                 }
             }
 
-        let server: any Channel
-        var boundPath: String?
         switch address {
         case .inherited(let fd):
-            server = try await bootstrap.withBoundSocket(fd).get()
+            let server = try bootstrap.withBoundSocket(fd).wait()
             logger.info("listening on socket from systemd", metadata: ["socket.fd": "\(fd)"])
+            return UnixSocketListener(server: server, boundPath: nil, broadcaster: broadcaster, logger: logger)
         case .path(let path, let groupName):
-            try Self.prepare(path: path)
+            try prepare(path: path)
+            let server: any Channel
             do {
-                server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+                server = try bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).wait()
             } catch {
-                throw DaemonError("cannot listen on \(path): \(Self.reason(error))")
+                throw DaemonError("cannot listen on \(path): \(reason(error))")
             }
-            boundPath = path
-            do { try Self.setPermissions(path: path, groupName: groupName) } catch {
+            do { try setPermissions(path: path, groupName: groupName) } catch {
                 // Never leave a socket with the wrong owner behind.
-                try? await server.close()
+                try? server.close().wait()
                 unlink(path)
                 throw error
             }
             logger.info("listening", metadata: ["socket.path": "\(path)"])
+            return UnixSocketListener(server: server, boundPath: path, broadcaster: broadcaster, logger: logger)
         }
+    }
 
-        readiness.markReady("socket")
-        try? await gracefulShutdown()
-
+    /// Stops accepting, sends every client (WebSocket ones too) `shutdown`, waits until each
+    /// connection is closed, and removes the socket file it created.
+    public func stop() {
         logger.info("stopping: sending shutdown to clients")
-        try? await server.close()
-        try? await broadcaster.eventLoop.flatSubmit { broadcaster.shutdown(reason: "daemon stopping") }.get()
+        try? server.close().wait()
+        let broadcaster = self.broadcaster
+        try? broadcaster.eventLoop.flatSubmit { broadcaster.shutdown(reason: "daemon stopping") }.wait()
         if let boundPath { unlink(boundPath) }
     }
 

@@ -4,7 +4,6 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
-import ServiceLifecycle
 
 /// Where and how the WebSocket endpoint listens (`handyd --websocket`).
 public struct WebSocketOptions: Hashable, Sendable {
@@ -49,32 +48,16 @@ public struct WebSocketOptions: Hashable, Sendable {
 /// message per text frame each way, the same hello, subscribe, filters, status and slow-client
 /// bound, through the same ``ClientConnection`` and ``Broadcaster``. See docs/RELIABILITY.md for
 /// the threat model (loopback by default, Origin list, no raw touches unless asked).
-public final class WebSocketService: Service, Sendable {
-    let options: WebSocketOptions
-    let broadcaster: Broadcaster
-    let group: any EventLoopGroup
-    let readiness: Readiness
-    let acceptAfter: AsyncStream<Void>?
-    let logger: Logger
+///
+/// Like ``UnixSocketListener``, started and stopped from the daemon's main thread (blocking).
+public final class WebSocketListener: Sendable {
+    let server: any Channel
 
-    public init(options: WebSocketOptions, broadcaster: Broadcaster, group: any EventLoopGroup, readiness: Readiness,
-                acceptAfter: AsyncStream<Void>? = nil, logger: Logger) {
-        self.options = options
-        self.broadcaster = broadcaster
-        self.group = group
-        self.readiness = readiness
-        self.acceptAfter = acceptAfter
-        self.logger = logger
-    }
+    private init(server: any Channel) { self.server = server }
 
-    public func run() async throws {
-        if let acceptAfter {
-            for await _ in acceptAfter { break }
-            if Task.isCancelled { return }
-        }
-        let options = self.options
-        let broadcaster = self.broadcaster
-        let logger = self.logger
+    /// Binds `options.host:options.port`; an error names the address and the errno in one line.
+    public static func start(options: WebSocketOptions, broadcaster: Broadcaster, group: any EventLoopGroup,
+                             logger: Logger) throws -> WebSocketListener {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 64)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -114,19 +97,21 @@ public final class WebSocketService: Service, Sendable {
             }
         let server: any Channel
         do {
-            server = try await bootstrap.bind(host: options.host, port: options.port).get()
+            server = try bootstrap.bind(host: options.host, port: options.port).wait()
         } catch {
-            throw DaemonError("cannot listen for WebSocket clients on \(options.host):\(options.port): \(SocketService.reason(error))")
+            throw DaemonError("cannot listen for WebSocket clients on \(options.host):\(options.port): \(UnixSocketListener.reason(error))")
         }
         logger.info("listening for WebSocket clients", metadata: [
             "websocket.address": "\(server.localAddress.map { "\($0)" } ?? "\(options.host):\(options.port)")",
             "websocket.origins": "\(options.allowedOrigins.sorted())", "websocket.touches": "\(options.sendsTouches)",
         ])
-        readiness.markReady("websocket")
-        try? await gracefulShutdown()
-        // Clients get `shutdown` from the Unix socket service's broadcaster.shutdown, which
-        // covers every client; here only the listener closes.
-        try? await server.close()
+        return WebSocketListener(server: server)
+    }
+
+    /// Stops accepting. Clients get `shutdown` from ``UnixSocketListener/stop()``'s
+    /// broadcaster shutdown, which covers every client; here only the listener closes.
+    public func stop() {
+        try? server.close().wait()
     }
 }
 
