@@ -134,6 +134,8 @@ run_one() {
     || { grep -v 'Cannot export local symbol' "$dir/build.log" >&2; echo "fuzz.sh: $name: build failed" >&2; return 1; }
   seed "$name" "$dir/corpus" || { echo "fuzz.sh: $name: seeding failed" >&2; return 1; }
   local seeds; seeds=$(ls "$dir/corpus" | wc -l)
+  # run_one runs under `||`, where set -e is off: a seeding step that failed must show here.
+  if [ "$seeds" -eq 0 ]; then echo "fuzz.sh: $name: no seeds in $dir/corpus" >&2; return 1; fi
   echo "fuzz.sh: $name: $seeds seeds, $seconds s"
   local status=0
   # -rss_limit_mb: the readers accept up to 256 MiB files, but a fuzz input is small; a blow-up
@@ -146,6 +148,10 @@ run_one() {
   if [ $status -ne 0 ]; then
     echo "fuzz.sh: $name: FAILED (exit $status) after $runs runs, $cov; input in $dir/artifacts/, log $dir/log"
     grep -m 20 -E 'Fatal error|ERROR:|==[0-9]+==|invariant|SUMMARY' "$dir/log" | sed 's/^/  /' || true
+    return 1
+  fi
+  if ! [ "$runs" -gt 0 ] 2>/dev/null; then
+    echo "fuzz.sh: $name: FAILED: no executed inputs reported (runs: $runs); log $dir/log"
     return 1
   fi
   echo "fuzz.sh: $name: ok, $runs runs in $seconds s, $cov, corpus $(ls "$dir/corpus" | wc -l) inputs"

@@ -28,6 +28,9 @@ func packageRoot() -> String {
 }
 
 var figures: [Figure] = []
+/// Figures that could not be measured: each is reported on stderr, and the exit status is 1, so a
+/// script (CI runs `scripts/bench.sh --short`) cannot pass on a benchmark that did not run.
+var failedFigures: [String] = []
 
 // Instruction counting (docs/PERFORMANCE.md, section 1): a fixed number of passes, no timing.
 if let spec = option("--profile") {
@@ -107,6 +110,7 @@ if wanted("fanout") {
                          formatted(r.publishCpuNsPerFrame / 1000, decimals: 1), formatted(r.inputCpuNsPerFrame / 1000, decimals: 1)])
         } catch {
             FileHandle.standardError.write(Data("handyd-bench: fanout with \(subscribers) subscribers: \(error)\n".utf8))
+            failedFigures.append("fanout \(subscribers)")
         }
     }
     print("\n2. Socket fan-out latency: frame handed to the pipeline -> subscriber has read its gesture lines (µs)")
@@ -134,6 +138,7 @@ if wanted("idle") || wanted("memory") {
                               wakers.isEmpty ? "none" : wakers]]))
             } catch {
                 FileHandle.standardError.write(Data("handyd-bench: idle: \(error)\n".utf8))
+                failedFigures.append("idle")
             }
         }
         if wanted("memory") {
@@ -164,8 +169,12 @@ if wanted("idle") || wanted("memory") {
                               formatted(r.cpuSeconds * 1e6 / Double(max(r.frames, 1)), decimals: 1)]]))
             } catch {
                 FileHandle.standardError.write(Data("handyd-bench: memory: \(error)\n".utf8))
+                failedFigures.append("memory")
             }
         }
+    } else if let named = option("--handyd") {
+        FileHandle.standardError.write(Data("handyd-bench: --handyd \(named): not an executable file\n".utf8))
+        failedFigures.append("idle/memory")
     } else {
         print("\n3./4. skipped: no handyd beside handyd-bench (build it: swift build -c release --product handyd) and no --handyd PATH")
     }
@@ -173,3 +182,7 @@ if wanted("idle") || wanted("memory") {
 
 print("")
 for f in figures { print(f.jsonLine) }
+if !failedFigures.isEmpty {
+    FileHandle.standardError.write(Data("handyd-bench: not measured: \(failedFigures.joined(separator: ", "))\n".utf8))
+    exit(1)
+}

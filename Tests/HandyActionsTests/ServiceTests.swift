@@ -188,9 +188,11 @@ func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
         }
     }
 
-    @Test func keysWithoutUinputAreLoggedAndCommandsStillRun() throws {
-        // Where /dev/uinput cannot be opened (the host), a chord fails alone with a clear error.
-        guard access("/dev/uinput", W_OK) != 0 else { return }
+    /// Where /dev/uinput cannot be opened (the host), a chord fails alone with a clear error. Where
+    /// it can, the test is reported skipped, not passed: it is about the failure (the chord itself is
+    /// proven in the guest by actions_guest.py).
+    @Test(.enabled(if: access("/dev/uinput", W_OK) != 0, "/dev/uinput is writable: this checks a machine without it"))
+    func keysWithoutUinputAreLoggedAndCommandsStillRun() throws {
         let dir = try TemporaryDirectory()
         try dir.write("actions.toml", """
             [[binding]]
