@@ -127,7 +127,6 @@ extension ActionsConfiguration {
         try allowed("taps", gesture.hasTaps, "only tap and touch-tap events count taps")
         try allowed("direction", gesture.hasDirection, "only swipe and touch-swipe events have a direction")
         try allowed("edge", gesture.hasEdge, "only swipe events have an edge")
-        try allowed("hand", gesture.hasHand, "only pinch, rotate, pan and long-press events carry a hand (docs/GESTURES.md, Handedness)")
         let match = GestureMatch(
             gesture: gesture, phase: phase,
             fingers: try integer("fingers", 1...10), taps: try integer("taps", 1...100),

@@ -22,7 +22,9 @@ public final class ActionsService: Sendable {
     private struct State: ~Copyable {
         var configuration: ActionsConfiguration
         /// Device id → name, from hello and device messages (bindings may name either).
+        /// Name and kernel node of each device id, from hello and device messages.
         var deviceNames: [String: String] = [:]
+        var deviceNodes: [String: String] = [:]
         var keyboard: VirtualKeyboard?
     }
     private let state: Mutex<State>
@@ -81,10 +83,10 @@ public final class ActionsService: Sendable {
     public func handle(_ message: ServerMessage) {
         switch message {
         case .hello(let hello):
-            state.withLock { s in for d in hello.devices { s.deviceNames[d.id] = d.name } }
+            state.withLock { s in for d in hello.devices { s.deviceNames[d.id] = d.name; s.deviceNodes[d.id] = d.node } }
             logger.info("connected to \(socketPath): handyd \(hello.version), \(hello.devices.count) devices")
         case .device(let m) where m.event == .added:
-            state.withLock { $0.deviceNames[m.device.id] = m.device.name }
+            state.withLock { $0.deviceNames[m.device.id] = m.device.name; $0.deviceNodes[m.device.id] = m.device.node }
         case .gesture(let event):
             fire(for: event)
         case .shutdown(let m):
@@ -97,7 +99,7 @@ public final class ActionsService: Sendable {
     /// Runs the actions of every binding that matches `event`, in file order.
     public func fire(for event: GestureEvent) {
         let bindings = state.withLock { s in
-            s.configuration.bindings(matching: event, deviceName: s.deviceNames[event.device])
+            s.configuration.bindings(matching: event, deviceName: s.deviceNames[event.device], deviceNode: s.deviceNodes[event.device])
         }
         for binding in bindings {
             switch binding.action {

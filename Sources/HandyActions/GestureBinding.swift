@@ -8,9 +8,10 @@ public struct ActionsConfiguration: Sendable, Equatable {
 
     public init(bindings: [GestureBinding]) { self.bindings = bindings }
 
-    /// The bindings that fire for `event` on the device named `deviceName` (nil when unknown).
-    public func bindings(matching event: GestureEvent, deviceName: String?) -> [GestureBinding] {
-        bindings.filter { $0.match.matches(event, deviceName: deviceName) }
+    /// The bindings that fire for `event` on the device named `deviceName` whose kernel node is
+    /// `deviceNode` (nil when unknown).
+    public func bindings(matching event: GestureEvent, deviceName: String?, deviceNode: String? = nil) -> [GestureBinding] {
+        bindings.filter { $0.match.matches(event, deviceName: deviceName, deviceNode: deviceNode) }
     }
 
     /// Every key code a `keys` action presses (the virtual keyboard must have them).
@@ -49,7 +50,8 @@ public struct GestureMatch: Sendable, Equatable {
     public var direction: SwipeDirection?
     public var edge: DisplayEdge?
     public var hand: Hand?
-    /// A device id (`event5`, `replay:demo`) or a device name (`EP0430M09`).
+    /// A device id (`EP0430M09@pci-0000:00:14.0-usb-0:2:1.0`, `replay:demo`), its kernel node
+    /// (`event5`, which can change on replug) or its name (`EP0430M09`), as subscribe filters take.
     public var device: String?
 
     public init(gesture: GestureKind, phase: GesturePhase? = nil, fingers: Int? = nil, taps: Int? = nil,
@@ -60,14 +62,14 @@ public struct GestureMatch: Sendable, Equatable {
         self.hand = hand; self.device = device
     }
 
-    public func matches(_ e: GestureEvent, deviceName: String?) -> Bool {
+    public func matches(_ e: GestureEvent, deviceName: String?, deviceNode: String? = nil) -> Bool {
         guard e.gesture == gesture, e.phase == phase else { return false }
         if let fingers, e.fingers != fingers { return false }
         if let taps, e.taps != taps { return false }
         if let direction, e.direction != direction { return false }
         if let edge, e.edge != edge { return false }
         if let hand, e.hand != hand { return false }
-        if let device, e.device != device, deviceName != device { return false }
+        if let device, e.device != device, deviceName != device, deviceNode != device { return false }
         return true
     }
 }
@@ -108,6 +110,4 @@ extension GestureKind {
     var hasTaps: Bool { self == .tap || self == .touchTap }
     var hasDirection: Bool { self == .swipe || self == .touchSwipe }
     var hasEdge: Bool { self == .swipe }
-    /// The gestures handyd gives a hand (docs/GESTURES.md, Handedness).
-    var hasHand: Bool { self == .pinch || self == .rotate || self == .pan || self == .longPress }
 }

@@ -55,10 +55,17 @@ public struct CalibrationMatrix: Hashable, Sendable {
     public static let rotated180 = CalibrationMatrix(-1, 0, 1, 0, -1, 1)
     public static let rotated270 = CalibrationMatrix(0, 1, 0, -1, 0, 1)
 
-    /// Parses "a b c d e f" (six numbers separated by spaces); nil when malformed.
+    /// Parses "a b c d e f": six plain decimals separated by spaces, as every device-property
+    /// number (``GestureConfiguration/parseDecimal(_:)``: no hex, inf or nan); nil when malformed,
+    /// including a seventh word or one that is not a number (they used to be dropped silently).
     public init?(parsing text: String) {
-        let parts = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Double($0) }
-        guard parts.count == 6, parts.allSatisfy({ $0.isFinite }) else { return nil }
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard words.count == 6 else { return nil }
+        var parts: [Double] = []
+        for word in words {
+            guard let v = GestureConfiguration.parseDecimal(String(word)) else { return nil }
+            parts.append(v)
+        }
         self.init(parts[0], parts[1], parts[2], parts[3], parts[4], parts[5])
     }
 

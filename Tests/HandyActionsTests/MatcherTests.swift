@@ -77,6 +77,44 @@ import Testing
         #expect(Self.fired(Self.pinch(.cancelled, hand: .right)) == [])
     }
 
+    /// Every gesture carries a hand (docs/GESTURES.md), so `hand` narrows any of them: a two-finger
+    /// tap and a one-touch swipe as much as a pinch.
+    @Test func handNarrowsEveryGesture() throws {
+        let config = try ActionsConfiguration.parse("""
+            [[binding]]
+            gesture = "tap"
+            hand = "left"
+            run = ["left-tap"]
+
+            [[binding]]
+            gesture = "touch-swipe"
+            hand = "right"
+            run = ["right-touch-swipe"]
+            """, path: "hands.toml")
+        var tap = GestureEvent(gesture: .tap, phase: .recognized, id: 1, time: 1, device: "event5")
+        tap.fingers = 2; tap.taps = 1; tap.hand = .left
+        #expect(config.bindings(matching: tap, deviceName: nil).map(\.index) == [1])
+        tap.hand = .right
+        #expect(config.bindings(matching: tap, deviceName: nil).isEmpty)
+        var swipe = GestureEvent(gesture: .touchSwipe, phase: .recognized, id: 2, time: 1, device: "event5")
+        swipe.direction = .up; swipe.hand = .right
+        #expect(config.bindings(matching: swipe, deviceName: nil).map(\.index) == [2])
+        swipe.hand = .unknown
+        #expect(config.bindings(matching: swipe, deviceName: nil).isEmpty)
+    }
+
+    /// A binding's `device` may be the stable id, the name, or the kernel node (`event7`), as a
+    /// subscribe filter may; the node is matched through the device list, since events carry the id.
+    @Test func deviceMatchesItsKernelNode() {
+        let e = Self.swipe(.left, fingers: 1, device: "EP0430M09@pci-0000:00:14.0-usb-0:2:1.0")
+        let ep = Self.config.bindings(matching: e, deviceName: "EP0430M09", deviceNode: "event7").map(\.index)
+        #expect(ep == [4])
+        let node = try! ActionsConfiguration.parse("[[binding]]\ngesture = \"swipe\"\ndevice = \"event7\"\nrun = [\"x\"]\n", path: "n.toml")
+        #expect(node.bindings(matching: e, deviceName: "EP0430M09", deviceNode: "event7").count == 1)
+        #expect(node.bindings(matching: e, deviceName: "EP0430M09", deviceNode: "event8").isEmpty)
+        #expect(node.bindings(matching: e, deviceName: "EP0430M09").isEmpty)
+    }
+
     @Test func deviceMatchesItsIdOrItsName() {
         let onEP = Self.swipe(.left, fingers: 1, device: "event7")
         #expect(Self.fired(onEP, deviceName: "EP0430M09") == [4])

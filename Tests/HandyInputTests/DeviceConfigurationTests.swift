@@ -52,7 +52,10 @@ import Testing
         #expect(c.problems.first?.hasPrefix("HANDYD_CALIBRATION_MATRIX") == true)
     }
 
-    @Test(arguments: ["1 0 0 0 1 x", "", "1 0 0 0 1 0 7", "nan 0 0 0 1 0"])
+    /// Six plain decimals and nothing else: a seventh word that is not a number, a word between
+    /// the numbers, or a hex float (Swift's Double(String) takes "0x1p0") make the value malformed.
+    @Test(arguments: ["1 0 0 0 1 x", "", "1 0 0 0 1 0 7", "nan 0 0 0 1 0",
+                      "0 -1 1 1 0 0 junk", "0 -1 x 1 1 0 0", "0x1p0 0 0 0 1 0", "1 0 0 0 1 inf"])
     func malformedCalibrationIsNilWithProblem(text: String) {
         let c = DeviceConfiguration(properties: ["HANDYD_CALIBRATION_MATRIX": text])
         #expect(c.calibration == nil)
