@@ -30,6 +30,7 @@ INSTALLED = \
 	$(SYSTEMDUNITDIR)/handyd.service \
 	$(SYSTEMDUNITDIR)/handyd.socket \
 	$(UDEVRULESDIR)/70-handyd.rules \
+	$(UDEVRULESDIR)/90-handyd-systemd.rules \
 	$(SYSUSERSDIR)/handyd.conf \
 	$(DOCDIR)/DEVICES.md \
 	$(DOCDIR)/PROTOCOL.md \
@@ -59,6 +60,7 @@ install-files:
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/handyd.service
 	install -m 0644 systemd/handyd.socket $(DESTDIR)$(SYSTEMDUNITDIR)/handyd.socket
 	install -D -m 0644 udev/70-handyd.rules $(DESTDIR)$(UDEVRULESDIR)/70-handyd.rules
+	install -m 0644 udev/90-handyd-systemd.rules $(DESTDIR)$(UDEVRULESDIR)/90-handyd-systemd.rules
 	install -D -m 0644 systemd/handyd.sysusers $(DESTDIR)$(SYSUSERSDIR)/handyd.conf
 	install -d $(DESTDIR)$(DOCDIR)
 	for f in docs/DEVICES.md docs/PROTOCOL.md; do [ ! -f $$f ] || install -m 0644 $$f $(DESTDIR)$(DOCDIR)/; done

@@ -5,7 +5,8 @@ import HandyRecording
 import Logging
 
 /// Plays a recording as if it were a device, in real time (scaled by `speed`), through the same
-/// ``GesturePipeline`` a live device uses. Device id `replay:<name>`.
+/// ``GesturePipeline`` a live device uses. Device id `replay:<name>`, or
+/// HANDYD_ID from ``Options/deviceProperties``.
 ///
 /// Recording time maps to the monotonic clock as `start + (t - firstEventTime) / speed`; with
 /// `loop`, each pass shifts the event times by the recording's length plus a pause, so the
@@ -50,7 +51,7 @@ public final class ReplaySource: DeviceSource {
         let geometry = configuration.geometry(for: description)
         self.configuration = configuration
         self.info = DeviceInfo(
-            id: recording.deviceID, name: description.name, path: path,
+            id: configuration.id ?? recording.deviceID, name: description.name, path: path,
             vendor: Int(description.vendor), product: Int(description.product), slots: description.slotCount,
             widthMm: wireSizeMm(geometry.displayWidthMm), heightMm: wireSizeMm(geometry.displayHeightMm),
             problems: wireProblems(configuration.problems))

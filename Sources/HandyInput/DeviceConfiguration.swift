@@ -135,7 +135,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
             }
             // HANDYD_THRESHOLD_TAP_TIMEOUT_MS and HANDYD_THRESHOLD_TAP__TIMEOUT_MS name one key.
             if let first = propertyByName[name] {
-                problem(property, value, "names the same threshold as \(first), which is used")
+                problem(property, value, "names the same threshold as \(first); only \(first) is read")
                 continue
             }
             propertyByName[name] = property

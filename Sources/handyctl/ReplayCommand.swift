@@ -26,7 +26,8 @@ struct ReplayCommand: ParsableCommand {
             touches down at once, each touch's duration, gestures by kind and the tracker's \
             counters of bad input.
 
-            The device id in the output is replay:<file name without extension>. A file that \
+            The device id in the output is replay:<file name without extension>, or HANDYD_ID when \
+            given with --device-property. A file that \
             cannot be read (missing, truncated, not a recording) prints one line on stderr and \
             exits with status 1.
 
@@ -79,7 +80,7 @@ struct ReplayCommand: ParsableCommand {
         }
         var output = LineWriter()
         var statistics = ReplayStatistics()
-        let deviceID = loaded.deviceID
+        let deviceID = configuration.id ?? loaded.deviceID
         let result = Replay.run(loaded, configuration: configuration) { step in
             switch step {
             case .frame(let frame):
@@ -114,7 +115,7 @@ enum Replay {
     static let trailingMicroseconds: Int64 = 1_000_000
 
     static func run(_ recording: Recording, configuration: DeviceConfiguration = .init(), _ emit: (Step) -> Void) -> Result {
-        var pipeline = GesturePipeline(deviceID: recording.deviceID, description: recording.description,
+        var pipeline = GesturePipeline(deviceID: configuration.id ?? recording.deviceID, description: recording.description,
                                        geometry: configuration.geometry(for: recording.description),
                                        configuration: configuration.thresholds)
         for event in recording.events {

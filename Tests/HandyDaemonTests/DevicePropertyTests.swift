@@ -46,6 +46,21 @@ struct DevicePropertyTests {
         #expect(!daemon.log.contains("handyd bug"))
     }
 
+    @Test func anIdPropertyNamesTheReplayedDevice() throws {
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(Self.fastTaps), "--wait-clients", "1",
+                                                   "--device-property", "HANDYD_ID=front-screen"])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard case .hello(let hello)? = try client.readMessage() else { Issue.record("no hello"); return }
+        #expect(hello.devices.map(\.id) == ["front-screen"])
+        // A subscription filter names it by that id, and its gestures carry it.
+        try client.send(#"{"type":"subscribe","devices":["front-screen"]}"# + "\n")
+        var device: String?
+        while device == nil, let m = try client.readMessage() {
+            if case .gesture(let g) = m { device = g.device }
+        }
+        #expect(device == "front-screen")
+    }
+
     @Test func aBadPropertyIsAProblemOnTheDeviceAndTheDefaultIsUsed() throws {
         let expected = try ExpectedOutput(recordingPath: fixture(twoFingerFixture))
         // The fixture holds both fingers 0.51 s: the default 500 ms long press is recognised.

@@ -152,9 +152,16 @@ import Testing
         #expect(c.thresholds.tapTimeoutMs == 200 && c.thresholds.touchSlopMm == 4)
         #expect(c.applied == ["HANDYD_THRESHOLD_TAP_SLOP_MM", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS"])
         #expect(c.problems == [
-            "HANDYD_THRESHOLD_TAP__TIMEOUT_MS=\"300\": names the same threshold as HANDYD_THRESHOLD_TAP_TIMEOUT_MS, which is used",
+            "HANDYD_THRESHOLD_TAP__TIMEOUT_MS=\"300\": names the same threshold as HANDYD_THRESHOLD_TAP_TIMEOUT_MS; only HANDYD_THRESHOLD_TAP_TIMEOUT_MS is read",
             "HANDYD_THRESHOLD_TOUCH_SLOP_MM=\"3\": sets the same as tap-slop-mm, which is used; using 4 mm",
         ])
+        // Two spellings: only the first in name order is read, even when it is bad (the docs say so).
+        let badFirst = DeviceConfiguration(properties: [
+            "HANDYD_THRESHOLD_TAP_TIMEOUT_MS": "soon", "HANDYD_THRESHOLD_TAP__TIMEOUT_MS": "300",
+        ])
+        #expect(badFirst.thresholds.tapTimeoutMs == GestureConfiguration().tapTimeoutMs)
+        #expect(badFirst.applied.isEmpty)
+        #expect(badFirst.problems.count == 2)
     }
 
     @Test(arguments: ["0 100", "20000 100", "1e308 1e308", "100 nan", "inf 100"])

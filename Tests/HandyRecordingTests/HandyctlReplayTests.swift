@@ -252,6 +252,21 @@ struct HandyctlReplayDevicePropertyTests {
         #expect(bad.stdout == plain.stdout)
     }
 
+    @Test("HANDYD_ID names the replayed device in every message, as it names a live one")
+    func idPropertyNamesTheDevice() throws {
+        let plain = try HandyctlReplayTests.run(["replay", "--touches", Self.fastTaps])
+        let named = try HandyctlReplayTests.run(["replay", "--touches", "--device-property", "HANDYD_ID=front-screen", Self.fastTaps])
+        #expect(named.status == 0 && named.stderr.isEmpty, "\(named.stderr)")
+        let plainLines = plain.lines.map { String(decoding: $0, as: UTF8.self) }
+        let namedLines = named.lines.map { String(decoding: $0, as: UTF8.self) }
+        #expect(!namedLines.isEmpty && namedLines.count == plainLines.count)
+        #expect(plainLines.allSatisfy { $0.contains(#""device":"replay:"#) })
+        #expect(namedLines.allSatisfy { $0.contains(#""device":"front-screen""#) }, "\(namedLines.prefix(2))")
+        // Apart from the id, the same output.
+        let renamed = plainLines.map { $0.replacingOccurrences(of: #""device":"replay:Atmel maXTouch Touchscreen.1-finger-fast-taps""#, with: #""device":"front-screen""#) }
+        #expect(renamed == namedLines)
+    }
+
     @Test("calibration and size properties reach the replayed device")
     func geometryProperties() throws {
         let path = FixturePaths.packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path

@@ -41,7 +41,7 @@ xctest() {
 step environment-reached-guest 5 test "${HANDYD_GUEST_ENV_TOKEN:-missing}" = "$(cat "$RESULTS/env-token")"
 
 # The project's rule plus test-only rules (ignored / configured devices by name).
-install -m 644 udev/70-handyd.rules scripts/vm/99-handyd-test.rules /etc/udev/rules.d/
+install -m 644 udev/70-handyd.rules udev/90-handyd-systemd.rules scripts/vm/99-handyd-test.rules /etc/udev/rules.d/
 udevadm control --reload
 echo "guest: rules installed at uptime $(uptime_s) s"
 

@@ -81,6 +81,60 @@ waitfor 60 sh -c '! systemctl is-active -q handyd.service' || bad "service still
 [ "$(systemctl show -p Result --value handyd.service)" = success ] && pass "stop: Result=success" \
   || bad "stop: Result=$(systemctl show -p Result --value handyd.service)"
 
+# 4b. local rules decide the start too (udev/90-handyd-systemd.rules runs after a 71 rule): a
+#     touchscreen a local rule ignores with "yes" starts nothing; a device that is no touchscreen
+#     (no BTN_TOUCH, not direct) but that a local rule marks HANDYD_DEVICE=1 starts the service.
+cat > /etc/udev/rules.d/71-handyd-local.rules <<'RULES'
+SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="handyd-test locally ignored*", ENV{HANDYD_IGNORE}="yes"
+SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="handyd-test local panel*", ENV{HANDYD_DEVICE}="1"
+RULES
+udevadm control --reload
+python3 -c "
+import sys; sys.path.insert(0, 'scripts/vm/guest')
+from handyd_guest import *
+s = Stream(); s.ev(0.0, 0, 0, 0)
+open('/run/ignored.evemu', 'w').write(s.text('handyd-test locally ignored touchscreen'))
+# Not a touchscreen for udev's input_id: no INPUT_PROP_DIRECT, no keys (so no BTN_TOUCH).
+lines = [l for l in s.text('handyd-test local panel').splitlines() if not l.startswith('B: 01 ')]
+lines = ['P: 00 00 00 00 00 00 00 00' if l.startswith('P: ') else l for l in lines]
+lines = [l.replace('B: 00 0b', 'B: 00 09') if l.startswith('B: 00 ') else l for l in lines]
+open('/run/local.evemu', 'w').write('\n'.join(lines) + '\n')"
+inject_node() {  # inject_node FILE OUT: start handyctl inject in the background, print its node
+  "$BIN/handyctl" inject --hold 120 --start-delay 0 "$1" > "$2" 2>&1 &
+  waitfor 60 grep -q '^device ' "$2" || { bad "inject $1: $(cat "$2")"; return 1; }
+  sed -n 's/^device //p' "$2"
+}
+ignored=$(inject_node /run/ignored.evemu /run/inject-ignored.out)
+udevadm settle --timeout=60
+info=$(udevadm info "$ignored" 2>&1)
+if echo "$info" | grep -q 'HANDYD_IGNORE=yes' && ! echo "$info" | grep -q 'SYSTEMD_WANTS'; then
+  pass "local rule HANDYD_IGNORE=yes: $ignored has no SYSTEMD_WANTS"
+else
+  bad "local ignore: $(echo "$info" | grep -E 'HANDYD|SYSTEMD|TOUCH')"
+fi
+sleep 3
+systemctl is-active -q handyd.service && bad "a locally ignored touchscreen started handyd.service" \
+  || pass "a locally ignored touchscreen does not start handyd.service"
+local_node=$(inject_node /run/local.evemu /run/inject-local.out)
+udevadm settle --timeout=60
+info=$(udevadm info "$local_node" 2>&1)
+if ! echo "$info" | grep -q 'ID_INPUT_TOUCHSCREEN=1' && echo "$info" | grep -q 'HANDYD_DEVICE=1' \
+   && echo "$info" | grep -q 'SYSTEMD_WANTS=handyd.service'; then
+  pass "local rule HANDYD_DEVICE=1 on a non-touchscreen: $local_node has SYSTEMD_WANTS=handyd.service"
+else
+  bad "local device: $(echo "$info" | grep -E 'ID_INPUT|HANDYD|SYSTEMD')"
+fi
+waitfor 60 systemctl is-active handyd.service && pass "a device marked by a local rule started handyd.service" \
+  || bad "a device marked by a local rule did not start handyd.service"
+if client "
+paths = [d.get('path') for d in c.hello['devices']]
+check('$local_node' in paths or bool(c.expect(added('$local_node'), 'device added', timeout=40)), 'local device not served')
+check('$ignored' not in paths, 'ignored device served')
+print('served', '$local_node')"; then pass "the service reads $local_node and not $ignored"; else bad "local rules: served devices"; fi
+systemctl stop handyd.service
+rm -f /etc/udev/rules.d/71-handyd-local.rules
+udevadm control --reload
+
 # 5. handyd-actions.service in its sandbox (user handyd-actions, DevicePolicy=closed with only
 #    /dev/uinput, ProtectSystem=strict): it reaches handyd through the socket (activating it again),
 #    makes the virtual keyboard, presses a chord and runs a command on real swipes. Debian's python3:
@@ -91,7 +145,7 @@ else
   bad "handyd-actions.service"
 fi
 systemctl stop handyd.service
-kill "$injpid" 2>/dev/null
+kill "$injpid" 2>/dev/null; pkill -f "handyctl inject" 2>/dev/null
 if [ $fail -ne 0 ]; then
   echo "---- journal (handyd, handyd-actions)"
   journalctl -u handyd.service -u handyd.socket -u handyd-actions.service --no-pager | tail -60
