@@ -1,4 +1,3 @@
-import Foundation
 import HandyCore
 import HandyProtocol
 import Logging
@@ -30,7 +29,7 @@ public final class Broadcaster: @unchecked Sendable {
     let limits: ServerLimits
     let logger: Logger
     let version: String
-    let startedAt = Date()
+    let startedAt = MonotonicInstant.now()
 
     private var clients: [ObjectIdentifier: ClientConnection] = [:]
     private var devices: [DeviceInfo] = []
@@ -84,7 +83,7 @@ public final class Broadcaster: @unchecked Sendable {
         let unreadable = devices.filter { !$0.isReadable }
         return StatusMessage(clients: clients.count, devices: devices.count - unreadable.count, frames: counters.frames,
                              events: counters.events, drops: counters.drops,
-                             uptime: (Date().timeIntervalSince(startedAt) * 1000).rounded() / 1000,
+                             uptime: Double((MonotonicInstant.now().nanoseconds - startedAt.nanoseconds) / 1_000_000) / 1000,
                              unreadable: unreadable.isEmpty ? nil : unreadable)
     }
 

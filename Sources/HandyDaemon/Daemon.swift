@@ -82,7 +82,7 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
     }
     let address = ListenAddress.fromSystemd() ?? .path(options.socketPath, group: options.socketGroup)
 
-    let input = InputThread.start(loop: loop, logger: logger)
+    let input = try InputThread.start(loop: loop, logger: logger)
     let socket: UnixSocketListener
     var webSocket: WebSocketListener?
     do {

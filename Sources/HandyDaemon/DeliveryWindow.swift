@@ -1,5 +1,3 @@
-import Foundation
-
 /// Bounds the batches the input thread has handed to the event loop and the event loop has not
 /// published yet. Without it a source faster than the event loop (a replay at high `--speed`, a
 /// storming device) queues batches without limit: 167–325 MB were measured at replay speeds 10–100
@@ -10,12 +8,12 @@ import Foundation
 /// The wait is bounded too (``maximumWaitSeconds`` at a time), so a stopped event loop cannot wedge
 /// the input thread: it then carries on without the bound, as before.
 ///
-/// `@unchecked Sendable`: `inFlight` and `waits` are touched only with `condition` locked. An
-/// NSCondition because the input thread must wait with a deadline for the event loop's signal.
+/// `@unchecked Sendable`: `inFlight` and `waits` are touched only with `condition` locked. A
+/// condition variable because the input thread must wait with a deadline for the event loop's signal.
 final class DeliveryWindow: @unchecked Sendable {
     let limit: Int
     let maximumWaitSeconds: Double
-    private let condition = NSCondition()
+    private let condition = MonotonicCondition()
     private var inFlight = 0
     /// Times the input thread had to wait (status and tests).
     private(set) var waits = 0
@@ -31,7 +29,7 @@ final class DeliveryWindow: @unchecked Sendable {
         defer { condition.unlock() }
         if inFlight >= limit {
             waits += 1
-            let deadline = Date().addingTimeInterval(maximumWaitSeconds)
+            let deadline = MonotonicInstant.now().adding(nanoseconds: Int64(maximumWaitSeconds * 1e9))
             while inFlight >= limit, condition.wait(until: deadline) {}
         }
         inFlight += 1

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 import Logging
 import NIOConcurrencyHelpers
 
@@ -46,9 +45,11 @@ final class InputThread: Sendable {
 
     private init(loop: InputLoop) { self.loop = loop }
 
-    static func start(loop: InputLoop, logger: Logger) -> InputThread {
+    static func start(loop: InputLoop, logger: Logger) throws(DaemonError) -> InputThread {
         let input = InputThread(loop: loop)
-        let thread = Thread {
+        // The recognizers keep sizeable state on the stack in debug builds; do not depend on the
+        // platform's default thread stack.
+        try startThread(stackBytes: 8 << 20) {
             nameCurrentThread("handyd-input")
             loop.run()
             if !input.stopRequested.withLockedValue({ $0 }) {
@@ -58,10 +59,6 @@ final class InputThread: Sendable {
             input.finished.lock()
             input.finished.unlock(withValue: true)
         }
-        // The recognizers keep sizeable state on the stack in debug builds; do not depend on the
-        // platform's default thread stack.
-        thread.stackSize = 8 << 20
-        thread.start()
         return input
     }
 
@@ -75,7 +72,7 @@ final class InputThread: Sendable {
 }
 
 /// Names the calling thread for ps, top and /proc (`comm`, at most 15 bytes). Foundation's
-/// Thread.name does not reach the kernel on Linux, and glibc's pthread_setname_np is not visible
+/// Thread.name did not reach the kernel on Linux, and glibc's pthread_setname_np is not visible
 /// to Swift without _GNU_SOURCE; /proc/thread-self/comm is the same thing.
 func nameCurrentThread(_ name: String) {
     let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)

@@ -1,4 +1,10 @@
+// FoundationEssentials, not Foundation: handyd links this module, and Foundation proper brings
+// ICU and ~12 MB of mapped code into the daemon (docs/PERFORMANCE.md, memory).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Errors in a client's or server's line; the connection stays usable unless said otherwise.
 public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible {

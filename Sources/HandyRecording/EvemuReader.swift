@@ -28,15 +28,18 @@ enum EvemuReader {
         var header = HeaderBuilder()
         var sawHeader = false
         var events: [InputEvent] = []
+        // One event per line at most: sized once, the array does not double past what it needs
+        // (a replay keeps it for the daemon's lifetime).
+        events.reserveCapacity(bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) })
         var firstEventLine: Int?
 
-        for line in try textLines(bytes, file: file) {
+        try forEachTextLine(bytes, file: file) { line throws(RecordingError) in
             let text = line.text
             func fail(_ code: RecordingError.Code, _ message: String) -> RecordingError {
                 RecordingError(code, file: file, line: line.number, message)
             }
             let content = text.trimmed
-            if content.isEmpty || content.first == "#" { continue }
+            if content.isEmpty || content.first == "#" { return }
 
             guard content.count >= 2, content.dropFirst().first == ":" else {
                 throw fail(.malformed, "expected an evemu line (N:, I:, P:, B:, A:, L:, S:, E: or # comment), got \(quoted(content))")

@@ -1,4 +1,3 @@
-import Foundation
 import HandyCore
 #if canImport(Glibc)
 import Glibc

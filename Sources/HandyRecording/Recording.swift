@@ -1,4 +1,10 @@
-import Foundation
+// No Foundation: handyd links this module (replays), and the daemon keeps Foundation's mapped code
+// and ICU out of its memory (docs/PERFORMANCE.md, memory). Files and folders through POSIX.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import HandyCore
 
 /// A recorded device and its events, read from an evemu or `libinput record` file.
@@ -105,26 +111,57 @@ public struct Recording: Sendable, Equatable {
     /// The `.desc` file in the same folder whose name (without `.desc`) is the longest prefix of the
     /// events file's name, or nil.
     public static func findDescription(forEventsAt path: String) -> String? {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent()
-        let fileName = url.lastPathComponent
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return nil }
+        let (folder, fileName) = splitPath(path)
+        guard let names = directoryEntries(folder.isEmpty ? "." : folder) else { return nil }
         let best = names
             .filter { $0.hasSuffix(".desc") && $0 != fileName }
             .filter { fileName.hasPrefix(String($0.dropLast(".desc".count))) }
             .max { $0.count < $1.count }
         guard let best else { return nil }
         // Keep the caller's spelling of the folder ("./x.events" → "./x.desc").
-        let folder = (path as NSString).deletingLastPathComponent
-        return folder.isEmpty ? best : (folder as NSString).appendingPathComponent(best)
+        if folder.isEmpty { return best }
+        return folder.hasSuffix("/") ? folder + best : folder + "/" + best
     }
 
+    /// The folder (without its last slash; "/" for the root, "" for none) and the file name.
+    static func splitPath(_ path: String) -> (folder: String, name: String) {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return ("", String(trimmed)) }
+        let folder = trimmed[..<slash]
+        return (folder.isEmpty ? "/" : String(folder), String(trimmed[trimmed.index(after: slash)...]))
+    }
+
+    /// The name without its extension ("a.b.events" → "a.b"; ".hidden" stays).
     static func baseName(of path: String) -> String {
-        URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let name = splitPath(path).name
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
+    }
+
+    /// The extension without its dot, "" when there is none.
+    static func pathExtension(of path: String) -> String {
+        let name = splitPath(path).name
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+
+    /// The names in a folder (no "." and ".."), or nil when it cannot be read.
+    static func directoryEntries(_ folder: String) -> [String]? {
+        guard let directory = opendir(folder) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     static func isLibinputRecord(path: String, bytes: [UInt8]) -> Bool {
-        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+        let ext = pathExtension(of: path).lowercased()
         if ext == "yml" || ext == "yaml" { return true }
         if ext == "events" || ext == "desc" || ext == "evemu" { return false }
         // Unknown extension: libinput record starts with its banner comment or "version:".
@@ -136,22 +173,39 @@ public struct Recording: Sendable, Equatable {
     static let maximumFileBytes = 256 * 1024 * 1024
 
     static func readFile(_ path: String) throws(RecordingError) -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw RecordingError(.unreadable, file: path, "no such file")
+        func failure(_ what: String, _ code: Int32) -> RecordingError {
+            RecordingError(.unreadable, file: path, code == ENOENT ? "no such file" : "\(what): \(String(cString: strerror(code)))")
         }
-        guard !isDirectory.boolValue else { throw RecordingError(.unreadable, file: path, "is a directory, not a recording") }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        if let type = attributes?[.type] as? FileAttributeType, type != .typeRegular {
-            throw RecordingError(.unreadable, file: path, "not a regular file")
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw failure("cannot read", errno) }
+        let type = info.st_mode & S_IFMT
+        guard type != S_IFDIR else { throw RecordingError(.unreadable, file: path, "is a directory, not a recording") }
+        guard type == S_IFREG else { throw RecordingError(.unreadable, file: path, "not a regular file") }
+        guard info.st_size <= maximumFileBytes else {
+            throw RecordingError(.unreadable, file: path, "file is \(info.st_size) bytes, larger than any recording (limit \(maximumFileBytes))")
         }
-        if let size = attributes?[.size] as? NSNumber, size.int64Value > Int64(maximumFileBytes) {
-            throw RecordingError(.unreadable, file: path, "file is \(size.int64Value) bytes, larger than any recording (limit \(maximumFileBytes))")
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure("cannot read", errno) }
+        defer { close(fd) }
+        // The size from stat is a hint (the file may change): read until end of file, within the limit.
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
+        var count = 0
+        while true {
+            if count == bytes.count {
+                guard bytes.count <= maximumFileBytes else {
+                    throw RecordingError(.unreadable, file: path, "file grew larger than any recording (limit \(maximumFileBytes))")
+                }
+                bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4096)))
+            }
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw failure("cannot read", errno)
+            }
+            if n == 0 { break }
+            count += n
         }
-        do {
-            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch {
-            throw RecordingError(.unreadable, file: path, "cannot read: \(error.localizedDescription)")
-        }
+        bytes.removeSubrange(count...)
+        return bytes
     }
 }

@@ -10,6 +10,20 @@ struct NumberedLine {
 /// without one means the file was cut short: reported as truncated rather than parsed, because a
 /// cut number ("12" from "1234") would otherwise read as a valid, wrong value.
 func textLines(_ bytes: [UInt8], file: String) throws(RecordingError) -> [NumberedLine] {
+    var lines: [NumberedLine] = []
+    try forEachTextLine(bytes, file: file) { lines.append($0) }
+    return lines
+}
+
+/// Calls `body` with each line of a recording, in order, checked as ``textLines(_:file:)`` checks
+/// them (UTF-8, no NUL, a newline at the end) before the first call.
+///
+/// Each line is decoded on its own and dropped after `body` returns, so reading a recording holds
+/// one line at a time beside the file's bytes: when every line of a 12,000-frame recording was kept
+/// as its own `String` until the end, a replaying daemon held 12 MB of freed heap for good
+/// (docs/PERFORMANCE.md, memory).
+func forEachTextLine(_ bytes: [UInt8], file: String,
+                     _ body: (NumberedLine) throws(RecordingError) -> Void) throws(RecordingError) {
     guard String(validating: bytes, as: UTF8.self) != nil else {
         // Find the line with the bad byte so the message points somewhere useful.
         var line = 1
@@ -21,29 +35,32 @@ func textLines(_ bytes: [UInt8], file: String) throws(RecordingError) -> [Number
         }
         throw RecordingError(.notText, file: file, line: line, "not UTF-8 text (a binary or garbage file?)")
     }
-    if bytes.isEmpty { return [] }
+    if bytes.isEmpty { return }
+    let newline = UInt8(ascii: "\n")
     // Split the bytes, not the String: Swift makes "\r\n" one Character, so a CRLF file would not split on "\n".
-    var lines: [NumberedLine] = []
-    var number = 0
-    var start = 0
-    var endsWithNewline = false
-    while start < bytes.count {
-        number += 1
-        let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-        endsWithNewline = end < bytes.count
+    func line(_ start: Int, _ end: Int) -> Substring {
         var slice = bytes[start..<end]
         if slice.last == UInt8(ascii: "\r") { slice = slice.dropLast() }
-        if slice.contains(0) {
-            throw RecordingError(.notText, file: file, line: number, "NUL byte in a text line (a binary or garbage file?)")
-        }
-        lines.append(NumberedLine(number: number, text: Substring(String(decoding: slice, as: UTF8.self))))
+        return Substring(String(decoding: slice, as: UTF8.self))
+    }
+    if bytes.last != newline {
+        let count = bytes.reduce(0) { $0 + ($1 == newline ? 1 : 0) } + 1
+        let start = bytes.lastIndex(of: newline).map { $0 + 1 } ?? 0
+        throw RecordingError(.truncated, file: file, line: count,
+                             "file ends in the middle of a line (truncated?): \(quoted(line(start, bytes.count)))")
+    }
+    if let nul = bytes.firstIndex(of: 0) {
+        let number = bytes[..<nul].reduce(1) { $0 + ($1 == newline ? 1 : 0) }
+        throw RecordingError(.notText, file: file, line: number, "NUL byte in a text line (a binary or garbage file?)")
+    }
+    var number = 0
+    var start = 0
+    while start < bytes.count {
+        number += 1
+        let end = bytes[start...].firstIndex(of: newline) ?? bytes.count
+        try body(NumberedLine(number: number, text: line(start, end)))
         start = end + 1
     }
-    if !endsWithNewline, let last = lines.last {
-        throw RecordingError(.truncated, file: file, line: last.number,
-                             "file ends in the middle of a line (truncated?): \(quoted(last.text))")
-    }
-    return lines
 }
 
 extension Substring {

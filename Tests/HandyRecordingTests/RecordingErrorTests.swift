@@ -1,6 +1,6 @@
 import Foundation
 import HandyCore
-import HandyRecording
+@testable import HandyRecording
 import Testing
 
 /// Bad input gives a `RecordingError` naming file and line, never a crash.
@@ -216,9 +216,40 @@ struct RecordingErrorTests {
     @Test("a folder, a missing file")
     func unreadable() throws {
         let folder = try FixturePaths.temporaryFolder()
-        #expect(failure(loading: folder.path)?.code == .unreadable)
+        #expect(failure(loading: folder.path)?.description == folder.path + ": is a directory, not a recording")
         #expect(failure(loading: folder.appendingPathComponent("missing.events").path)?.description
                 == folder.appendingPathComponent("missing.events").path + ": no such file")
+        // A device node is no recording (and reading it would never end).
+        #expect(failure(loading: "/dev/zero")?.description == "/dev/zero: not a regular file")
+        // A file nobody may read (root reads everything: then it is read, and is empty).
+        let locked = folder.appendingPathComponent("locked.events").path
+        #expect(FileManager.default.createFile(atPath: locked, contents: Data(), attributes: [.posixPermissions: 0]))
+        if geteuid() != 0 {
+            #expect(failure(loading: locked)?.description == locked + ": cannot read: Permission denied")
+        } else {
+            #expect(failure(loading: locked)?.code == .missingDescription)
+        }
+    }
+
+    @Test("paths: the folder, the name, the extension and the .desc beside an events file")
+    func paths() throws {
+        #expect(Recording.splitPath("a/b/c.events") == ("a/b", "c.events"))
+        #expect(Recording.splitPath("/c.events") == ("/", "c.events"))
+        #expect(Recording.splitPath("c.events") == ("", "c.events"))
+        #expect(Recording.splitPath("a/b/") == ("a", "b"))
+        #expect(Recording.baseName(of: "x/Atmel maXTouch.1-finger.events") == "Atmel maXTouch.1-finger")
+        #expect(Recording.baseName(of: ".hidden") == ".hidden")
+        #expect(Recording.pathExtension(of: "x/trace.YML") == "YML")
+        #expect(Recording.pathExtension(of: "x.d/trace") == "")
+        // The caller's spelling of the folder is kept; a file in the working folder gets a bare name.
+        let folder = try FixturePaths.temporaryFolder()
+        for name in ["panel.desc", "panel.tap.events", "panel-other.desc"] {
+            #expect(FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data()))
+        }
+        #expect(Recording.findDescription(forEventsAt: folder.path + "/panel.tap.events") == folder.path + "/panel.desc")
+        #expect(Recording.findDescription(forEventsAt: folder.path + "/./panel.tap.events") == folder.path + "/./panel.desc")
+        #expect(Recording.findDescription(forEventsAt: folder.path + "/nothing.events") == nil)
+        #expect(Recording.findDescription(forEventsAt: folder.path + "/missing-folder/panel.tap.events") == nil)
     }
 
     @Test("malformed libinput record YAML")
