@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(pkg-config libevdev-dev libudev-dev libsystemd-dev evemu-tools socat python3)
 if [ "${1:-}" = "--vm" ]; then
   # The qemu guest suite runs the host's userland over 9p, so the guest's tools are host packages.
-  pkgs+=(qemu-system-x86 busybox-static cpio kmod udev python3-libevdev libinput-tools)
+  pkgs+=(qemu-system-x86 busybox-static cpio kmod udev python3-libevdev libinput-tools lisgd)
 fi
 # `make deb` (debian/): debhelper's dh, help2man for the man pages, lintian on the result.
 pkgs+=(debhelper dpkg-dev fakeroot help2man lintian)

@@ -143,8 +143,8 @@ if wanted("idle") || wanted("memory") {
         }
         if wanted("memory") {
             do {
-                let frames: UInt64 = short ? 2_000 : 1_000_000
-                let window: UInt64 = short ? 500 : 100_000
+                let frames: UInt64 = option("--memory-frames").flatMap { UInt64($0) } ?? (short ? 2_000 : 1_000_000)
+                let window: UInt64 = max(frames / (short ? 4 : 10), 1)
                 let speed = Double(option("--memory-speed") ?? "") ?? 4
                 let maximumSeconds = Double(option("--memory-seconds") ?? "") ?? (short ? 60 : 1800)
                 let r = try DaemonProcessBenchmark.memory(handyd: handyd, subscribers: 64, frames: frames, window: window,
@@ -162,10 +162,11 @@ if wanted("idle") || wanted("memory") {
                            ("anonSeriesKiB", r.anonSeriesKiB.map(String.init).joined(separator: " "))]))
                 print("\n4. Memory of handyd: 64 subscribers (gestures + touches), looped replay at \(formatted(r.speed))x")
                 print(table(["subscribers", "frames", "frames/s", "drops", "RSS after first \(formatted(Double(r.window))) (KiB)",
-                             "RSS at last (KiB)", "peak RSS (KiB)", "anon first/last (KiB)", "CPU µs/frame"],
+                             "RSS at last (KiB)", "peak RSS (KiB)", "anon first/last (KiB)", "mapped at last (KiB)", "CPU µs/frame"],
                             [[String(r.subscribers), formatted(Double(r.frames)), formatted(Double(r.frames) / r.seconds), String(r.drops),
                               formatted(Double(r.rssFirstKiB)), formatted(Double(r.rssLastKiB)), formatted(Double(r.peakKiB)),
                               "\(formatted(Double(r.anonSeriesKiB.first ?? 0))) / \(formatted(Double(r.anonSeriesKiB.last ?? 0)))",
+                              formatted(Double(r.rssLastKiB - (r.anonSeriesKiB.last ?? 0))),
                               formatted(r.cpuSeconds * 1e6 / Double(max(r.frames, 1)), decimals: 1)]]))
             } catch {
                 FileHandle.standardError.write(Data("handyd-bench: memory: \(error)\n".utf8))

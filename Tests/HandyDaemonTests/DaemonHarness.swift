@@ -55,13 +55,15 @@ final class DaemonProcess: @unchecked Sendable {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        // Ready once the socket accepts a connection.
+        // Ready once the daemon says it listens: the socket file exists from bind(2) on, and a
+        // connect between bind and listen is refused (a CI run under load hit that window).
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if process.isRunning == false { throw HarnessError("handyd exited early:\n\(log)") }
-            // A replay's device is announced before clients connect, so hello lists it.
-            if FileManager.default.fileExists(atPath: socketPath),
-               !arguments.contains("--replay") || log.contains("device added") { return }
+            // A replay's device is announced before the socket listens, so hello lists it.
+            let text = log
+            if FileManager.default.fileExists(atPath: socketPath), text.contains("listening"),
+               !arguments.contains("--replay") || text.contains("device added") { return }
             usleep(20_000)
         }
         throw HarnessError("handyd did not create \(socketPath):\n\(log)")

@@ -240,6 +240,21 @@ struct DaemonTests {
         if ProcessInfo.processInfo.environment["HANDYD_SANITIZER"] == nil { #expect(names.count == 3, "\(names)") }
     }
 
+    /// Foundation proper (and its ICU) stays out of the daemon: ~12 MB of mapped code and data
+    /// (docs/PERFORMANCE.md, memory). A module handyd links that imports Foundation brings it back.
+    @Test func noFoundationInTheDaemon() throws {
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture)])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        _ = try client.readMessage()
+        let maps = try String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/maps", encoding: .utf8)
+        let libraries = Set(maps.split(separator: "\n").compactMap { $0.split(separator: " ", omittingEmptySubsequences: true).last }
+            .filter { $0.hasPrefix("/") }.map { String($0.split(separator: "/").last ?? "") })
+        #expect(libraries.contains { $0.hasPrefix("libevdev") }, "\(libraries.sorted())")  // the check sees the libraries
+        for banned in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
+            #expect(!libraries.contains(banned), "handyd maps \(banned)")
+        }
+    }
+
     @Test func clientsBeyondTheMaximumAreRefusedPolitely() throws {
         let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--max-clients", "2"])
         let a = try LineClient(socketPath: daemon.socketPath)

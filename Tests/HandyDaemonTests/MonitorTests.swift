@@ -109,6 +109,17 @@ struct MonitorTests {
             monitor.standardOutput = try FileHandle(forWritingTo: output)
             try monitor.run()
         }
+        // Let the monitor catch up with the finished replay first (its output stops growing): a
+        // reader still behind when the daemon stops loses what the 2 s grace does not cover
+        // (docs/RELIABILITY.md), and a loaded CI machine once left it that far behind.
+        var size: UInt64 = 0
+        var stableSince = Date()
+        let catchUp = Date().addingTimeInterval(20)
+        while Date() < catchUp {
+            let now = (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? UInt64) ?? 0
+            if now != size { size = now; stableSince = Date() } else if Date().timeIntervalSince(stableSince) > 1 { break }
+            usleep(50_000)
+        }
         daemon.signal(SIGTERM)
         let deadline = Date().addingTimeInterval(20)
         while monitor.isRunning && Date() < deadline { usleep(20_000) }
@@ -145,6 +156,17 @@ struct MonitorTests {
             monitor.standardInput = FileHandle.nullDevice
             monitor.standardOutput = FileHandle.nullDevice
             try monitor.run()
+        }
+        // Let the monitor catch up with the finished replay first (its output stops growing): a
+        // reader still behind when the daemon stops loses what the 2 s grace does not cover
+        // (docs/RELIABILITY.md), and a loaded CI machine once left it that far behind.
+        var size: UInt64 = 0
+        var stableSince = Date()
+        let catchUp = Date().addingTimeInterval(20)
+        while Date() < catchUp {
+            let now = (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? UInt64) ?? 0
+            if now != size { size = now; stableSince = Date() } else if Date().timeIntervalSince(stableSince) > 1 { break }
+            usleep(50_000)
         }
         daemon.signal(SIGTERM)
         let deadline = Date().addingTimeInterval(20)

@@ -2,12 +2,13 @@
 """Performance figures 3 and 5 on a real kernel (docs/PERFORMANCE.md): runs INSIDE the qemu guest
 (qemu-run.sh --udev, root, /dev/uinput, udev with udev/70-handyd.rules).
 
-Figure 5, side by side with libinput: `handyctl inject` creates one uinput touchscreen and plays a
-generated two-finger stream (pinch + turn + drift, 240 Hz, like a fast controller) into it;
-`handyd` (live, one subscriber reading gestures and touches) and `libinput debug-events --device
-NODE` (output to /dev/null) read the SAME evdev node at the same time. CPU seconds of each
-(utime + stime from /proc/PID/stat) from "both have the device" to "the last frame was read",
-per 10,000 frames, and handyd / libinput as a ratio in the same run.
+Figure 5, side by side with libinput and lisgd: `handyctl inject` creates one uinput touchscreen
+and plays a generated two-finger stream (pinch + turn + drift, 240 Hz, like a fast controller) into
+it; `handyd` (live, one subscriber reading gestures and touches), `libinput debug-events --device
+NODE` (output to a file) and `lisgd -d NODE` (Debian's C touchscreen gesture daemon, on libinput,
+with swipe bindings that run `true`) read the SAME evdev node at the same time. CPU seconds of each
+(utime + stime from /proc/PID/stat) from "all have the device" to "the last frame was read", per
+10,000 frames, and handyd / libinput and handyd / lisgd as ratios in the same run.
 
 Figure 3, idle with a real device open: after the stream, the uinput device stays (inject --hold),
 no finger is down; context switches (all threads, /proc/PID/task/*/status) and CPU of handyd (and,
@@ -171,14 +172,15 @@ def main():
     args = ap.parse_args()
     bindir = os.environ.get("HANDYD_PERF_BIN") or args.bin
     handyd, handyctl = os.path.join(bindir, "handyd"), os.path.join(bindir, "handyctl")
-    libinput = shutil.which("libinput")
-    if not libinput:
-        try:
-            cannot_run("perf-libinput", "libinput not installed (apt-get install libinput-tools; scripts/install-deps.sh --vm)")
-        except Failure as e:
-            print(f"FAIL {e}", flush=True)
-            return 1
-        return 0
+    libinput, lisgd = shutil.which("libinput"), shutil.which("lisgd")
+    for tool, package in ((libinput, "libinput-tools"), (lisgd, "lisgd")):
+        if not tool:
+            try:
+                cannot_run("perf-peers", f"{package} not installed (apt-get install {package}; scripts/install-deps.sh --vm)")
+            except Failure as e:
+                print(f"FAIL {e}", flush=True)
+                return 1
+            return 0
     scale = float(os.environ.get("HANDYD_GUEST_TIMEOUT_SCALE", "1"))
     work = tempfile.mkdtemp(prefix="handyd-perf.")
     procs = []
@@ -210,13 +212,24 @@ def main():
         li_out = open(os.path.join(work, "libinput.txt"), "w")
         li = subprocess.Popen([libinput, "debug-events", "--device", node], stdout=li_out, stderr=subprocess.STDOUT)
         procs.append(li)
+        # lisgd: the panel's size in pixels (no display here), swipes with one and two fingers in
+        # every direction the stream moves, each running `true` (in a child: not lisgd's CPU).
+        gestures = [f"{n},{g},*,*,R,true" for n in (1, 2) for g in ("LR", "RL", "UD", "DU")]
+        lg_out = open(os.path.join(work, "lisgd.txt"), "w")
+        lg = subprocess.Popen([lisgd, "-d", node, "-w", str(W), "-h", str(H)] + [a for g in gestures for a in ("-g", g)],
+                              stdout=lg_out, stderr=subprocess.STDOUT)
+        procs.append(lg)
+        peers = {"libinput": li, "lisgd": lg}
         wait_for("handyd to open " + node, lambda: node in sub.snapshot()[2] and has_open(daemon.pid, node), start_delay - 3)
-        wait_for("libinput to open " + node, lambda: has_open(li.pid, node), start_delay - 3)
+        for name, p in peers.items():
+            wait_for(f"{name} to open {node}", lambda: has_open(p.pid, node), start_delay - 3)
         settle(daemon.pid, quiet=0.3)
-        settle(li.pid, quiet=0.3)
+        for p in peers.values():
+            settle(p.pid, quiet=0.3)
         if time.monotonic() - t_created > start_delay - 0.5:
-            raise RuntimeError("handyd or libinput not ready before the first event; raise HANDYD_GUEST_TIMEOUT_SCALE")
-        c0 = {"handyd": cpu_seconds(daemon.pid), "libinput": cpu_seconds(li.pid)}
+            raise RuntimeError("handyd, libinput or lisgd not ready before the first event; raise HANDYD_GUEST_TIMEOUT_SCALE")
+        readers = {"handyd": daemon, **peers}
+        c0 = {k: cpu_seconds(p.pid) for k, p in readers.items()}
         t0 = thread_cpu(daemon.pid)
         w0 = time.monotonic()
         # Both must have consumed the whole stream before CPU is read.
@@ -230,9 +243,12 @@ def main():
                 raise RuntimeError(f"handyd published {seen} of {frames} frames and then nothing for {30 * scale:.0f} s")
             time.sleep(0.2)
         played = time.monotonic() - w0 - max(0.0, start_delay - (w0 - t_created))
-        settle(daemon.pid)
-        settle(li.pid)
-        c1 = {"handyd": cpu_seconds(daemon.pid), "libinput": cpu_seconds(li.pid)}
+        for p in readers.values():
+            settle(p.pid)
+        for name, p in peers.items():
+            if p.poll() is not None:
+                raise RuntimeError(f"{name} ended during the stream (exit {p.returncode}); see its output in {work}")
+        c1 = {k: cpu_seconds(p.pid) for k, p in readers.items()}
         t1 = thread_cpu(daemon.pid)
         # Where handyd's CPU went: the input thread (evdev reads, tracker, recognizers) vs the
         # NIO event loop (JSON encoding, socket writes) vs the rest.
@@ -240,32 +256,35 @@ def main():
         got_frames, got_gestures, _ = sub.snapshot()
         cpu = {k: c1[k] - c0[k] for k in c0}
         per10k = {k: v * 10000 / frames for k, v in cpu.items()}
-        ratio = cpu["handyd"] / cpu["libinput"] if cpu["libinput"] > 0 else float("nan")
-        print(f"\n5. Side by side with libinput (same uinput device, same {frames} frames at {RATE_HZ} Hz, handyd had the last one {played:.1f} s after the first was due)")
+        ratios = {k: (cpu["handyd"] / cpu[k] if cpu[k] > 0 else float("nan")) for k in peers}
+        ratio = ratios["libinput"]
+        print(f"\n5. Side by side with libinput and lisgd (same uinput device, same {frames} frames at {RATE_HZ} Hz, handyd had the last one {played:.1f} s after the first was due)")
         print(f"{'reader':<10} {'CPU s':>8} {'CPU s / 10k frames':>19} {'output':>28}")
         print(f"{'handyd':<10} {cpu['handyd']:>8.3f} {per10k['handyd']:>19.3f} {f'{got_frames} touches + {got_gestures} gestures':>28}")
         print(f"{'libinput':<10} {cpu['libinput']:>8.3f} {per10k['libinput']:>19.3f} {'touch events as text':>28}")
-        print(f"ratio handyd / libinput: {ratio:.2f}")
+        print(f"{'lisgd':<10} {cpu['lisgd']:>8.3f} {per10k['lisgd']:>19.3f} {'swipes, commands run':>28}")
+        print(f"ratio handyd / libinput: {ratio:.2f}; handyd / lisgd: {ratios['lisgd']:.2f}")
         print("handyd CPU by thread: " + " ".join(f"{k}={v}" for k, v in sorted(split.items(), key=lambda kv: -kv[1])))
         print(json.dumps({"bench": "libinput", "frames": frames, "rateHz": RATE_HZ, "playedSeconds": round(played, 2),
                           "handydCpuSeconds": round(cpu["handyd"], 3), "libinputCpuSeconds": round(cpu["libinput"], 3),
                           "handydCpuSecondsPer10kFrames": round(per10k["handyd"], 3),
                           "libinputCpuSecondsPer10kFrames": round(per10k["libinput"], 3),
-                          "ratio": round(ratio, 3), "handydTouchFrames": got_frames, "handydGestures": got_gestures,
+                          "lisgdCpuSeconds": round(cpu["lisgd"], 3), "lisgdCpuSecondsPer10kFrames": round(per10k["lisgd"], 3),
+                          "ratio": round(ratio, 3), "ratioLisgd": round(ratios["lisgd"], 3), "handydTouchFrames": got_frames, "handydGestures": got_gestures,
                           "handydCpuByThread": split, "binaries": bindir}), flush=True)
 
         # Figure 3 with a real device: it stays open (hold), nothing is touched.
         time.sleep(1.0)  # recognizer timers of the last lift (tap, momentum) end within this
-        s0 = {"handyd": switches(daemon.pid), "libinput": switches(li.pid)}
-        i0 = {"handyd": cpu_seconds(daemon.pid), "libinput": cpu_seconds(li.pid)}
+        s0 = {k: switches(p.pid) for k, p in readers.items()}
+        i0 = {k: cpu_seconds(p.pid) for k, p in readers.items()}
         t0 = time.monotonic()
         time.sleep(args.idle)
         elapsed = time.monotonic() - t0
-        if inject.poll() is not None or not has_open(daemon.pid, node) or not has_open(li.pid, node):
-            raise RuntimeError(f"{node} was not open in handyd and libinput for the whole idle window")
+        if inject.poll() is not None or not all(has_open(p.pid, node) for p in readers.values()):
+            raise RuntimeError(f"{node} was not open in handyd, libinput and lisgd for the whole idle window")
         print(f"\n3. Idle with a real uinput touchscreen open, no finger down, {elapsed:.1f} s")
         print(f"{'process':<10} {'wake-ups':>9} {'wake-ups/s':>11} {'CPU s':>7}  threads that woke")
-        for name, pid in (("handyd", daemon.pid), ("libinput", li.pid)):
+        for name, pid in ((k, p.pid) for k, p in readers.items()):
             total, per = wakeups(s0[name], switches(pid))
             cpu_idle = cpu_seconds(pid) - i0[name]
             print(f"{name:<10} {total:>9} {total / elapsed:>11.2f} {cpu_idle:>7.3f}  {' '.join(f'{k}={v}' for k, v in per.items()) or 'none'}")
