@@ -246,7 +246,9 @@ struct DaemonTests {
         let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture)])
         let client = try LineClient(socketPath: daemon.socketPath)
         _ = try client.readMessage()
-        let maps = try String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/maps", encoding: .utf8)
+        // Read to the end: /proc files report size 0, and a read sized by stat stops short.
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/\(daemon.process.processIdentifier)/maps"))
+        let maps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
         let libraries = Set(maps.split(separator: "\n").compactMap { $0.split(separator: " ", omittingEmptySubsequences: true).last }
             .filter { $0.hasPrefix("/") }.map { String($0.split(separator: "/").last ?? "") })
         #expect(libraries.contains { $0.hasPrefix("libevdev") }, "\(libraries.sorted())")  // the check sees the libraries

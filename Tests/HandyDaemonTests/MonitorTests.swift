@@ -97,6 +97,21 @@ struct MonitorTests {
         #expect(coloured.contains("\u{1B}[1;7;38;5;\(hand == .right ? 208 : 33)m \(hand.rawValue.uppercased()) hand"))
     }
 
+    /// Waits (at most 20 s) until the file at `path` has stopped growing for a second: the monitor
+    /// has caught up with the finished replay. A reader still behind when the daemon stops loses
+    /// what the 2 s grace does not cover (docs/RELIABILITY.md), and a loaded CI machine once left
+    /// the monitor that far behind.
+    static func waitUntilQuiet(_ path: String) {
+        var size: UInt64 = 0
+        var stableSince = Date()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let now = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64) ?? 0
+            if now != size { size = now; stableSince = Date() } else if Date().timeIntervalSince(stableSince) > 1 { return }
+            usleep(50_000)
+        }
+    }
+
     /// The command as a process into a pipe: one screen per redraw, the last one the final state.
     @Test func monitorCommandDrawsScreensUntilTheDaemonStops() throws {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("monitor-\(UUID().uuidString.prefix(8)).txt")
@@ -109,17 +124,7 @@ struct MonitorTests {
             monitor.standardOutput = try FileHandle(forWritingTo: output)
             try monitor.run()
         }
-        // Let the monitor catch up with the finished replay first (its output stops growing): a
-        // reader still behind when the daemon stops loses what the 2 s grace does not cover
-        // (docs/RELIABILITY.md), and a loaded CI machine once left it that far behind.
-        var size: UInt64 = 0
-        var stableSince = Date()
-        let catchUp = Date().addingTimeInterval(20)
-        while Date() < catchUp {
-            let now = (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? UInt64) ?? 0
-            if now != size { size = now; stableSince = Date() } else if Date().timeIntervalSince(stableSince) > 1 { break }
-            usleep(50_000)
-        }
+        Self.waitUntilQuiet(output.path)
         daemon.signal(SIGTERM)
         let deadline = Date().addingTimeInterval(20)
         while monitor.isRunning && Date() < deadline { usleep(20_000) }
@@ -157,17 +162,7 @@ struct MonitorTests {
             monitor.standardOutput = FileHandle.nullDevice
             try monitor.run()
         }
-        // Let the monitor catch up with the finished replay first (its output stops growing): a
-        // reader still behind when the daemon stops loses what the 2 s grace does not cover
-        // (docs/RELIABILITY.md), and a loaded CI machine once left it that far behind.
-        var size: UInt64 = 0
-        var stableSince = Date()
-        let catchUp = Date().addingTimeInterval(20)
-        while Date() < catchUp {
-            let now = (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? UInt64) ?? 0
-            if now != size { size = now; stableSince = Date() } else if Date().timeIntervalSince(stableSince) > 1 { break }
-            usleep(50_000)
-        }
+        Self.waitUntilQuiet(typescript.path)
         daemon.signal(SIGTERM)
         let deadline = Date().addingTimeInterval(20)
         while monitor.isRunning && Date() < deadline { usleep(20_000) }

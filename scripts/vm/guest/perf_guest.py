@@ -171,7 +171,10 @@ def main():
     ap.add_argument("--idle", type=float, default=10.0 if full else 1.0)
     args = ap.parse_args()
     bindir = os.environ.get("HANDYD_PERF_BIN") or args.bin
-    handyd, handyctl = os.path.join(bindir, "handyd"), os.path.join(bindir, "handyctl")
+    # The measured daemon from HANDYD_PERF_BIN (e.g. the package's static build in .build/static);
+    # handyctl only injects the stream, so it may come from --bin.
+    handyd = os.path.join(bindir, "handyd")
+    handyctl = next(p for p in (os.path.join(bindir, "handyctl"), os.path.join(args.bin, "handyctl")) if os.path.exists(p) or p.startswith(args.bin))
     libinput, lisgd = shutil.which("libinput"), shutil.which("lisgd")
     for tool, package in ((libinput, "libinput-tools"), (lisgd, "lisgd")):
         if not tool:
