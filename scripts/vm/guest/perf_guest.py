@@ -204,7 +204,6 @@ def main():
         inject = subprocess.Popen([handyctl, "inject", "--start-delay", str(start_delay), "--hold", str(hold), rec],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         procs.append(inject)
-        t_created = time.monotonic()
         node = None
         while node is None:
             line = inject.stdout.readline()
@@ -212,6 +211,9 @@ def main():
                 raise RuntimeError(f"handyctl inject gave no device: {inject.stderr.read()[:500]}")
             if line.startswith("device "):
                 node = line.split(" ", 1)[1].strip()
+        # The start delay runs from the device's creation, after inject has read the recording
+        # (a debug handyctl under TCG takes tens of seconds over 6,000 frames).
+        t_created = time.monotonic()
         li_out = open(os.path.join(work, "libinput.txt"), "w")
         li = subprocess.Popen([libinput, "debug-events", "--device", node], stdout=li_out, stderr=subprocess.STDOUT)
         procs.append(li)
@@ -223,12 +225,17 @@ def main():
                               stdout=lg_out, stderr=subprocess.STDOUT)
         procs.append(lg)
         peers = {"libinput": li, "lisgd": lg}
+        def progress(what):
+            print(f"perf_guest: {what} {time.monotonic() - t_created:.1f} s after the device appeared", flush=True)
         wait_for("handyd to open " + node, lambda: node in sub.snapshot()[2] and has_open(daemon.pid, node), start_delay - 3)
+        progress("handyd has the device")
         for name, p in peers.items():
             wait_for(f"{name} to open {node}", lambda: has_open(p.pid, node), start_delay - 3)
+            progress(f"{name} has the device")
         settle(daemon.pid, quiet=0.3)
         for p in peers.values():
             settle(p.pid, quiet=0.3)
+        progress("all quiet")
         if time.monotonic() - t_created > start_delay - 0.5:
             raise RuntimeError("handyd, libinput or lisgd not ready before the first event; raise HANDYD_GUEST_TIMEOUT_SCALE")
         readers = {"handyd": daemon, **peers}
