@@ -27,6 +27,13 @@ public final class ReplaySource: DeviceSource {
 
     /// Pause between two passes of a looped recording, so gestures of one pass end before the next.
     static let loopPauseMicroseconds: Int64 = 1_000_000
+    /// At most this many outputs (about one per frame) per call of ``service(now:readable:into:)``.
+    /// A replay that fell behind (a starved machine) catches up in batches of this size instead of
+    /// one batch of everything due: each batch becomes one buffer per subscription, and one
+    /// second of a busy recording at 4x was a megabyte that every client got at once (all dropped
+    /// as too slow) and that the heap kept (docs/PERFORMANCE.md, memory). The input loop comes
+    /// straight back while events are due, and the `DeliveryWindow` bounds the batches in flight.
+    static let maximumOutputsPerService = 64
 
     public let info: DeviceInfo
     /// From ``Options/deviceProperties``.
@@ -112,8 +119,11 @@ public final class ReplaySource: DeviceSource {
     public func service(now: MonotonicInstant, readable: Set<Int32>, into notices: inout [InputNotice]) {
         guard startedAt != nil else { return }
         var output = PipelineOutput()
-        while true {
+        let limit = notices.count + Self.maximumOutputsPerService
+        var behind = false
+        passes: while true {
             while index < events.count {
+                if notices.count >= limit { behind = true; break passes }
                 let event = events[index]
                 let time = shifted(event.time)
                 guard monotonic(deviceTime: time) <= now else { break }
@@ -141,7 +151,9 @@ public final class ReplaySource: DeviceSource {
             passes = 1
             logger.info("replay finished", metadata: ["device.id": "\(info.id)"])
         }
-        if let deadline = pipeline.nextDeadline, monotonic(deviceTime: deadline) <= now {
+        // Timers run up to `now` only once every event before `now` is in: firing them earlier
+        // would put a timeout before events that came first.
+        if !behind, let deadline = pipeline.nextDeadline, monotonic(deviceTime: deadline) <= now {
             output.gestures.append(contentsOf: pipeline.advanceTime(to: deviceTime(monotonic: now)))
         }
         if !output.isEmpty { notices.append(.output(device: info.id, output)) }
