@@ -33,7 +33,7 @@ public final class ReplaySource: DeviceSource {
     /// second of a busy recording at 4x was a megabyte that every client got at once (all dropped
     /// as too slow) and that the heap kept (docs/PERFORMANCE.md, memory). The input loop comes
     /// straight back while events are due, and the `DeliveryWindow` bounds the batches in flight.
-    static let maximumOutputsPerService = 64
+    static let maximumOutputsPerService = 16
 
     public let info: DeviceInfo
     /// From ``Options/deviceProperties``.
