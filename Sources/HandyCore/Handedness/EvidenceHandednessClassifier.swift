@@ -30,23 +30,29 @@ public enum HandednessTier: String, CaseIterable, Hashable, Sendable, Codable {
 ///   around the hand model's finger axes (index +45°, thumb −80° from the thumb→index line for a right
 ///   hand), weighted by the contact's elongation;
 /// - **turn**: how the line turned between landing and now, times the log span change (closing a
-///   right-hand pinch turns it one way, a left-hand pinch the other).
+///   right-hand pinch turns it one way, a left-hand pinch the other);
+/// - **lean**: the seed rule's own evidence (the top finger's side, growing with how clearly it is
+///   above and beside the other, in mm).
+///
+/// In the ambiguous slice (``isAmbiguous(_:)``) it answers only on the orientation tier and only
+/// when sure (``ambiguousMinimumConfidence``).
 ///
 /// Mirror symmetry by construction: the score is `g(f) − g(mirror(f))` where `g` is the log
 /// posterior mass of the right hand and `mirror` negates every x and orientation. Mirroring the
 /// input swaps the two terms exactly, so the score changes sign and the confidence is bit-identical.
 ///
 /// The weights of each tier were fitted offline by maximum likelihood (coordinate search on the
-/// log loss) on a synthetic training set of the hand model (`handyctl generate pinches train
-/// --count 600 --seed 1`, then `handyctl eval handedness train --fit`), disjoint from the evaluation
-/// set (seed 2); see docs/HANDEDNESS.md. Below ``minimumConfidence`` the answer is `unknown`; a
+/// log loss) on a synthetic training set drawn from the whole sensitivity family, each pinch from
+/// its own member (`handyctl generate pinches train --count 1000 --seed 1 --mixture`, then
+/// `handyctl eval handedness train --fit`), disjoint from the evaluation sets; see
+/// docs/HANDEDNESS.md. Below ``minimumConfidence`` the answer is `unknown`; a
 /// separation above ``maximumHandSpanMm`` is two hands, `unknown`.
 public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// Weights of the evidence terms (log-likelihood units).
     public struct Weights: Hashable, Sendable {
         /// von Mises concentration of the thumb→index direction.
         public var geometry: Double
-        /// Per unit of (top moved − bottom moved) / (sum + 1 mm): bottom is the thumb.
+        /// Per unit of (top moved − bottom moved) / (sum + ``motionSofteningMm``): bottom is the thumb.
         public var motion: Double
         /// Bottom landed first (+1), top first (−1), same frame (0).
         public var landing: Double
@@ -58,9 +64,14 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         public var pressure: Double
         /// Doubled-angle von Mises concentration of the ellipse axes, × elongation.
         public var orientation: Double
+        /// Per unit of the lean: the top finger's side (+1 right) × how clearly it is above and
+        /// beside the bottom one, each margin beyond a small dead zone saturating at 15 mm (the
+        /// seed rule's own evidence, ``SeedHandednessRule``). Unlike the angle it grows with the
+        /// separation, so a short, noisy pair counts for less.
+        public var lean: Double
 
         public init(geometry: Double, motion: Double, landing: Double, turn: Double, area: Double = 0,
-                    pressure: Double = 0, orientation: Double = 0) {
+                    pressure: Double = 0, orientation: Double = 0, lean: Double = 0) {
             self.geometry = geometry
             self.motion = motion
             self.landing = landing
@@ -68,24 +79,30 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
             self.area = area
             self.pressure = pressure
             self.orientation = orientation
+            self.lean = lean
         }
 
         /// The weights as an array (for fitting), in declaration order.
         public var values: [Double] {
-            get { [geometry, motion, landing, turn, area, pressure, orientation] }
+            get { [geometry, motion, landing, turn, area, pressure, orientation, lean] }
             set {
-                guard newValue.count == 7 else { return }
+                guard newValue.count == 8 else { return }
                 (geometry, motion, landing, turn) = (newValue[0], newValue[1], newValue[2], newValue[3])
-                (area, pressure, orientation) = (newValue[4], newValue[5], newValue[6])
+                (area, pressure, orientation, lean) = (newValue[4], newValue[5], newValue[6], newValue[7])
             }
         }
     }
 
     // Fitted by `handyctl eval handedness /tmp/train --fit` on `handyctl generate pinches /tmp/train
-    // --count 600 --seed 1` (log loss 0.165 / 0.185 / 0.039 on the training set; ridge 1e-4 Σ w²).
-    public static let fittedPositions = Weights(geometry: 5.86, motion: 7.56, landing: 0.26, turn: -1.23)
-    public static let fittedSize = Weights(geometry: 5.47, motion: 3.97, landing: 0.70, turn: -1.16, area: 3.38, pressure: 1.84)
-    public static let fittedOrientation = Weights(geometry: 5.34, motion: 1.67, landing: 0.89, turn: -0.55, area: 2.73, pressure: 0.20, orientation: 6.64)
+    // --count 1000 --seed 1 --mixture` (every pinch from its own member of the sensitivity family;
+    // log loss 0.323 / 0.366 / 0.206 on the training set; ridge 1e-4 Σ w²).
+    public static let fittedPositions = Weights(geometry: 3.75, motion: 7.38, landing: 0.82, turn: -0.16, lean: 0.31)
+    public static let fittedSize = Weights(geometry: 3.50, motion: 5.27, landing: 0.06, turn: -0.16, area: 5.86, pressure: 2.20, lean: 0.03)
+    public static let fittedOrientation = Weights(geometry: 3.42, motion: 5.06, landing: 0.59, turn: -0.21, area: 8.14, pressure: 4.11, orientation: 3.38, lean: 0.20)
+
+    /// Added to the two contacts' early motion before comparing them: a sensor's jitter (about a
+    /// millimetre on each sample) must not pass for the index's motion.
+    public static let motionSofteningMm = 3.0
 
     /// Hand model constants (docs/HANDEDNESS.md): mean thumb→index direction above the horizontal
     /// towards the hand's side, and the finger axes relative to that line, for a right hand.
@@ -98,16 +115,23 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     public var orientation: Weights
     /// Answers below this confidence are `unknown`.
     public var minimumConfidence: Double
+    /// In the ambiguous slice (``isAmbiguous(_:)``) an answer needs the orientation tier and at
+    /// least this confidence; otherwise it is `unknown`. There the positions say little or
+    /// contradict the other cues: without the ellipse axes (evidence that does not rest on the
+    /// line's few degrees of lean) the sensitivity family found too many confident wrong answers
+    /// even above 0.9, and with them a few at 0.9 (docs/HANDEDNESS.md "Sensitivity").
+    public var ambiguousMinimumConfidence: Double
     /// Wider than a thumb and index can span (a large adult hand fully spread is ~150–170 mm from
     /// thumb tip to index tip; a pinch uses far less): two hands, `unknown`.
     public var maximumHandSpanMm: Double
 
     public init(positions: Weights = fittedPositions, size: Weights = fittedSize, orientation: Weights = fittedOrientation,
-                minimumConfidence: Double = 0.6, maximumHandSpanMm: Double = 160) {
+                minimumConfidence: Double = 0.6, ambiguousMinimumConfidence: Double = 0.95, maximumHandSpanMm: Double = 160) {
         self.positions = positions
         self.size = size
         self.orientation = orientation
         self.minimumConfidence = minimumConfidence
+        self.ambiguousMinimumConfidence = ambiguousMinimumConfidence
         self.maximumHandSpanMm = maximumHandSpanMm
     }
 
@@ -144,7 +168,41 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         let s = score(f)
         let confidence = wireRounded(1 / (1 + exp(-Swift.abs(s))), 3)
         guard s != 0, confidence >= minimumConfidence else { return (.unknown, 0) }
+        if isAmbiguous(f) && (Self.tier(of: f) != .orientation || confidence < ambiguousMinimumConfidence) {
+            return (.unknown, 0)
+        }
         return (s > 0 ? .right : .left, confidence)
+    }
+
+    /// The hand the score favours and its confidence, ignoring ``minimumConfidence``, the ambiguous
+    /// slice and the span limit: what the classifier would answer with every threshold at zero
+    /// (the evaluation compares classifiers at equal coverage with it). `unknown` only at score 0.
+    public func bestGuess(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) {
+        let s = score(f)
+        guard s != 0 else { return (.unknown, 0) }
+        return (s > 0 ? .right : .left, wireRounded(1 / (1 + exp(-Swift.abs(s))), 3))
+    }
+
+    /// The line between the two contacts within this angle of vertical: one finger above the other,
+    /// where which side the hand is on rests on a few degrees of lean.
+    public static let ambiguousVerticalRadians = 15 * Double.pi / 180
+    /// Cues disagree when the geometry and the rest (turn, orientation) each favour a different hand
+    /// by at least this many log-odds units.
+    public static let disagreementLogOdds = 0.5
+
+    /// The ambiguous slice (docs/HANDEDNESS.md "Sensitivity"): the line between the contacts within
+    /// ``ambiguousVerticalRadians`` of vertical, or the geometry and the other hand cues (the line's
+    /// turn, the ellipse axes) favouring different hands. Mirror-symmetric like the score.
+    public func isAmbiguous(_ f: HandednessFeatures) -> Bool {
+        let dx = Swift.abs(f.topMm.x - f.bottomMm.x), dy = Swift.abs(f.bottomMm.y - f.topMm.y)
+        if atan2(dx, dy) < Self.ambiguousVerticalRadians { return true }
+        let w = weights(for: Self.tier(of: f))
+        var geometryOnly = Weights(geometry: w.geometry, motion: w.motion, landing: w.landing, turn: 0, area: w.area, pressure: w.pressure)
+        var rest = w
+        rest.geometry = 0
+        geometryOnly.orientation = 0
+        let g = Self.score(f, weights: geometryOnly), r = Self.score(f, weights: rest)
+        return g * r < 0 && Swift.abs(g) >= Self.disagreementLogOdds && Swift.abs(r) >= Self.disagreementLogOdds
     }
 
     /// The features mirrored about x = 0 (exact: negation).
@@ -177,7 +235,7 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         // Thumb cues: log odds that the bottom contact is the thumb (no x in them).
         var thumb = 0.0
         let movedTop = top.positionMm.distance(to: top.startMm), movedBottom = bottom.positionMm.distance(to: bottom.startMm)
-        thumb += w.motion * (movedTop - movedBottom) / (movedTop + movedBottom + 1)
+        thumb += w.motion * (movedTop - movedBottom) / (movedTop + movedBottom + Self.motionSofteningMm)
         let landedGap = top.landedSeconds - bottom.landedSeconds
         thumb += w.landing * (landedGap > 0.001 ? 1 : landedGap < -0.001 ? -1 : 0)
         if let at = top.areaMm2, let ab = bottom.areaMm2, at > 0, ab > 0 { thumb += w.area * log(ab / at) }
@@ -193,9 +251,18 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
             turn = w.turn * 100 * atan2(cross, dot) * log(length / startLength)
         }
 
+        // The lean, as the seed rule sees it: half here, since the score is this minus the mirror's.
+        var lean = 0.0
+        if w.lean != 0 {
+            let vMargin = Swift.abs(up) - 5, hMargin = Swift.abs(dx) - 3
+            if vMargin > 0, hMargin > 0 {
+                lean = w.lean / 2 * (dx > 0 ? 1 : -1) * Swift.min(1, vMargin / 15) * Swift.min(1, hMargin / 15)
+            }
+        }
+
         // a = +1: bottom is the thumb (thumb→index = bottom→top); a = −1: top is the thumb.
         func logLikelihood(_ a: Double) -> Double {
-            var l = a * thumb / 2 + turn
+            var l = a * thumb / 2 + turn + lean
             l += w.geometry * a * (ux * cos(pinchLineRadians) + uy * sin(pinchLineRadians))
             if w.orientation != 0 {
                 for (contact, isBottom) in [(bottom, true), (top, false)] {
