@@ -161,7 +161,22 @@ public struct GestureArena: Sendable {
             guard !polygon.isEmpty else { continue }
             let centroid = contacts.reduce(PhysicalPoint.zero, +) / Double(contacts.count)
             out[i].clearSide = hand == .unknown ? .unknown : HandOcclusionModel.clearSide(of: hull, at: centroid)
-            let corners = polygon.map { WirePoint(x: wireRounded($0.x, 1), y: wireRounded($0.y, 1)) }
+            // Each corner once: a vertex on the display's edge comes out of clipping twice, and the
+            // wire's rounding can make close neighbours equal.
+            var corners: [WirePoint] = [], normalised: [WirePoint] = []
+            corners.reserveCapacity(polygon.count)
+            normalised.reserveCapacity(polygon.count)
+            for p in polygon {
+                let c = WirePoint(x: wireRounded(p.x, 1), y: wireRounded(p.y, 1))
+                let n = WirePoint(x: wireRounded(p.x / width, 3), y: wireRounded(p.y / height, 3))
+                if let lastC = corners.last, let lastN = normalised.last, lastC == c || lastN == n { continue }
+                corners.append(c)
+                normalised.append(n)
+            }
+            while corners.count > 1, corners[0] == corners[corners.count - 1] || normalised[0] == normalised[normalised.count - 1] {
+                corners.removeLast()
+                normalised.removeLast()
+            }
             let id = out[i].id
             switch out[i].phase {
             case .began, .changed:
@@ -173,9 +188,7 @@ public struct GestureArena: Sendable {
             case .ended, .cancelled, .recognized:
                 sentOcclusion[id] = nil
             }
-            out[i].occlusion = Occlusion(
-                polygon: polygon.map { WirePoint(x: wireRounded($0.x / width, 3), y: wireRounded($0.y / height, 3)) },
-                polygonMm: corners)
+            out[i].occlusion = Occlusion(polygon: normalised, polygonMm: corners)
         }
         // A gesture whose end went unseen must not pile up here; forgetting one only makes its next
         // `changed` event carry the region again.
