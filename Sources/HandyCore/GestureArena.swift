@@ -140,43 +140,40 @@ public struct GestureArena: Sendable {
     /// gesture (the client keeps the last): it was half of every line's bytes on a busy device.
     private mutating func addOcclusion(to out: inout [GestureEvent], from first: Int) {
         guard first < out.count else { return }
-        let width = context.displayWidthMm, height = context.displayHeightMm
+        // Gestures of one frame with the same fingers and hand (pinch, rotate and pan of one hand)
+        // have the same region: it is computed once per frame for them. Key: the touch (−1 for the
+        // frame's fingers) and the hand.
+        var shapes: [(touch: Int, hand: Hand, shape: OcclusionShape?)] = []
         for i in first..<out.count where out[i].hand != nil {
+            let hand = out[i].hand ?? .unknown
+            var key = -1
             var contacts: [PhysicalPoint] = []
             if let touch = out[i].touch {
-                if frameFingers.contains(touch) || downFingers.contains(touch) { contacts.append(contactMm[touch]) }
-            } else {
+                if frameFingers.contains(touch) || downFingers.contains(touch) {
+                    key = touch
+                    contacts.append(contactMm[touch])
+                }
+            } else if frameFingers.bits != 0 {
                 var b = frameFingers.bits
                 while b != 0 {
                     contacts.append(contactMm[b.trailingZeroBitCount])
                     b &= b - 1
                 }
             }
-            if contacts.isEmpty, let anchor = out[i].centroidMm ?? out[i].positionMm {
-                contacts.append(PhysicalPoint(x: anchor.x, y: anchor.y))
+            let shape: OcclusionShape?
+            if contacts.isEmpty {
+                // No finger of its own left (a tap recognised after the lift): the event's point.
+                guard let anchor = out[i].centroidMm ?? out[i].positionMm else { continue }
+                shape = occlusionShape(contacts: [PhysicalPoint(x: anchor.x, y: anchor.y)], hand: hand)
+            } else if let known = shapes.first(where: { $0.touch == key && $0.hand == hand }) {
+                shape = known.shape
+            } else {
+                shape = occlusionShape(contacts: contacts, hand: hand)
+                shapes.append((key, hand, shape))
             }
-            let hand = out[i].hand ?? .unknown
-            let hull = occlusionModel.hull(contactsMm: contacts, hand: hand, displayWidthMm: width, displayHeightMm: height)
-            let polygon = HandOcclusionModel.clip(hull, width: width, height: height)
-            guard !polygon.isEmpty else { continue }
-            let centroid = contacts.reduce(PhysicalPoint.zero, +) / Double(contacts.count)
-            out[i].clearSide = hand == .unknown ? .unknown : HandOcclusionModel.clearSide(of: hull, at: centroid)
-            // Each corner once: a vertex on the display's edge comes out of clipping twice, and the
-            // wire's rounding can make close neighbours equal.
-            var corners: [WirePoint] = [], normalised: [WirePoint] = []
-            corners.reserveCapacity(polygon.count)
-            normalised.reserveCapacity(polygon.count)
-            for p in polygon {
-                let c = WirePoint(x: wireRounded(p.x, 1), y: wireRounded(p.y, 1))
-                let n = WirePoint(x: wireRounded(p.x / width, 3), y: wireRounded(p.y / height, 3))
-                if let lastC = corners.last, let lastN = normalised.last, lastC == c || lastN == n { continue }
-                corners.append(c)
-                normalised.append(n)
-            }
-            while corners.count > 1, corners[0] == corners[corners.count - 1] || normalised[0] == normalised[normalised.count - 1] {
-                corners.removeLast()
-                normalised.removeLast()
-            }
+            guard let shape else { continue }
+            out[i].clearSide = shape.clearSide
+            let corners = shape.corners
             let id = out[i].id
             switch out[i].phase {
             case .began, .changed:
@@ -188,11 +185,45 @@ public struct GestureArena: Sendable {
             case .ended, .cancelled, .recognized:
                 sentOcclusion[id] = nil
             }
-            out[i].occlusion = Occlusion(polygon: normalised, polygonMm: corners)
+            out[i].occlusion = Occlusion(polygon: shape.normalised, polygonMm: corners)
         }
         // A gesture whose end went unseen must not pile up here; forgetting one only makes its next
         // `changed` event carry the region again.
         if sentOcclusion.count > 64 { sentOcclusion.removeAll() }
+    }
+
+    /// A covered region as the wire carries it, and the clear side taken from it.
+    struct OcclusionShape {
+        var clearSide: Side
+        var corners: [WirePoint]
+        var normalised: [WirePoint]
+    }
+
+    /// The region of `hand` for fingers at `contacts` (display mm); nil when nothing of it is on the display.
+    private func occlusionShape(contacts: [PhysicalPoint], hand: Hand) -> OcclusionShape? {
+        let width = context.displayWidthMm, height = context.displayHeightMm
+        let hull = occlusionModel.hull(contactsMm: contacts, hand: hand, displayWidthMm: width, displayHeightMm: height)
+        let polygon = HandOcclusionModel.clip(hull, width: width, height: height)
+        guard !polygon.isEmpty else { return nil }
+        let centroid = contacts.reduce(PhysicalPoint.zero, +) / Double(contacts.count)
+        let clearSide: Side = hand == .unknown ? .unknown : HandOcclusionModel.clearSide(of: hull, at: centroid)
+        // Each corner once: a vertex on the display's edge comes out of clipping twice, and the
+        // wire's rounding can make close neighbours equal.
+        var corners: [WirePoint] = [], normalised: [WirePoint] = []
+        corners.reserveCapacity(polygon.count)
+        normalised.reserveCapacity(polygon.count)
+        for p in polygon {
+            let c = WirePoint(x: wireRounded(p.x, 1), y: wireRounded(p.y, 1))
+            let n = WirePoint(x: wireRounded(p.x / width, 3), y: wireRounded(p.y / height, 3))
+            if let lastC = corners.last, let lastN = normalised.last, lastC == c || lastN == n { continue }
+            corners.append(c)
+            normalised.append(n)
+        }
+        while corners.count > 1, corners[0] == corners[corners.count - 1] || normalised[0] == normalised[normalised.count - 1] {
+            corners.removeLast()
+            normalised.removeLast()
+        }
+        return OcclusionShape(clearSide: clearSide, corners: corners, normalised: normalised)
     }
 
     /// Cancels every gesture in progress (device removed, resync); the fingers still down start
