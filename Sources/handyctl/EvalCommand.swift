@@ -181,20 +181,24 @@ struct HandednessReport {
         var tier: String
         var classifier: String
         var metrics: HandednessMetrics
+        /// The evidence classifier only: its accuracy operated at the seed rule's coverage.
+        var accuracyAtSeedCoverage: Double?
     }
     var rows: [Row] = []
     var skipped: Int
 
     init(_ pinches: [LabelledPinch], evidence: EvidenceHandednessClassifier, skipped: Int) {
         self.skipped = skipped
-        let classifiers: [(String, any HandednessClassifier)] = [("evidence", evidence), ("seed", SeedHandednessRule())]
         for tier in HandednessTier.allCases {
             let set = pinches.filter { $0.tier == tier }
             guard !set.isEmpty else { continue }
-            for (name, c) in classifiers {
-                rows.append(Row(tier: tier.rawValue, classifier: name,
-                                metrics: HandednessMetrics(set.map { HandednessEvaluation.outcome($0, classifier: c) })))
-            }
+            // One replay per pinch; both classifiers answer on the features the pipeline hands them.
+            let both = set.map { HandednessEvaluation.outcomes($0, classifiers: [evidence, SeedHandednessRule()], slice: evidence) }
+            let seed = HandednessMetrics(both.map { $0[1] })
+            let evidenceOutcomes = both.map { $0[0] }
+            rows.append(Row(tier: tier.rawValue, classifier: "evidence", metrics: HandednessMetrics(evidenceOutcomes),
+                            accuracyAtSeedCoverage: HandednessMetrics(evidenceOutcomes, fixedCoverage: seed.coverage).accuracyAtFixedCoverage))
+            rows.append(Row(tier: tier.rawValue, classifier: "seed", metrics: seed))
         }
     }
 
@@ -206,6 +210,11 @@ struct HandednessReport {
             let m = r.metrics
             out += "| \(r.tier) | \(r.classifier) | \(m.pinches) | \(m.missed) | \(pct(m.accuracy)) | \(pct(m.coverage)) | \(pct(m.accuracyAtFixedCoverage)) | \(String(format: "%.3f", m.calibrationError)) |\n"
         }
+        for r in rows {
+            guard let a = r.accuracyAtSeedCoverage, let seed = rows.first(where: { $0.tier == r.tier && $0.classifier == "seed" }) else { continue }
+            out += "\n\(r.tier): evidence at the seed rule's coverage (\(pct(seed.metrics.coverage).trimmingCharacters(in: .whitespaces))): \(pct(a).trimmingCharacters(in: .whitespaces)) (seed \(pct(seed.metrics.accuracy).trimmingCharacters(in: .whitespaces)))"
+        }
+        if rows.contains(where: { $0.accuracyAtSeedCoverage != nil }) { out += "\n" }
         if skipped > 0 { out += "\n\(skipped) files skipped (no label or unreadable)\n" }
         return out
     }
