@@ -57,9 +57,12 @@ public struct HandOcclusionModel: Hashable, Sendable {
         let palm = centroid + palmDirection * palmOffsetMm
         var points: [PhysicalPoint] = []
         points.reserveCapacity(circleCorners + 4 + 2 * contactsMm.count)
-        for i in 0..<Swift.max(circleCorners, 3) {
-            let a = 2 * Double.pi * Double(i) / Double(Swift.max(circleCorners, 3))
-            points.append(palm + PhysicalPoint(x: cosine(a), y: sine(a)) * palmRadiusMm)
+        let corners = Swift.max(circleCorners, 3)
+        if corners == Self.unitCircle8.count {
+            // The default: the same unit vectors, computed once (16 libm calls per region otherwise).
+            for u in Self.unitCircle8 { points.append(palm + u * palmRadiusMm) }
+        } else {
+            for i in 0..<corners { points.append(palm + Self.unitCircleCorner(i, of: corners) * palmRadiusMm) }
         }
         // Each finger: a band from the contact to the palm, as wide as a finger.
         for c in contactsMm {
@@ -113,25 +116,40 @@ public struct HandOcclusionModel: Hashable, Sendable {
 
     // MARK: geometry
 
+    /// Corner `i` of `n` on the unit circle.
+    static func unitCircleCorner(_ i: Int, of n: Int) -> PhysicalPoint {
+        let a = 2 * Double.pi * Double(i) / Double(n)
+        return PhysicalPoint(x: cosine(a), y: sine(a))
+    }
+
+    static let unitCircle8: [PhysicalPoint] = (0..<8).map { unitCircleCorner($0, of: 8) }
+
     /// Andrew's monotone chain; clockwise on screen (y down), no corner that is collinear with its
     /// neighbours to within 1e-6 mm² (so a stream and its mirror image keep the same corners).
     static func convexHull(_ input: [PhysicalPoint]) -> [PhysicalPoint] {
-        let points = input.filter { $0.x.isFinite && $0.y.isFinite }.sorted { $0.x != $1.x ? $0.x < $1.x : $0.y < $1.y }
+        // In place and sized once: it runs for every region of every frame.
+        var points = input
+        points.removeAll { !($0.x.isFinite && $0.y.isFinite) }
+        points.sort { $0.x != $1.x ? $0.x < $1.x : $0.y < $1.y }
         guard points.count >= 3 else { return points }
         func cross(_ o: PhysicalPoint, _ a: PhysicalPoint, _ b: PhysicalPoint) -> Double {
             (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
         }
-        var lower: [PhysicalPoint] = []
+        var hull: [PhysicalPoint] = []
+        hull.reserveCapacity(2 * points.count)
         for p in points {
-            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 1e-6 { lower.removeLast() }
-            lower.append(p)
+            while hull.count >= 2 && cross(hull[hull.count - 2], hull[hull.count - 1], p) <= 1e-6 { hull.removeLast() }
+            hull.append(p)
         }
-        var upper: [PhysicalPoint] = []
+        hull.removeLast()
+        // The upper chain, on top of the lower one: it may not pop below where it starts.
+        let lowerEnd = hull.count
         for p in points.reversed() {
-            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 1e-6 { upper.removeLast() }
-            upper.append(p)
+            while hull.count >= lowerEnd + 2 && cross(hull[hull.count - 2], hull[hull.count - 1], p) <= 1e-6 { hull.removeLast() }
+            hull.append(p)
         }
-        return Array(lower.dropLast() + upper.dropLast())
+        hull.removeLast()
+        return hull
     }
 
     /// `polygon` clipped to the display rectangle (Sutherland–Hodgman, four edges).
