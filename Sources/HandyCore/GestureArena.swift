@@ -146,30 +146,33 @@ public struct GestureArena: Sendable {
         var shapes: [(touch: Int, hand: Hand, shape: OcclusionShape?)] = []
         for i in first..<out.count where out[i].hand != nil {
             let hand = out[i].hand ?? .unknown
-            var key = -1
-            var contacts: [PhysicalPoint] = []
+            // Its own finger for a per-touch gesture (while down), the frame's fingers otherwise;
+            // nil: none left (a tap recognised after the lift), the event's own point stands in.
+            let key: Int?
             if let touch = out[i].touch {
-                if frameFingers.contains(touch) || downFingers.contains(touch) {
-                    key = touch
-                    contacts.append(contactMm[touch])
-                }
-            } else if frameFingers.bits != 0 {
-                var b = frameFingers.bits
-                while b != 0 {
-                    contacts.append(contactMm[b.trailingZeroBitCount])
-                    b &= b - 1
-                }
+                key = frameFingers.contains(touch) || downFingers.contains(touch) ? touch : nil
+            } else {
+                key = frameFingers.bits != 0 ? -1 : nil
             }
             let shape: OcclusionShape?
-            if contacts.isEmpty {
-                // No finger of its own left (a tap recognised after the lift): the event's point.
-                guard let anchor = out[i].centroidMm ?? out[i].positionMm else { continue }
-                shape = occlusionShape(contacts: [PhysicalPoint(x: anchor.x, y: anchor.y)], hand: hand)
-            } else if let known = shapes.first(where: { $0.touch == key && $0.hand == hand }) {
+            if let key, let known = shapes.first(where: { $0.touch == key && $0.hand == hand }) {
                 shape = known.shape
-            } else {
+            } else if let key {
+                var contacts: [PhysicalPoint] = []
+                if key >= 0 {
+                    contacts.append(contactMm[key])
+                } else {
+                    var b = frameFingers.bits
+                    while b != 0 {
+                        contacts.append(contactMm[b.trailingZeroBitCount])
+                        b &= b - 1
+                    }
+                }
                 shape = occlusionShape(contacts: contacts, hand: hand)
                 shapes.append((key, hand, shape))
+            } else {
+                guard let anchor = out[i].centroidMm ?? out[i].positionMm else { continue }
+                shape = occlusionShape(contacts: [PhysicalPoint(x: anchor.x, y: anchor.y)], hand: hand)
             }
             guard let shape else { continue }
             out[i].clearSide = shape.clearSide

@@ -30,6 +30,35 @@ public struct LabelledPinch: Sendable {
         self.init(name: name, description: p.device.description, calibration: p.calibration, events: p.events, hand: p.hand, tier: p.tier)
     }
 
+    /// The label and display calibration in a recording's first 40 comment lines
+    /// (`# handyd-label: hand=… tier=…`, `# handyd-calibration: a b c d e f`); the identity when it
+    /// names no calibration.
+    public static func annotations(ofRecording text: String) -> (label: (hand: Hand, tier: HandednessTier)?, calibration: CalibrationMatrix) {
+        var label: (hand: Hand, tier: HandednessTier)?
+        var calibration = CalibrationMatrix.identity
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true).prefix(40) where line.hasPrefix("#") {
+            if let r = line.firstRange(of: "handyd-label:") { label = parseLabel(String(line[r.upperBound...])) }
+            if let r = line.firstRange(of: "handyd-calibration:"), let m = CalibrationMatrix(parsing: String(line[r.upperBound...])) {
+                calibration = m
+            }
+        }
+        return (label, calibration)
+    }
+
+    /// The same pinch mirrored on its own sensor (x → maximum − x, ellipse orientation negated):
+    /// a left hand's pinch made into a right hand's, for symmetry tests.
+    public func mirroredOnItsSensor() -> LabelledPinch {
+        guard let maxX = description.absAxes[AbsCode.mtPositionX]?.maximum else { return self }
+        var m = self
+        m.events = events.map { e in
+            var e = e
+            if e.type == EventType.abs && (e.code == AbsCode.mtPositionX || e.code == AbsCode.x) { e.value = maxX - e.value }
+            if e.type == EventType.abs && e.code == AbsCode.mtOrientation { e.value = -e.value }
+            return e
+        }
+        return m
+    }
+
     /// Parses a label line `hand=right tier=orientation ...`; nil when hand or tier is missing.
     public static func parseLabel(_ text: String) -> (hand: Hand, tier: HandednessTier)? {
         var hand: Hand?, tier: HandednessTier?

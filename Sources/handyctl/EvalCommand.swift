@@ -125,15 +125,7 @@ struct EvalCommand: ParsableCommand {
             for name in names {
                 let path = (directory as NSString).appendingPathComponent(name)
                 guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { skipped += 1; continue }
-                var label: (hand: Hand, tier: HandednessTier)?
-                var calibration = CalibrationMatrix.identity
-                for line in text.split(separator: "\n", omittingEmptySubsequences: true).prefix(40) where line.hasPrefix("#") {
-                    if let r = line.range(of: "handyd-label:") { label = LabelledPinch.parseLabel(String(line[r.upperBound...])) }
-                    if let r = line.range(of: "handyd-calibration:"),
-                       let m = CalibrationMatrix(parsing: String(line[r.upperBound...]).trimmingCharacters(in: .whitespaces)) {
-                        calibration = m
-                    }
-                }
+                let (label, calibration) = LabelledPinch.annotations(ofRecording: text)
                 guard let label else { skipped += 1; continue }
                 do {
                     let rec = try Recording.load(path: path)
@@ -193,12 +185,10 @@ struct HandednessReport {
             let set = pinches.filter { $0.tier == tier }
             guard !set.isEmpty else { continue }
             // One replay per pinch; both classifiers answer on the features the pipeline hands them.
-            let both = set.map { HandednessEvaluation.outcomes($0, classifiers: [evidence, SeedHandednessRule()], slice: evidence) }
-            let seed = HandednessMetrics(both.map { $0[1] })
-            let evidenceOutcomes = both.map { $0[0] }
-            rows.append(Row(tier: tier.rawValue, classifier: "evidence", metrics: HandednessMetrics(evidenceOutcomes),
-                            accuracyAtSeedCoverage: HandednessMetrics(evidenceOutcomes, fixedCoverage: seed.coverage).accuracyAtFixedCoverage))
-            rows.append(Row(tier: tier.rawValue, classifier: "seed", metrics: seed))
+            let both = set.map { HandednessEvaluation.outcomes($0, classifiers: [SeedHandednessRule(), evidence], slice: evidence) }
+            let r = HandednessSensitivity.row(member: "", tier: tier, seed: both.map { $0[0] }, evidence: both.map { $0[1] })
+            rows.append(Row(tier: tier.rawValue, classifier: "evidence", metrics: r.evidence, accuracyAtSeedCoverage: r.evidenceAtSeedCoverage))
+            rows.append(Row(tier: tier.rawValue, classifier: "seed", metrics: r.seed))
         }
     }
 

@@ -76,14 +76,7 @@ import Testing
         // rounded digit at most.
         var compared = 0, sliceEdges = 0
         for p in Self.set where p.calibration == .identity {
-            let maxX = p.description.absAxes[AbsCode.mtPositionX]!.maximum
-            var m = p
-            m.events = p.events.map { e in
-                var e = e
-                if e.type == EventType.abs && (e.code == AbsCode.mtPositionX || e.code == AbsCode.x) { e.value = maxX - e.value }
-                if e.type == EventType.abs && e.code == AbsCode.mtOrientation { e.value = -e.value }
-                return e
-            }
+            let m = p.mirroredOnItsSensor()
             let a = HandednessEvaluation.firstPinch(p, classifier: EvidenceHandednessClassifier())
             let b = HandednessEvaluation.firstPinch(m, classifier: EvidenceHandednessClassifier())
             guard let a, let b else { continue }

@@ -18,10 +18,9 @@ import Testing
         return names.compactMap { name in
             let path = folder + "/" + name
             guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-                  let line = text.split(separator: "\n").prefix(10).first(where: { $0.contains("handyd-label:") }),
-                  let label = LabelledPinch.parseLabel(String(line[line.range(of: "handyd-label:")!.upperBound...])),
+                  case let (label?, calibration) = LabelledPinch.annotations(ofRecording: text),
                   let recording = try? Recording.load(path: path) else { return nil }
-            return LabelledPinch(name: name, description: recording.description, calibration: .identity,
+            return LabelledPinch(name: name, description: recording.description, calibration: calibration,
                                  events: recording.events, hand: label.hand, tier: label.tier)
         }
     }()
@@ -57,14 +56,7 @@ import Testing
     @Test func mirroredRealPinchesGiveTheOtherHand() {
         var compared = 0, edges = 0
         for (p, o) in zip(Self.pinches, Self.outcomes) {
-            guard let maxX = p.description.absAxes[AbsCode.mtPositionX]?.maximum else { continue }
-            var m = p
-            m.events = p.events.map { e in
-                var e = e
-                if e.type == EventType.abs && (e.code == AbsCode.mtPositionX || e.code == AbsCode.x) { e.value = maxX - e.value }
-                return e
-            }
-            let mirrored = HandednessEvaluation.outcomes(m, classifiers: [EvidenceHandednessClassifier(), SeedHandednessRule()])
+            let mirrored = HandednessEvaluation.outcomes(p.mirroredOnItsSensor(), classifiers: [EvidenceHandednessClassifier(), SeedHandednessRule()])
             for (a, b) in zip(o, mirrored) {
                 guard let ha = a.hand, let hb = b.hand else { continue }
                 compared += 1

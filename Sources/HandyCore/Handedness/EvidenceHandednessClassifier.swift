@@ -165,13 +165,12 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
 
     public func classify(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) {
         guard f.topMm.distance(to: f.bottomMm) <= maximumHandSpanMm else { return (.unknown, 0) }
-        let s = score(f)
-        let confidence = wireRounded(1 / (1 + exp(-Swift.abs(s))), 3)
-        guard s != 0, confidence >= minimumConfidence else { return (.unknown, 0) }
+        let (hand, confidence) = bestGuess(f)
+        guard hand != .unknown, confidence >= minimumConfidence else { return (.unknown, 0) }
         if isAmbiguous(f) && (Self.tier(of: f) != .orientation || confidence < ambiguousMinimumConfidence) {
             return (.unknown, 0)
         }
-        return (s > 0 ? .right : .left, confidence)
+        return (hand, confidence)
     }
 
     /// The hand the score favours and its confidence, ignoring ``minimumConfidence``, the ambiguous
