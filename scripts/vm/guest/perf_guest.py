@@ -17,11 +17,15 @@ for comparison, of libinput debug-events) over IDLE seconds.
 Prints a table and one JSON line per figure (`{"bench":...}`); exit 0 unless something could not
 run (no timing assertions). Standard library only.
 
-  perf_guest.py --bin DIR [--frames N] [--idle S]
+  perf_guest.py --bin DIR [--frames N] [--idle S] [--callgrind DIR --speed X]
+  --callgrind DIR: instead of CPU seconds, count each reader's instructions (user space, all its
+  threads) while it reads the stream, under valgrind's callgrind (DIR gets the profiles): a count
+  that does not depend on how TCG emulates each kind of instruction. The readers are ~100x slower
+  there, so the stream is played slower (--speed, e.g. 0.05); no idle figure.
   env: HANDYD_PERF_BIN (binaries, e.g. a release build; default --bin), HANDYD_PERF_FULL=1 (24,000
   frames and 10 s idle instead of 120 frames and 1 s: CI runs a debug build under TCG).
 """
-import argparse, json, os, select, shutil, socket, subprocess, sys, tempfile, threading, time
+import argparse, json, os, select, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from handyd_guest import W, H, Stream, Failure, cannot_run, connect_unix  # the same synthetic panel and evemu writer as the daemon tests
@@ -163,12 +167,45 @@ def settle(pid, quiet=0.5, timeout=60):
         last = now
 
 
+def instructions(readers, frames, seen, folder):
+    """Stops counting, ends the readers (callgrind writes its profile at exit) and prints the
+    instructions each executed per frame of the stream."""
+    for p in readers.values():
+        subprocess.run(["callgrind_control", "-i", "off", str(p.pid)], check=True, stdout=subprocess.DEVNULL)
+    # Each ends the way it is asked to: handyd on SIGTERM, the two libinput tools on SIGINT (Ctrl-C).
+    for name, p in readers.items():
+        p.send_signal(signal.SIGTERM if name == "handyd" else signal.SIGINT)
+    for p in readers.values():
+        p.wait(300)
+    counts = {}
+    for name in readers:
+        with open(os.path.join(folder, name + ".callgrind")) as f:
+            totals = [line for line in f if line.startswith("totals:")]
+        if not totals:
+            raise RuntimeError(f"no callgrind profile of {name} in {folder}")
+        counts[name] = int(totals[-1].split()[1])
+    got_frames, got_gestures, _ = seen
+    print(f"\n5b. Instructions per frame under callgrind (same uinput device, same {frames} frames; user space, all threads)")
+    print(f"{'reader':<10} {'instructions':>14} {'per frame':>12}")
+    for name, n in counts.items():
+        print(f"{name:<10} {n:>14,} {n / frames:>12,.0f}")
+    ratio = {k: counts["handyd"] / v for k, v in counts.items() if k != "handyd" and v > 0}
+    print("ratio handyd / " + ", handyd / ".join(f"{k}: {v:.2f}" for k, v in ratio.items()))
+    print(json.dumps({"bench": "instructions-guest", "frames": frames, "handydTouchFrames": got_frames,
+                      "handydGestures": got_gestures, "instructions": counts,
+                      "perFrame": {k: round(v / frames) for k, v in counts.items()},
+                      "ratio": {k: round(v, 3) for k, v in ratio.items()}}), flush=True)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     full = os.environ.get("HANDYD_PERF_FULL") == "1"
     ap.add_argument("--frames", type=int, default=24000 if full else 120)
     ap.add_argument("--idle", type=float, default=10.0 if full else 1.0)
+    ap.add_argument("--callgrind", help="count instructions under callgrind, profiles into this folder")
+    ap.add_argument("--speed", type=float, default=1.0, help="play the stream at this speed (handyctl inject --speed)")
     args = ap.parse_args()
     bindir = os.environ.get("HANDYD_PERF_BIN") or args.bin
     # The measured daemon from HANDYD_PERF_BIN (e.g. the package's static build in .build/static);
@@ -187,11 +224,23 @@ def main():
     scale = float(os.environ.get("HANDYD_GUEST_TIMEOUT_SCALE", "1"))
     work = tempfile.mkdtemp(prefix="handyd-perf.")
     procs = []
+    def under_callgrind(name, argv):
+        if not args.callgrind:
+            return argv
+        return ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--trace-children=yes",
+                f"--callgrind-out-file={os.path.join(args.callgrind, name + '.callgrind')}"] + argv
     try:
         rec, frames = recording(work, args.frames)
+        if args.callgrind:
+            os.makedirs(args.callgrind, exist_ok=True)
+            # Debian's valgrind 3.19 gives up on the Swift binary's DWARF; the symbols suffice.
+            stripped = os.path.join(work, "handyd")
+            subprocess.run(["strip", "--strip-debug", "-o", stripped, handyd], check=True)
+            handyd = stripped
         sock = os.path.join(work, "handyd.sock")
         log = open(os.path.join(work, "handyd.log"), "w")
-        daemon = subprocess.Popen([handyd, "--socket", sock, "--log-level", "notice"], stderr=log, stdout=subprocess.DEVNULL)
+        daemon = subprocess.Popen(under_callgrind("handyd", [handyd, "--socket", sock, "--log-level", "notice"]),
+                                  stderr=log, stdout=subprocess.DEVNULL)
         procs.append(daemon)
         sub = Subscriber(sock, 60 * scale)
         sub.start()
@@ -201,7 +250,8 @@ def main():
         # The device must stay through the stream, the catch-up and the idle window; inject is
         # stopped at the end (it prints `done` only after the hold, when the device is gone).
         hold = 3600
-        inject = subprocess.Popen([handyctl, "inject", "--start-delay", str(start_delay), "--hold", str(hold), rec],
+        inject = subprocess.Popen([handyctl, "inject", "--start-delay", str(start_delay), "--hold", str(hold),
+                                   "--speed", str(args.speed), rec],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         procs.append(inject)
         node = None
@@ -215,13 +265,14 @@ def main():
         # (a debug handyctl under TCG takes tens of seconds over 6,000 frames).
         t_created = time.monotonic()
         li_out = open(os.path.join(work, "libinput.txt"), "w")
-        li = subprocess.Popen([libinput, "debug-events", "--device", node], stdout=li_out, stderr=subprocess.STDOUT)
+        li = subprocess.Popen(under_callgrind("libinput", [libinput, "debug-events", "--device", node]),
+                              stdout=li_out, stderr=subprocess.STDOUT)
         procs.append(li)
         # lisgd: the panel's size in pixels (no display here), swipes with one and two fingers in
         # every direction the stream moves, each running `true` (in a child: not lisgd's CPU).
         gestures = [f"{n},{g},*,*,R,true" for n in (1, 2) for g in ("LR", "RL", "UD", "DU")]
         lg_out = open(os.path.join(work, "lisgd.txt"), "w")
-        lg = subprocess.Popen([lisgd, "-d", node, "-w", str(W), "-h", str(H)] + [a for g in gestures for a in ("-g", g)],
+        lg = subprocess.Popen(under_callgrind("lisgd", [lisgd, "-d", node, "-w", str(W), "-h", str(H)] + [a for g in gestures for a in ("-g", g)]),
                               stdout=lg_out, stderr=subprocess.STDOUT)
         procs.append(lg)
         peers = {"libinput": li, "lisgd": lg}
@@ -239,6 +290,10 @@ def main():
         if time.monotonic() - t_created > start_delay - 0.5:
             raise RuntimeError("handyd, libinput or lisgd not ready before the first event; raise HANDYD_GUEST_TIMEOUT_SCALE")
         readers = {"handyd": daemon, **peers}
+        if args.callgrind:
+            for name, p in readers.items():
+                subprocess.run(["callgrind_control", "-i", "on", str(p.pid)], check=True, stdout=subprocess.DEVNULL)
+            progress("callgrind counting")
         c0 = {k: cpu_seconds(p.pid) for k, p in readers.items()}
         t0 = thread_cpu(daemon.pid)
         w0 = time.monotonic()
@@ -260,6 +315,8 @@ def main():
                 raise RuntimeError(f"{name} ended during the stream (exit {p.returncode}); see its output in {work}")
         c1 = {k: cpu_seconds(p.pid) for k, p in readers.items()}
         t1 = thread_cpu(daemon.pid)
+        if args.callgrind:
+            return instructions(readers, frames, sub.snapshot(), args.callgrind)
         # Where handyd's CPU went: the input thread (evdev reads, tracker, recognizers) vs the
         # NIO event loop (JSON encoding, socket writes) vs the rest.
         split = {k: round(v - t0.get(k, 0.0), 3) for k, v in t1.items() if v - t0.get(k, 0.0) > 0}
