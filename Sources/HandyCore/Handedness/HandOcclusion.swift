@@ -80,7 +80,7 @@ public struct HandOcclusionModel: Hashable, Sendable {
         let across = PhysicalPoint(x: -direction.y, y: direction.x) * (forearmWidthMm / 2)
         let elbow = palm + direction * reach
         points.append(contentsOf: [palm + across, palm - across, elbow + across, elbow - across])
-        return Self.convexHull(points)
+        return Self.convexHull(consume points)
     }
 
     /// ``hull(contactsMm:hand:displayWidthMm:displayHeightMm:)`` clipped to the display.
@@ -126,8 +126,9 @@ public struct HandOcclusionModel: Hashable, Sendable {
 
     /// Andrew's monotone chain; clockwise on screen (y down), no corner that is collinear with its
     /// neighbours to within 1e-6 mm² (so a stream and its mirror image keep the same corners).
-    static func convexHull(_ input: [PhysicalPoint]) -> [PhysicalPoint] {
-        // In place and sized once: it runs for every region of every frame.
+    static func convexHull(_ input: consuming [PhysicalPoint]) -> [PhysicalPoint] {
+        // In place and sized once: it runs for every region of every frame. `consuming`: the
+        // caller's array is sorted where it is, not copied first.
         var points = input
         points.removeAll { !($0.x.isFinite && $0.y.isFinite) }
         points.sort { $0.x != $1.x ? $0.x < $1.x : $0.y < $1.y }
@@ -153,12 +154,14 @@ public struct HandOcclusionModel: Hashable, Sendable {
     }
 
     /// `polygon` clipped to the display rectangle (Sutherland–Hodgman, four edges).
+    /// An edge that no corner lies beyond is skipped: clipping against it would give back the same
+    /// corners in the same order (most regions cross one or two edges: the forearm leaves the display).
     static func clip(_ polygon: [PhysicalPoint], width: Double, height: Double) -> [PhysicalPoint] {
         var p = polygon
-        p = clip(p, keeping: { $0.x >= 0 }, boundary: { intersect($0, $1, x: 0) })
-        p = clip(p, keeping: { $0.x <= width }, boundary: { intersect($0, $1, x: width) })
-        p = clip(p, keeping: { $0.y >= 0 }, boundary: { intersect($0, $1, y: 0) })
-        p = clip(p, keeping: { $0.y <= height }, boundary: { intersect($0, $1, y: height) })
+        if p.contains(where: { !($0.x >= 0) }) { p = clip(p, keeping: { $0.x >= 0 }, boundary: { intersect($0, $1, x: 0) }) }
+        if p.contains(where: { !($0.x <= width) }) { p = clip(p, keeping: { $0.x <= width }, boundary: { intersect($0, $1, x: width) }) }
+        if p.contains(where: { !($0.y >= 0) }) { p = clip(p, keeping: { $0.y >= 0 }, boundary: { intersect($0, $1, y: 0) }) }
+        if p.contains(where: { !($0.y <= height) }) { p = clip(p, keeping: { $0.y <= height }, boundary: { intersect($0, $1, y: height) }) }
         return p
     }
 
