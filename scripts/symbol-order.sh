@@ -78,6 +78,9 @@ for line in symbols.splitlines():
     parts = line.split()
     if len(parts) == 3 and parts[1] in "tT" and re.match(r"\$s(10HandyInput|11HandyDaemon)", parts[2]) and parts[2] not in seen:
         seen.add(parts[2]); order.append(parts[2])
+# In callgrind's order (about the order in which they first ran, so functions used together sit
+# together): sorted by name, the layout kept ~0.3 MB more resident. The order differs a little from
+# run to run (threads), so a regenerated file shows a large diff.
 open(out, "w").write("\n".join(order) + "\n")
 print(f"symbol-order.sh: {ran} functions ran, {len(order) - ran} more from the live path -> {out}")
 EOF
