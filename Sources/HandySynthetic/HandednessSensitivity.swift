@@ -68,16 +68,11 @@ public enum HandednessSensitivity {
 
     /// The members: defaults, each assumption at its low and high end, and the mixture (every
     /// pinch from its own random member).
-    public static var memberNames: [String] {
-        ["defaults"] + assumptions.flatMap { a in [a.low, a.high].map { "\(a.name) = \(formatted($0)) \(a.unit)" } } + ["mixture"]
-    }
+    public static var memberNames: [String] { members.map(\.name) }
 
-    /// Every member (``memberNames``) × tier, `count` pinches each, alternately right and left
-    /// hand, from `seed`. Each pinch is replayed once; both classifiers answer on the features the
-    /// pipeline hands them (``HandednessEvaluation/outcomes(_:classifiers:slice:)``).
-    public static func rows(count: Int, seed: UInt64, classifier: EvidenceHandednessClassifier = EvidenceHandednessClassifier(),
-                            tiers: [HandednessTier] = HandednessTier.allCases) -> [Row] {
-        var members: [(String, HandModel?)] = [("defaults", HandModel())]
+    /// Each member's name and hand model (nil: the mixture).
+    static var members: [(name: String, model: HandModel?)] {
+        var members: [(name: String, model: HandModel?)] = [("defaults", HandModel())]
         for a in assumptions {
             for value in [a.low, a.high] {
                 var model = HandModel()
@@ -86,6 +81,14 @@ public enum HandednessSensitivity {
             }
         }
         members.append(("mixture", nil))
+        return members
+    }
+
+    /// Every member (``memberNames``) × tier, `count` pinches each, alternately right and left
+    /// hand, from `seed`. Each pinch is replayed once; both classifiers answer on the features the
+    /// pipeline hands them (``HandednessEvaluation/outcomes(_:classifiers:slice:)``).
+    public static func rows(count: Int, seed: UInt64, classifier: EvidenceHandednessClassifier = EvidenceHandednessClassifier(),
+                            tiers: [HandednessTier] = HandednessTier.allCases) -> [Row] {
         var rows: [Row] = []
         for (name, model) in members {
             for tier in tiers {
