@@ -152,6 +152,18 @@ struct JSONWriter {
     @inline(__always)
     private mutating func shortDecimal(_ v: Double, magnitude a: Double) -> Bool {
         if a < 1e6 {
+            // Most values on the wire are rounded to 3 decimals (or 1): the same argument at
+            // d = 3 settles them with a 6-digit n instead of a 15-digit one.
+            let n3 = Int64(a * 1e3 + 0.5)
+            if Double(n3) / 1e3 == a {
+                if v < 0 { byte(UInt8(ascii: "-")) }
+                let whole = n3 / 1000
+                unsigned(UInt64(whole))
+                byte(UInt8(ascii: "."))
+                fixedDigits(UInt64(n3 - whole * 1000), count: 3)
+                while cursor[-1] == UInt8(ascii: "0") { cursor -= 1 }
+                return true
+            }
             let n = Int64(a * 1e9 + 0.5)   // the product is within a few ulps of an integer n
             guard Double(n) / 1e9 == a else { return false }
             if v < 0 { byte(UInt8(ascii: "-")) }
