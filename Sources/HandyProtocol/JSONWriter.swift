@@ -154,26 +154,8 @@ struct JSONWriter {
         if a < 1e6 {
             // Most values on the wire are rounded to 3 decimals (or 1): the same argument at
             // d = 3 settles them with a 6-digit n instead of a 15-digit one.
-            let n3 = Int64(a * 1e3 + 0.5)
-            if Double(n3) / 1e3 == a {
-                if v < 0 { byte(UInt8(ascii: "-")) }
-                let whole = n3 / 1000
-                unsigned(UInt64(whole))
-                byte(UInt8(ascii: "."))
-                fixedDigits(UInt64(n3 - whole * 1000), count: 3)
-                while cursor[-1] == UInt8(ascii: "0") { cursor -= 1 }
-                return true
-            }
-            let n = Int64(a * 1e9 + 0.5)   // the product is within a few ulps of an integer n
-            guard Double(n) / 1e9 == a else { return false }
-            if v < 0 { byte(UInt8(ascii: "-")) }
-            let whole = n / 1_000_000_000
-            unsigned(UInt64(whole))
-            byte(UInt8(ascii: "."))
-            // All nine decimals, then back over the trailing zeros (the fraction is not 0: v is not whole).
-            fixedDigits(UInt64(n - whole * 1_000_000_000), count: 9)
-            while cursor[-1] == UInt8(ascii: "0") { cursor -= 1 }
-            return true
+            if trimmedDecimal(v, magnitude: a, decimals: 3, scale: 1e3, scaleInt: 1000) { return true }
+            return trimmedDecimal(v, magnitude: a, decimals: 9, scale: 1e9, scaleInt: 1_000_000_000)
         }
         var scale = 10.0
         var scaleInt: Int64 = 10
@@ -192,6 +174,21 @@ struct JSONWriter {
             scaleInt *= 10
         }
         return false
+    }
+
+    /// The candidate n / 10^decimals for `a` (below 10^6): when it is `v`, writes `[-]int.frac` with
+    /// all the decimals, then backs over the trailing zeros (the fraction is not 0: v is not whole).
+    @inline(__always)
+    private mutating func trimmedDecimal(_ v: Double, magnitude a: Double, decimals: Int, scale: Double, scaleInt: Int64) -> Bool {
+        let n = Int64(a * scale + 0.5)   // the product is within a few ulps of an integer n
+        guard Double(n) / scale == a else { return false }
+        if v < 0 { byte(UInt8(ascii: "-")) }
+        let whole = n / scaleInt
+        unsigned(UInt64(whole))
+        byte(UInt8(ascii: "."))
+        fixedDigits(UInt64(n - whole * scaleInt), count: decimals)
+        while cursor[-1] == UInt8(ascii: "0") { cursor -= 1 }
+        return true
     }
 
     /// "00" "01" … "99": two digits per division.
