@@ -2,7 +2,7 @@
 # Installs the Debian/Ubuntu packages handyd needs to build, test and run its guest suite.
 # Swift itself is expected to be on PATH already (swift.org toolchain).
 set -euo pipefail
-pkgs=(pkg-config libevdev-dev libudev-dev libsystemd-dev evemu-tools socat python3)
+pkgs=(pkg-config libevdev-dev libudev-dev libsystemd-dev evemu-tools socat python3 util-linux)
 if [ "${1:-}" = "--vm" ]; then
   # The qemu guest suite runs the host's userland over 9p, so the guest's tools are host packages.
   pkgs+=(qemu-system-x86 busybox-static cpio kmod udev python3-libevdev libinput-tools lisgd)

@@ -22,6 +22,9 @@ public struct DaemonOptions: Sendable {
     public var waitForClients: Int = 0
     /// The WebSocket endpoint for web kiosks; nil = off (the default).
     public var webSocket: WebSocketOptions?
+    /// Run every thread under `SCHED_RR` at this priority (``RealtimeScheduling``); nil = normal
+    /// scheduling. Refused by the system: logged, and the daemon runs at normal priority.
+    public var realtimePriority: Int32?
     public var version: String = handydVersion
 
     public init() {}
@@ -39,8 +42,16 @@ public struct DaemonOptions: Sendable {
 /// Stop: STOPPING=1, the listeners close and every client gets `shutdown`, then the input
 /// thread frees the devices, then the event loop ends.
 public func runDaemon(options: DaemonOptions, logger: Logger) throws {
-    // Before any thread exists, so that every thread inherits the mask.
+    // Before any thread exists, so that every thread inherits the mask and the scheduling policy.
     let signals = LifecycleSignals.block()
+    if let priority = options.realtimePriority {
+        if let refused = RealtimeScheduling.enter(priority: priority) {
+            logger.notice("real-time scheduling refused, running at normal priority", metadata: [
+                "scheduling.policy": "SCHED_RR", "scheduling.priority": "\(priority)", "error": "\(refused)"])
+        } else {
+            logger.info("real-time scheduling", metadata: ["scheduling.policy": "SCHED_RR", "scheduling.priority": "\(priority)"])
+        }
+    }
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     var stoppedOnRequest = false
     defer {

@@ -32,6 +32,10 @@ enum FanoutBenchmark {
         var latenciesNs: [Int64]
         /// Per frame, the latency until the LAST subscriber had read it, sorted.
         var lastSubscriberNs: [Int64]
+        /// Per frame, the latency until `Broadcaster.publish` returned, sorted: every subscriber's
+        /// `writev` has been issued, so this is the server's part of the latency; the rest is the
+        /// subscribers' own wake-up and read.
+        var writtenNs: [Int64]
         /// (subscriber, frame) pairs that never arrived.
         var missing: Int
         /// CPU time (CLOCK_THREAD_CPUTIME_ID) the event loop spent in `Broadcaster.publish`, per
@@ -70,7 +74,8 @@ enum FanoutBenchmark {
         return (screen.description, records.map(\.events), indexOfK)
     }
 
-    static func run(subscribers: Int, frames count: Int, rateHz: Double) throws -> Result {
+    static func run(subscribers: Int, frames count: Int, rateHz: Double, serverRealtimePriority: Int32? = nil,
+                    readerRealtimePriority: Int32? = nil) throws -> Result {
         let (description, frames, indexOfK) = Self.frames(count: count)
         let handoff = StampBuffer(count: frames.count)
         let logs = (0..<subscribers).map { _ in StampBuffer(count: frames.count) }
@@ -81,6 +86,13 @@ enum FanoutBenchmark {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let broadcaster = Broadcaster(eventLoop: group.next(), limits: ServerLimits(), version: "bench", logger: logger)
+        // The server's two threads as `handyd --realtime-priority` runs them (every thread of the
+        // daemon inherits the policy); the subscribers stay as they are.
+        if let priority = serverRealtimePriority {
+            if let refused = try broadcaster.eventLoop.submit({ RealtimeScheduling.enter(priority: priority) }).wait() {
+                throw BenchError("SCHED_RR \(priority): \(refused)")
+            }
+        }
         let path = NSTemporaryDirectory() + "handyd-bench-\(getpid()).sock"
         let socket = try UnixSocketListener.start(address: .path(path, group: nil), broadcaster: broadcaster, group: group,
                                                   logger: logger)
@@ -91,16 +103,26 @@ enum FanoutBenchmark {
         _ = fcntl(pipeFDs[0], F_SETFL, fcntl(pipeFDs[0], F_GETFL) | O_NONBLOCK)
         let source = PacedSource(readFD: pipeFDs[0], description: description, frames: frames, handoff: handoff)
         let publishCpu = StampBuffer(count: 1)
+        let written = StampBuffer(count: frames.count)
         let loop = try InputLoop(sources: [source], logger: logger) { notices in
             broadcaster.eventLoop.execute {
                 let t0 = threadCpuNanoseconds()
                 broadcaster.publish(notices)
                 publishCpu[0] += threadCpuNanoseconds() - t0
+                let now = MonotonicInstant.now().nanoseconds
+                for case .output(_, let output) in notices {
+                    for gesture in output.gestures {
+                        if let index = indexOfK[Int(((gesture.time - 100) * 1000).rounded())], written[index] == 0 { written[index] = now }
+                    }
+                }
             }
         }
         let inputDone = DispatchSemaphore(value: 0)
         let inputCpu = StampBuffer(count: 1)
-        let inputThread = Thread { loop.run(); inputCpu[0] = threadCpuNanoseconds(); inputDone.signal() }
+        let inputThread = Thread {
+            if let priority = serverRealtimePriority { _ = RealtimeScheduling.enter(priority: priority) }
+            loop.run(); inputCpu[0] = threadCpuNanoseconds(); inputDone.signal()
+        }
         inputThread.stackSize = 8 << 20
         inputThread.start()
 
@@ -112,6 +134,8 @@ enum FanoutBenchmark {
         for (s, fd) in fds.enumerated() {
             let log = logs[s]
             let t = Thread {
+                // A subscriber that is itself prioritised (a kiosk app under SCHED_RR).
+                if let priority = readerRealtimePriority { _ = RealtimeScheduling.enter(priority: priority) }
                 let (lines, bytes) = readLines(fd: fd, log: log, indexOfK: indexOfK)
                 lineCounts[2 * s] = Int64(lines)
                 lineCounts[2 * s + 1] = Int64(bytes)
@@ -143,6 +167,7 @@ enum FanoutBenchmark {
         let warmup = min(50, frames.count / 10)
         var latencies: [Int64] = []
         var last: [Int64] = []
+        var serverSide: [Int64] = []
         var missing = 0
         var framesWithLines = 0
         for i in warmup..<frames.count {
@@ -153,18 +178,20 @@ enum FanoutBenchmark {
             }
             if any {
                 framesWithLines += 1
+                if written[i] > 0 { serverSide.append(written[i] - handoff[i]) }
                 missing += logs.filter { $0[i] == 0 }.count
                 last.append(worst)
             }
         }
         latencies.sort()
         last.sort()
+        serverSide.sort()
         let totalLines = (0..<subscribers).reduce(0) { $0 + Int(lineCounts[2 * $1]) }
         let totalBytes = (0..<subscribers).reduce(0) { $0 + Int(lineCounts[2 * $1 + 1]) }
         return Result(subscribers: subscribers, rateHz: rateHz, frames: frames.count, framesWithLines: framesWithLines,
                       linesPerFrame: Double(totalLines) / Double(subscribers * frames.count),
                       bytesPerFrame: Double(totalBytes) / Double(subscribers * frames.count),
-                      latenciesNs: latencies, lastSubscriberNs: last, missing: missing,
+                      latenciesNs: latencies, lastSubscriberNs: last, writtenNs: serverSide, missing: missing,
                       publishCpuNsPerFrame: Double(publishCpu[0]) / Double(frames.count),
                       inputCpuNsPerFrame: Double(inputCpu[0]) / Double(frames.count))
     }

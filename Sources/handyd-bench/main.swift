@@ -86,10 +86,26 @@ if wanted("fanout") {
     // before the next one comes, so this measures latency rather than a queue.
     let rateHz = Double(option("--fanout-rate") ?? "") ?? 1000
     let frames = short ? 300 : 10_000
+    // A load that can be repeated (the figures above were taken beside other people's builds):
+    // N processes spinning at the bench's own priority for the whole figure.
+    let load = Int(option("--fanout-load") ?? "") ?? 0
+    // The server's threads under SCHED_RR at this priority, as `handyd --realtime-priority` runs them.
+    let realtime = option("--fanout-rr").flatMap { Int32($0) }
+    // The subscribers' reader threads too (an application that is itself prioritised).
+    let readersRealtime = option("--fanout-readers-rr").flatMap { Int32($0) }
+    let spinners = (0..<load).compactMap { _ -> Process? in
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "while :; do :; done"]
+        return (try? p.run()) == nil ? nil : p
+    }
+    defer { for p in spinners { p.terminate(); p.waitUntilExit() } }
+    if spinners.count < load { failedFigures.append("fanout load (\(spinners.count) of \(load) spinners started)") }
     var rows: [[String]] = []
     for subscribers in [1, 16, 64] {
         do {
-            let r = try FanoutBenchmark.run(subscribers: subscribers, frames: frames, rateHz: rateHz)
+            let r = try FanoutBenchmark.run(subscribers: subscribers, frames: frames, rateHz: rateHz,
+                                                   serverRealtimePriority: realtime, readerRealtimePriority: readersRealtime)
             let us = { (ns: Int64) in Double(ns) / 1000 }
             figures.append(Figure(name: "fanout", values: [
                 ("subscribers", Double(subscribers)), ("rateHz", rateHz), ("frames", Double(r.frames)),
@@ -99,6 +115,9 @@ if wanted("fanout") {
                 ("maxUs", us(r.latenciesNs.last ?? 0)),
                 ("lastSubscriberP50Us", us(percentile(r.lastSubscriberNs, 0.5))),
                 ("lastSubscriberP99Us", us(percentile(r.lastSubscriberNs, 0.99))),
+                ("writtenP50Us", us(percentile(r.writtenNs, 0.5))), ("writtenP99Us", us(percentile(r.writtenNs, 0.99))),
+                ("loadProcesses", Double(spinners.count)), ("serverRealtimePriority", Double(realtime ?? 0)),
+                ("readerRealtimePriority", Double(readersRealtime ?? 0)),
                 ("publishCpuUsPerFrame", r.publishCpuNsPerFrame / 1000), ("inputCpuUsPerFrame", r.inputCpuNsPerFrame / 1000),
             ]))
             rows.append([String(subscribers), formatted(rateHz), formatted(Double(r.framesWithLines)),
@@ -106,15 +125,21 @@ if wanted("fanout") {
                          formatted(us(percentile(r.latenciesNs, 0.5)), decimals: 1),
                          formatted(us(percentile(r.latenciesNs, 0.99)), decimals: 1),
                          formatted(us(r.latenciesNs.last ?? 0), decimals: 1),
-                         formatted(us(percentile(r.lastSubscriberNs, 0.99)), decimals: 1), String(r.missing),
+                         formatted(us(percentile(r.lastSubscriberNs, 0.99)), decimals: 1),
+                         formatted(us(percentile(r.writtenNs, 0.5)), decimals: 1), formatted(us(percentile(r.writtenNs, 0.99)), decimals: 1),
+                         String(r.missing),
                          formatted(r.publishCpuNsPerFrame / 1000, decimals: 1), formatted(r.inputCpuNsPerFrame / 1000, decimals: 1)])
         } catch {
             FileHandle.standardError.write(Data("handyd-bench: fanout with \(subscribers) subscribers: \(error)\n".utf8))
             failedFigures.append("fanout \(subscribers)")
         }
     }
-    print("\n2. Socket fan-out latency: frame handed to the pipeline -> subscriber has read its gesture lines (µs)")
-    print(table(["subscribers", "frames/s", "frames", "lines/frame", "bytes/frame", "p50", "p99", "max", "p99 last subscriber", "missing",
+    print("\n2. Socket fan-out latency: frame handed to the pipeline -> subscriber has read its gesture lines (µs)"
+          + (load > 0 ? ", beside \(spinners.count) spinning processes" : "")
+          + (realtime.map { ", server threads SCHED_RR \($0)" } ?? "")
+          + (readersRealtime.map { ", subscribers SCHED_RR \($0)" } ?? ""))
+    print(table(["subscribers", "frames/s", "frames", "lines/frame", "bytes/frame", "p50", "p99", "max", "p99 last subscriber",
+                 "written p50", "written p99", "missing",
                        "publish CPU µs/frame", "input CPU µs/frame"], rows))
 }
 

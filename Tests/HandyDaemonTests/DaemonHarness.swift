@@ -44,14 +44,17 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// - Parameter socketPath: where to listen; by default in a new temporary directory (a test
     ///   that restarts the daemon gives the first one's path to the second).
-    init(arguments: [String], socketPath requestedSocketPath: String? = nil) throws {
+    /// - Parameter launcher: a command that execs handyd (e.g. `prlimit … --`), so the process is
+    ///   still handyd's; empty: handyd itself.
+    init(arguments: [String], socketPath requestedSocketPath: String? = nil, launcher: [String] = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.socketPath = requestedSocketPath ?? directory.appendingPathComponent("run/handyd.sock").path
         logPath = directory.appendingPathComponent("handyd.log").path
         FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: handydBinary)
-        process.arguments = ["--socket", socketPath, "--log-level", "debug"] + arguments
+        let command = launcher + [handydBinary, "--socket", socketPath, "--log-level", "debug"] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = FileHandle.nullDevice
         try process.run()

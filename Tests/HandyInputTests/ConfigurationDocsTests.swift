@@ -9,6 +9,7 @@ import Testing
 @Suite struct ConfigurationDocsTests {
     struct Row {
         var names: [String]   // key, then aliases
+        var defaultValue: String
         var accepted: String
         var example: String
     }
@@ -37,7 +38,7 @@ import Testing
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast()
                 .map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count == 5, cells[0].hasPrefix("`") else { continue }  // header, separator
-            rows.append(Row(names: backticked(cells[0]), accepted: cells[2], example: backticked(cells[3]).first ?? ""))
+            rows.append(Row(names: backticked(cells[0]), defaultValue: cells[1], accepted: cells[2], example: backticked(cells[3]).first ?? ""))
         }
         return rows
     }
@@ -95,6 +96,26 @@ import Testing
             #expect(row.accepted == setting.accepted.summary, "\(row.names[0])")
             #expect(row.example == setting.example, "\(row.names[0])")
         }
+    }
+
+    /// The "default" column of a number is the default configuration's value, in the setting's unit.
+    @Test func theDocumentedDefaultsAreTheDefaults() throws {
+        var numbers = 0
+        for row in try Self.documentedRows() {
+            let setting = try #require(GestureConfiguration.overrideSetting(named: row.names[0]))
+            guard case .number(_, let unit) = setting.accepted, let value = setting.numericValue else { continue }
+            // "2.5 mm", "30°", "1/50 turn (7.2°)": a number or a fraction, then the unit.
+            let number = row.defaultValue.prefix { "0123456789./e-".contains($0) }
+            let parts = number.split(separator: "/").compactMap { Double($0) }
+            let documented = try #require(parts.count == 1 ? parts[0] : parts.count == 2 ? parts[0] / parts[1] : nil,
+                                          "\(row.names[0]): default \(row.defaultValue)")
+            #expect(Swift.abs(documented - value(GestureConfiguration())) <= 1e-12 * Swift.max(1, Swift.abs(documented)),
+                    "\(row.names[0]): documented \(row.defaultValue), default \(value(GestureConfiguration()))")
+            let rest = row.defaultValue.dropFirst(number.count).trimmingCharacters(in: .whitespaces)
+            #expect(rest.hasPrefix(unit), "\(row.names[0]): \(row.defaultValue), unit \(unit)")
+            numbers += 1
+        }
+        #expect(numbers >= 20)
     }
 
     /// A documented range end is accepted, a value just beyond it is a problem (so a range widened

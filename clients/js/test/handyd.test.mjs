@@ -1,7 +1,7 @@
 // Tests of clients/js/handyd.js under node's test runner, against the real handyd binary over a
 // real WebSocket (node's own, --experimental-websocket on node 20; global on node 22).
 //   HANDYD_BIN=.build/debug node --experimental-websocket --test clients/js/test/
-// scripts/test-js.sh runs them (scripts/test.sh calls it).
+// scripts/test-web.sh runs them (scripts/test.sh calls it).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";

@@ -36,6 +36,17 @@ if client 'print("hello devices", c.hello["devices"])'; then pass "socket activa
 waitfor 60 systemctl is-active handyd.service && pass "service active after connect" || bad "service not active after connect"
 user=$(ps -o user= -p "$(systemctl show -p MainPID --value handyd.service)")
 [ "$user" = handyd ] && pass "runs as user handyd" || bad "runs as '$user'"
+# --realtime-priority 10 under the unit's LimitRTPRIO= and system call filter: every thread
+# (main, input, event loop) SCHED_RR at 10, as an unprivileged user with no capability.
+pid=$(systemctl show -p MainPID --value handyd.service)
+policies=$(for task in /proc/"$pid"/task/*; do chrt -p "${task##*/}"; done 2>&1)
+threads=$(ls /proc/"$pid"/task | wc -l)
+if [ "$(grep -c 'policy: SCHED_RR' <<<"$policies")" = "$threads" ] && [ "$(grep -c 'priority: 10$' <<<"$policies")" = "$threads" ] \
+  && [ "$threads" -ge 3 ]; then
+  pass "all $threads threads SCHED_RR priority 10"
+else
+  bad "scheduling: $(tr '\n' ' ' <<<"$policies")"
+fi
 systemctl stop handyd.service
 [ "$(systemctl show -p Result --value handyd.service)" = success ] && pass "stop after activation: Result=success" \
   || bad "stop: Result=$(systemctl show -p Result --value handyd.service)"
