@@ -14,8 +14,9 @@ import Musl
 /// (`sched_rt_runtime_us`), and the daemon's work per frame is bounded, so a low priority cannot
 /// starve the kiosk.
 public enum RealtimeScheduling {
-    /// Highest priority accepted: plenty below the kernel's own threaded interrupts (50) and
-    /// audio servers, which matter more than gestures.
+    /// Highest priority accepted: below the kernel's threaded interrupt handlers (SCHED_FIFO 50),
+    /// which deliver the touch events themselves. The unit's 10 also stays below the 20 that rtkit
+    /// gives PipeWire's audio threads: a glitch in sound is worse than a late gesture.
     public static let maximumPriority: Int32 = 49
 
     /// Puts the calling thread under `SCHED_RR` at `priority`. Threads it creates afterwards

@@ -20,24 +20,10 @@ enum DaemonProcessBenchmark {
     /// Writes an evemu recording of `seconds` of two fingers pinching, turning and drifting
     /// (1 s down, 0.2 s up, repeated) at `rateHz`; returns its path and its frame count.
     static func writeRecording(seconds: Double, rateHz: Double, directory: String) throws -> (path: String, frames: Int) {
-        let screen = SyntheticTouchscreen.fullFeatured(slots: 10, widthMm: 300, heightMm: 200)
-        var paths: [FingerPath] = []
-        var episode = 0
-        while Double(episode) * 1.2 + 1.0 <= seconds {
-            let start = Double(episode) * 1.2
-            let direction = episode % 2 == 0 ? 1.0 : -1.0
-            for f in 0..<2 {
-                let phase = Double.pi * Double(f)
-                paths.append(FingerPath(downSeconds: start, upSeconds: start + 1.0) { t in
-                    let u = min(max(t - start, 0), 1)
-                    let radius = 20 + 25 * u * direction + (direction < 0 ? 25 : 0)
-                    let angle = phase + 0.8 * u * direction
-                    return FingerSample(xMm: 150 + 30 * u * direction + radius * cos(angle), yMm: 100 + radius * sin(angle),
-                                        majorMm: 8, pressure: 0.5)
-                })
-            }
-            episode += 1
-        }
+        let screen = BenchStreams.screen
+        var episodes = 0
+        while Double(episodes) * 1.2 + 1.0 <= seconds { episodes += 1 }
+        let paths = BenchStreams.movingTogether(fingers: 2, episodes: episodes, downSeconds: 1.0, periodSeconds: 1.2)
         let frames = SyntheticStream(device: screen, frameRateHz: rateHz).frames(paths)
         let path = directory + "/pinch-\(frames.count).evemu"
         let text = EvemuWriter.recording(description: screen.description, events: frames.flatMap { $0 },

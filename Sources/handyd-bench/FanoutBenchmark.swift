@@ -48,25 +48,11 @@ enum FanoutBenchmark {
     /// The stream: two fingers pinching, turning and drifting (pinch, rotate and pan all report
     /// `changed` on every frame), frame `k` at `start + k ms` so a line's `time` names its frame.
     static func frames(count: Int) -> (description: DeviceDescription, frames: [[InputEvent]], indexOfK: [Int: Int]) {
-        let screen = SyntheticTouchscreen.fullFeatured(slots: 10, widthMm: 300, heightMm: 200)
-        var paths: [FingerPath] = []
-        var episode = 0
+        let screen = BenchStreams.screen
         // 1 s down, 0.1 s up, as many episodes as needed.
-        while Double(episode) * 1.1 * 1000 < Double(count) * 1.2 + 2000 {
-            let start = Double(episode) * 1.1
-            let direction = episode % 2 == 0 ? 1.0 : -1.0
-            for f in 0..<2 {
-                let phase = Double.pi * Double(f)
-                paths.append(FingerPath(downSeconds: start, upSeconds: start + 1.0) { t in
-                    let u = min(max(t - start, 0), 1)
-                    let radius = 20 + 25 * u * direction + (direction < 0 ? 25 : 0)
-                    let angle = phase + 0.8 * u * direction
-                    return FingerSample(xMm: 150 + 30 * u * direction + radius * cos(angle), yMm: 100 + radius * sin(angle),
-                                        majorMm: 8, pressure: 0.5)
-                })
-            }
-            episode += 1
-        }
+        var episodes = 0
+        while Double(episodes) * 1.1 * 1000 < Double(count) * 1.2 + 2000 { episodes += 1 }
+        let paths = BenchStreams.movingTogether(fingers: 2, episodes: episodes, downSeconds: 1.0, periodSeconds: 1.1)
         let stream = SyntheticStream(device: screen, frameRateHz: 1000, start: Timestamp(seconds: 100))
         let records = Array(stream.frameRecords(paths).prefix(count))
         var indexOfK: [Int: Int] = [:]

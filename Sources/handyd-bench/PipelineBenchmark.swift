@@ -113,18 +113,21 @@ enum BenchStreams {
         return streams
     }
 
-    /// `fingers` fingers on a 10-finger screen moving together (spread + turn + drift, so pinch,
-    /// rotate and pan all run), 2 s down then 0.3 s up, `episodes` times, at `rateHz`.
-    static func synthetic(fingers: Int, episodes: Int, rateHz: Double = 240) -> BenchStream {
-        let screen = SyntheticTouchscreen.fullFeatured(slots: 10, widthMm: 300, heightMm: 200)
+    /// The screen every synthetic stream of the bench is played on.
+    static let screen = SyntheticTouchscreen.fullFeatured(slots: 10, widthMm: 300, heightMm: 200)
+
+    /// `fingers` fingers spread round a circle that grows (or, every other episode, shrinks),
+    /// turns and drifts, so pinch, rotate and pan all run: down for `downSeconds` at the start of
+    /// each `periodSeconds`, `episodes` times. Shared by figures 1, 2 and 3.
+    static func movingTogether(fingers: Int, episodes: Int, downSeconds: Double, periodSeconds: Double) -> [FingerPath] {
         var paths: [FingerPath] = []
         for e in 0..<episodes {
-            let start = Double(e) * 2.3
+            let start = Double(e) * periodSeconds
             let direction = e % 2 == 0 ? 1.0 : -1.0
             for f in 0..<fingers {
                 let phase = 2 * Double.pi * Double(f) / Double(fingers)
-                paths.append(FingerPath(downSeconds: start, upSeconds: start + 2.0) { t in
-                    let u = min(max((t - start) / 2.0, 0), 1)
+                paths.append(FingerPath(downSeconds: start, upSeconds: start + downSeconds) { t in
+                    let u = min(max((t - start) / downSeconds, 0), 1)
                     let radius = 20 + 25 * u * direction + (direction < 0 ? 25 : 0)
                     let angle = phase + 0.8 * u * direction
                     let cx = 150 + 30 * u * direction, cy = 100.0
@@ -132,6 +135,13 @@ enum BenchStreams {
                 })
             }
         }
+        return paths
+    }
+
+    /// `fingers` fingers on a 10-finger screen moving together (``movingTogether``), 2 s down
+    /// then 0.3 s up, `episodes` times, at `rateHz`.
+    static func synthetic(fingers: Int, episodes: Int, rateHz: Double = 240) -> BenchStream {
+        let paths = movingTogether(fingers: fingers, episodes: episodes, downSeconds: 2.0, periodSeconds: 2.3)
         let stream = SyntheticStream(device: screen, frameRateHz: rateHz)
         return BenchStream(name: "synthetic-\(fingers)", description: screen.description,
                            events: stream.events(paths), fingers: String(fingers))
