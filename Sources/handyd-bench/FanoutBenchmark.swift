@@ -98,15 +98,17 @@ enum FanoutBenchmark {
                 let now = MonotonicInstant.now().nanoseconds
                 for case .output(_, let output) in notices {
                     for gesture in output.gestures {
-                        if let index = indexOfK[Int(((gesture.time - 100) * 1000).rounded())], written[index] == 0 { written[index] = now }
+                        if let index = indexOfK[frameNumber(seconds: gesture.time)], written[index] == 0 { written[index] = now }
                     }
                 }
             }
         }
         let inputDone = DispatchSemaphore(value: 0)
         let inputCpu = StampBuffer(count: 1)
+        // Threads that asked for SCHED_RR and were refused: the figure would not be what it says.
+        let refusals = StampBuffer(count: 1 + subscribers)
         let inputThread = Thread {
-            if let priority = serverRealtimePriority { _ = RealtimeScheduling.enter(priority: priority) }
+            if let priority = serverRealtimePriority, RealtimeScheduling.enter(priority: priority) != nil { refusals[0] = 1 }
             loop.run(); inputCpu[0] = threadCpuNanoseconds(); inputDone.signal()
         }
         inputThread.stackSize = 8 << 20
@@ -121,7 +123,7 @@ enum FanoutBenchmark {
             let log = logs[s]
             let t = Thread {
                 // A subscriber that is itself prioritised (a kiosk app under SCHED_RR).
-                if let priority = readerRealtimePriority { _ = RealtimeScheduling.enter(priority: priority) }
+                if let priority = readerRealtimePriority, RealtimeScheduling.enter(priority: priority) != nil { refusals[1 + s] = 1 }
                 let (lines, bytes) = readLines(fd: fd, log: log, indexOfK: indexOfK)
                 lineCounts[2 * s] = Int64(lines)
                 lineCounts[2 * s + 1] = Int64(bytes)
@@ -148,6 +150,9 @@ enum FanoutBenchmark {
         for _ in 0..<subscribers { readersDone.wait() }
         for fd in fds { close(fd) }
         close(pipeFDs[0]); close(pipeFDs[1])
+        // Read after the threads signalled they finished (the semaphores order the accesses).
+        let refused = (0...subscribers).filter { refusals[$0] != 0 }.count
+        if refused > 0 { throw BenchError("SCHED_RR refused on \(refused) of the threads that asked for it") }
 
         // Samples: skip the first 50 frames (connection warm-up, first allocations).
         let warmup = min(50, frames.count / 10)
@@ -221,7 +226,10 @@ enum FanoutBenchmark {
         return (lines, bytes)
     }
 
-    /// The frame `k` of a line from its `"time":100.123` (frame k at 100 s + k ms).
+    /// The frame `k` at `seconds` on the stream's clock (``frames(count:)``: frame k at 100 s + k ms).
+    static func frameNumber(seconds: Double) -> Int { Int(((seconds - 100) * 1000).rounded()) }
+
+    /// The frame `k` of a line from its `"time":100.123`.
     static func frameNumber(_ line: [UInt8]) -> Int? {
         let key = Array("\"time\":".utf8)
         guard line.count > key.count else { return nil }
@@ -230,7 +238,7 @@ enum FanoutBenchmark {
             var end = start + key.count
             while end < line.count, line[end] != UInt8(ascii: ","), line[end] != UInt8(ascii: "}") { end += 1 }
             guard let seconds = Double(String(decoding: line[(start + key.count)..<end], as: UTF8.self)) else { return nil }
-            return Int(((seconds - 100) * 1000).rounded())
+            return frameNumber(seconds: seconds)
         }
         return nil
     }

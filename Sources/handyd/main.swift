@@ -45,7 +45,7 @@ struct Handyd: ParsableCommand {
     @Flag(help: "Let WebSocket clients subscribe to raw touches (off: touch positions on an on-screen PIN pad give the PIN away).")
     var websocketTouches = false
     @Option(help: ArgumentHelp(
-        "Run under SCHED_RR at this priority (1 … \(RealtimeScheduling.maximumPriority)), so a busy machine does not delay frames (systemd/handyd.service uses 10). Refused by the system: a notice, and normal priority. Off by default.",
+        "Run under SCHED_RR at this priority (\(RealtimeScheduling.priorities.lowerBound) … \(RealtimeScheduling.priorities.upperBound)), so a busy machine does not delay frames (systemd/handyd.service uses 10). Refused by the system: a notice, and normal priority. Off by default.",
         valueName: "N"))
     var realtimePriority: Int32?
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
@@ -68,8 +68,9 @@ struct Handyd: ParsableCommand {
         for origin in websocketOrigin where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.hasSuffix("/") {
             throw ValidationError("--websocket-origin \(origin): expected scheme://host[:port] as a browser sends it, e.g. http://127.0.0.1:8080")
         }
-        if let realtimePriority, !(1...RealtimeScheduling.maximumPriority).contains(realtimePriority) {
-            throw ValidationError("--realtime-priority \(realtimePriority): expected 1 … \(RealtimeScheduling.maximumPriority)")
+        let priorities = RealtimeScheduling.priorities
+        if let realtimePriority, !priorities.contains(realtimePriority) {
+            throw ValidationError("--realtime-priority \(realtimePriority): expected \(priorities.lowerBound) … \(priorities.upperBound)")
         }
         do { _ = try DeviceConfiguration.properties(fromAssignments: deviceProperty) } catch {
             throw ValidationError(error.description)

@@ -34,11 +34,11 @@ systemctl is-active -q handyd.service && bad "service active before any client o
 # 1. socket activation: the first client starts the service and gets hello.
 if client 'print("hello devices", c.hello["devices"])'; then pass "socket activation: first connect got hello"; else bad "socket activation"; fi
 waitfor 60 systemctl is-active handyd.service && pass "service active after connect" || bad "service not active after connect"
-user=$(ps -o user= -p "$(systemctl show -p MainPID --value handyd.service)")
+pid=$(systemctl show -p MainPID --value handyd.service)
+user=$(ps -o user= -p "$pid")
 [ "$user" = handyd ] && pass "runs as user handyd" || bad "runs as '$user'"
 # --realtime-priority 10 under the unit's LimitRTPRIO= and system call filter: every thread
 # (main, input, event loop) SCHED_RR at 10, as an unprivileged user with no capability.
-pid=$(systemctl show -p MainPID --value handyd.service)
 policies=$(for task in /proc/"$pid"/task/*; do chrt -p "${task##*/}"; done 2>&1)
 threads=$(ls /proc/"$pid"/task | wc -l)
 if [ "$(grep -c 'policy: SCHED_RR' <<<"$policies")" = "$threads" ] && [ "$(grep -c 'priority: 10$' <<<"$policies")" = "$threads" ] \
