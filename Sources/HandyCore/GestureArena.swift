@@ -36,10 +36,29 @@ public struct GestureArena: Sendable {
     /// Fingers down after the last frame, and the fingers of the last frame (those lifting in it too).
     private var downFingers = TouchMask()
     private var frameFingers = TouchMask()
-    /// Per continuous gesture in progress: the occlusion corners (mm) last sent with it.
-    private var sentOcclusion: [UInt64: [WirePoint]] = [:]
-    /// A `changed` event repeats the occlusion only when a corner moved more than this (mm).
+    /// Per continuous gesture in progress: what its last region was computed from, and its clear side.
+    private var sentOcclusion: [UInt64: SentRegion] = [:]
+    /// A `changed` event carries the region again only when one of its contacts moved more than this
+    /// along x or y (mm) since the region was last sent.
     static let occlusionResendMm = 2.0
+
+    /// The inputs of the region last sent with a gesture: while they stay put, the region and its
+    /// clear side stay what the client has.
+    private struct SentRegion {
+        var contactsMm: [PhysicalPoint]
+        var hand: Hand
+        var clearSide: Side
+
+        /// Same hand, same number of contacts, none moved more than ``GestureArena/occlusionResendMm`` along x or y.
+        func holds(for contacts: [PhysicalPoint], hand: Hand) -> Bool {
+            guard hand == self.hand, contacts.count == contactsMm.count else { return false }
+            for (a, b) in zip(contactsMm, contacts)
+            where !(Swift.abs(a.x - b.x) <= GestureArena.occlusionResendMm && Swift.abs(a.y - b.y) <= GestureArena.occlusionResendMm) {
+                return false
+            }
+            return true
+        }
+    }
 
     public init(deviceID: String, geometry: DeviceGeometry, configuration: GestureConfiguration = .init()) {
         self.deviceID = deviceID
@@ -136,13 +155,16 @@ public struct GestureArena: Sendable {
     /// Adds `occlusion` to the events from `first` on that carry a hand, from the fingers of the
     /// last frame (a per-touch gesture: its own touch), and derives `clearSide` from it. An event
     /// with no finger left to place it uses its own centroid or position. A `changed` event carries
-    /// it only when a corner moved more than ``occlusionResendMm`` since the last one sent with that
-    /// gesture (the client keeps the last): it was half of every line's bytes on a busy device.
+    /// it only when one of its contacts moved more than ``occlusionResendMm`` since the last one sent
+    /// with that gesture (the client keeps the last), and then its `clearSide` is the one of that
+    /// region. The test is on the contacts, before any geometry: the region was half of every line's
+    /// bytes on a busy device, and computing regions that were not sent was half of the pipeline.
     private mutating func addOcclusion(to out: inout [GestureEvent], from first: Int) {
         guard first < out.count else { return }
         // Gestures of one frame with the same fingers and hand (pinch, rotate and pan of one hand)
-        // have the same region: it is computed once per frame for them. Key: the touch (−1 for the
-        // frame's fingers) and the hand.
+        // have the same contacts and region: each is gathered and computed once per frame. Key: the
+        // touch (−1 for the frame's fingers) and the hand.
+        var contactSets: [(touch: Int, contacts: [PhysicalPoint])] = []
         var shapes: [(touch: Int, hand: Hand, shape: OcclusionShape?)] = []
         for i in first..<out.count where out[i].hand != nil {
             let hand = out[i].hand ?? .unknown
@@ -154,41 +176,47 @@ public struct GestureArena: Sendable {
             } else {
                 key = frameFingers.bits != 0 ? -1 : nil
             }
-            let shape: OcclusionShape?
-            if let key, let known = shapes.first(where: { $0.touch == key && $0.hand == hand }) {
-                shape = known.shape
+            let contacts: [PhysicalPoint]
+            if let key, let known = contactSets.first(where: { $0.touch == key }) {
+                contacts = known.contacts
             } else if let key {
-                var contacts: [PhysicalPoint] = []
+                var gathered: [PhysicalPoint] = []
                 if key >= 0 {
-                    contacts.append(contactMm[key])
+                    gathered.append(contactMm[key])
                 } else {
                     var b = frameFingers.bits
                     while b != 0 {
-                        contacts.append(contactMm[b.trailingZeroBitCount])
+                        gathered.append(contactMm[b.trailingZeroBitCount])
                         b &= b - 1
                     }
                 }
-                shape = occlusionShape(contacts: contacts, hand: hand)
-                shapes.append((key, hand, shape))
+                contactSets.append((key, gathered))
+                contacts = gathered
             } else {
                 guard let anchor = out[i].centroidMm ?? out[i].positionMm else { continue }
-                shape = occlusionShape(contacts: [PhysicalPoint(x: anchor.x, y: anchor.y)], hand: hand)
+                contacts = [PhysicalPoint(x: anchor.x, y: anchor.y)]
+            }
+            let id = out[i].id
+            if out[i].phase == .changed, let last = sentOcclusion[id], last.holds(for: contacts, hand: hand) {
+                out[i].clearSide = last.clearSide
+                continue
+            }
+            let shape: OcclusionShape?
+            if let key, let known = shapes.first(where: { $0.touch == key && $0.hand == hand }) {
+                shape = known.shape
+            } else {
+                shape = occlusionShape(contacts: contacts, hand: hand)
+                if let key { shapes.append((key, hand, shape)) }
             }
             guard let shape else { continue }
             out[i].clearSide = shape.clearSide
-            let corners = shape.corners
-            let id = out[i].id
             switch out[i].phase {
             case .began, .changed:
-                if out[i].phase == .changed, let last = sentOcclusion[id], last.count == corners.count,
-                   zip(last, corners).allSatisfy({ Swift.abs($0.x - $1.x) <= Self.occlusionResendMm && Swift.abs($0.y - $1.y) <= Self.occlusionResendMm }) {
-                    continue
-                }
-                sentOcclusion[id] = corners
+                sentOcclusion[id] = SentRegion(contactsMm: contacts, hand: hand, clearSide: shape.clearSide)
             case .ended, .cancelled, .recognized:
                 sentOcclusion[id] = nil
             }
-            out[i].occlusion = Occlusion(polygon: shape.normalised, polygonMm: corners)
+            out[i].occlusion = Occlusion(polygon: shape.normalised, polygonMm: shape.corners)
         }
         // A gesture whose end went unseen must not pile up here; forgetting one only makes its next
         // `changed` event carry the region again.

@@ -113,7 +113,8 @@ public struct GestureEvent: Codable, Hashable, Sendable {
     /// with less of ``occlusion`` on it).
     public var clearSide: Side?
     /// What the hand and forearm probably cover: on every began, ended, cancelled and recognized
-    /// event with a hand, on `changed` only when it moved more than 2 mm (keep the last).
+    /// event with a hand, on `changed` only when a finger moved more than 2 mm or the hand changed
+    /// since the last one (keep the last).
     public var occlusion: Occlusion?
 
     // rotate

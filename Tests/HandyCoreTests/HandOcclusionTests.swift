@@ -99,6 +99,39 @@ import Testing
         }
     }
 
+    /// A `changed` event carries the region again exactly when a finger moved more than 2 mm along x
+    /// or y since the last one sent; without it, its `clearSide` is the kept region's, and the kept
+    /// region stays within a few mm of where the fingers' region is now.
+    @Test func theRegionIsSentAgainWhenAFingerMovedMoreThan2Mm() {
+        let fingers = Self.pinch()
+        let pinches = run(fingers).filter { $0.gesture == .pinch }
+        #expect(pinches.first?.phase == .began && pinches.first?.occlusion != nil)
+        var keptAt: [PhysicalPoint] = []
+        var kept: (region: [WirePoint], clearSide: Side?)?
+        var resent = 0, held = 0
+        for e in pinches {
+            let at = fingers.map { $0.position(e.time) }
+            let fresh = HandOcclusionModel().polygon(contactsMm: at, hand: e.hand ?? .unknown,
+                                                     displayWidthMm: TestScreen.widthMm, displayHeightMm: TestScreen.heightMm)
+                .map { WirePoint(x: $0.x, y: $0.y) }
+            if e.phase == .changed {
+                let moved = zip(keptAt, at).contains { Swift.abs($0.x - $1.x) > 2 || Swift.abs($0.y - $1.y) > 2 }
+                #expect((e.occlusion != nil) == moved, "at \(e.time): moved \(moved), region sent \(e.occlusion != nil)")
+                if e.occlusion == nil, let kept {
+                    held += 1
+                    #expect(e.clearSide == kept.clearSide)
+                    for p in kept.region { #expect(Self.distance(p, toOutlineOf: fresh) <= 4, "at \(e.time): \(p) off \(fresh)") }
+                }
+            }
+            if let o = e.occlusion {
+                if e.phase == .changed { resent += 1 }
+                keptAt = at
+                kept = (o.polygonMm, e.clearSide)
+            }
+        }
+        #expect(resent >= 3 && held >= 3, "resent \(resent), held \(held)")
+    }
+
     static func distance(_ p: WirePoint, toOutlineOf polygon: [WirePoint]) -> Double {
         var best = Double.infinity
         for i in 0..<polygon.count {
