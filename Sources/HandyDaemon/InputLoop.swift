@@ -110,13 +110,18 @@ public final class InputLoop: @unchecked Sendable {
         started?()
 
         var pollSet: [pollfd] = []
+        // Where each source's descriptors sit in pollSet: its readable ones are read from there.
+        var ranges = [Range<Int>](repeating: 0..<0, count: sources.count)
         while true {
             pollSet.removeAll(keepingCapacity: true)
             pollSet.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
-            for source in sources {
+            var wakeup: MonotonicInstant?
+            for (i, source) in sources.enumerated() {
+                let first = pollSet.count
                 for fd in source.pollDescriptors { pollSet.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+                ranges[i] = first..<pollSet.count
+                if let time = source.wakeupTime, wakeup.map({ time < $0 }) ?? true { wakeup = time }
             }
-            let wakeup = sources.compactMap(\.wakeupTime).min()
             var timeoutMs: Int32 = -1
             if let wakeup {
                 let remaining = Timestamp.saturatingSum(wakeup.nanoseconds, -MonotonicInstant.now().nanoseconds)
@@ -150,11 +155,10 @@ public final class InputLoop: @unchecked Sendable {
                 if stop { break }
             }
 
-            var readable = Set<Int32>()
-            for entry in pollSet.dropFirst() where entry.revents != 0 { readable.insert(entry.fd) }
-            for source in sources {
+            for (i, source) in sources.enumerated() {
                 let due = source.wakeupTime.map { $0 <= now } ?? false
-                let mine = readable.intersection(source.pollDescriptors)
+                var mine = Set<Int32>()
+                for entry in pollSet[ranges[i]] where entry.revents != 0 { mine.insert(entry.fd) }
                 if due || !mine.isEmpty { source.service(now: now, readable: mine, into: &notices) }
             }
             flush(&notices)

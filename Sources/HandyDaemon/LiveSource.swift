@@ -43,7 +43,12 @@ public final class LiveSource: DeviceSource {
     let discovery: UdevDiscovery
     let logger: Logger
     /// Keyed by device node.
-    private var devices: [String: OpenDevice] = [:]
+    private var devices: [String: OpenDevice] = [:] {
+        // Polled on every turn of the input loop, changed only when a device comes or goes.
+        didSet { deviceDescriptors = devices.values.map { $0.evdev.fileDescriptor } }
+    }
+    /// The open devices' descriptors, kept with ``devices``.
+    private var deviceDescriptors: [Int32] = []
     /// Keyed by device node.
     private var unreadable: [String: UnreadableDevice] = [:]
     /// inotify instance watching the directories of the unreadable devices' nodes. The directory,
@@ -67,11 +72,16 @@ public final class LiveSource: DeviceSource {
     deinit { Glibc.close(inotify) }
 
     public var pollDescriptors: [Int32] {
-        [discovery.monitorFileDescriptor, inotify] + devices.values.map { $0.evdev.fileDescriptor }
+        [discovery.monitorFileDescriptor, inotify] + deviceDescriptors
     }
 
     public var wakeupTime: MonotonicInstant? {
-        devices.values.compactMap { $0.pipeline.nextDeadline }.min().map { MonotonicInstant(deviceTime: $0) }
+        // Asked twice per turn of the input loop: a loop, not an array.
+        var earliest: Timestamp?
+        for device in devices.values {
+            if let deadline = device.pipeline.nextDeadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+        }
+        return earliest.map { MonotonicInstant(deviceTime: $0) }
     }
 
     public func start(now: MonotonicInstant, into notices: inout [InputNotice]) {
