@@ -48,16 +48,6 @@ public struct GestureArena: Sendable {
         var contactsMm: [PhysicalPoint]
         var hand: Hand
         var clearSide: Side
-
-        /// Same hand, same number of contacts, none moved more than ``GestureArena/occlusionResendMm`` along x or y.
-        func holds(for contacts: [PhysicalPoint], hand: Hand) -> Bool {
-            guard hand == self.hand, contacts.count == contactsMm.count else { return false }
-            for (a, b) in zip(contactsMm, contacts)
-            where !(Swift.abs(a.x - b.x) <= GestureArena.occlusionResendMm && Swift.abs(a.y - b.y) <= GestureArena.occlusionResendMm) {
-                return false
-            }
-            return true
-        }
     }
 
     public init(deviceID: String, geometry: DeviceGeometry, configuration: GestureConfiguration = .init()) {
@@ -162,9 +152,8 @@ public struct GestureArena: Sendable {
     private mutating func addOcclusion(to out: inout [GestureEvent], from first: Int) {
         guard first < out.count else { return }
         // Gestures of one frame with the same fingers and hand (pinch, rotate and pan of one hand)
-        // have the same contacts and region: each is gathered and computed once per frame. Key: the
-        // touch (−1 for the frame's fingers) and the hand.
-        var contactSets: [(touch: Int, contacts: [PhysicalPoint])] = []
+        // have the same region: it is computed once per frame for them. Key: the touch (−1 for the
+        // frame's fingers) and the hand.
         var shapes: [(touch: Int, hand: Hand, shape: OcclusionShape?)] = []
         for i in first..<out.count where out[i].hand != nil {
             let hand = out[i].hand ?? .unknown
@@ -176,31 +165,21 @@ public struct GestureArena: Sendable {
             } else {
                 key = frameFingers.bits != 0 ? -1 : nil
             }
-            let contacts: [PhysicalPoint]
-            if let key, let known = contactSets.first(where: { $0.touch == key }) {
-                contacts = known.contacts
-            } else if let key {
-                var gathered: [PhysicalPoint] = []
-                if key >= 0 {
-                    gathered.append(contactMm[key])
-                } else {
-                    var b = frameFingers.bits
-                    while b != 0 {
-                        gathered.append(contactMm[b.trailingZeroBitCount])
-                        b &= b - 1
-                    }
-                }
-                contactSets.append((key, gathered))
-                contacts = gathered
+            let anchor: PhysicalPoint?
+            if key == nil {
+                guard let point = out[i].centroidMm ?? out[i].positionMm else { continue }
+                anchor = PhysicalPoint(x: point.x, y: point.y)
             } else {
-                guard let anchor = out[i].centroidMm ?? out[i].positionMm else { continue }
-                contacts = [PhysicalPoint(x: anchor.x, y: anchor.y)]
+                anchor = nil
             }
             let id = out[i].id
-            if out[i].phase == .changed, let last = sentOcclusion[id], last.holds(for: contacts, hand: hand) {
+            // Most `changed` events stop here, before any array is made.
+            if out[i].phase == .changed, let last = sentOcclusion[id], last.hand == hand,
+               contactsStay(last.contactsMm, key: key, anchor: anchor) {
                 out[i].clearSide = last.clearSide
                 continue
             }
+            let contacts = anchor.map { [$0] } ?? contacts(key: key ?? -1)
             let shape: OcclusionShape?
             if let key, let known = shapes.first(where: { $0.touch == key && $0.hand == hand }) {
                 shape = known.shape
@@ -221,6 +200,40 @@ public struct GestureArena: Sendable {
         // A gesture whose end went unseen must not pile up here; forgetting one only makes its next
         // `changed` event carry the region again.
         if sentOcclusion.count > 64 { sentOcclusion.removeAll() }
+    }
+
+    /// The contacts of `key`: its own finger (a touch id), or the frame's fingers (−1) in id order.
+    private func contacts(key: Int) -> [PhysicalPoint] {
+        if key >= 0 { return [contactMm[key]] }
+        var out: [PhysicalPoint] = []
+        out.reserveCapacity(frameFingers.bits.nonzeroBitCount)
+        var b = frameFingers.bits
+        while b != 0 {
+            out.append(contactMm[b.trailingZeroBitCount])
+            b &= b - 1
+        }
+        return out
+    }
+
+    /// Whether the contacts of `key` (or the `anchor` standing in for them) are still those of
+    /// `sent`, each within ``occlusionResendMm``: the same fingers in the same order, since a
+    /// finger that came or went makes another region.
+    private func contactsStay(_ sent: [PhysicalPoint], key: Int?, anchor: PhysicalPoint?) -> Bool {
+        if let anchor { return sent.count == 1 && Self.stays(sent[0], anchor) }
+        guard let key else { return false }
+        if key >= 0 { return sent.count == 1 && Self.stays(sent[0], contactMm[key]) }
+        var b = frameFingers.bits, i = 0
+        while b != 0 {
+            guard i < sent.count, Self.stays(sent[i], contactMm[b.trailingZeroBitCount]) else { return false }
+            i += 1
+            b &= b - 1
+        }
+        return i == sent.count
+    }
+
+    /// No more than ``occlusionResendMm`` apart along x and along y.
+    private static func stays(_ a: PhysicalPoint, _ b: PhysicalPoint) -> Bool {
+        Swift.abs(a.x - b.x) <= occlusionResendMm && Swift.abs(a.y - b.y) <= occlusionResendMm
     }
 
     /// A covered region as the wire carries it, and the clear side taken from it.

@@ -142,11 +142,13 @@ public final class Broadcaster: @unchecked Sendable {
                         batches[i].writeBytes(line)
                     }
                 }
-                for gesture in output.gestures {
+                // By index: each event is read where it is, not copied out (~500 bytes each).
+                for k in output.gestures.indices {
                     counters.events += 1
                     line.removeAll(keepingCapacity: true)
-                    for i in subscriptions.indices where subscriptions[i].wants(gesture: gesture.gesture, device: device, node: node) {
-                        if line.isEmpty { JSONLines.encode(.gesture(gesture), into: &line) }
+                    let kind = output.gestures[k].gesture
+                    for i in subscriptions.indices where subscriptions[i].wants(gesture: kind, device: device, node: node) {
+                        if line.isEmpty { JSONLines.encode(output.gestures[k], into: &line) }
                         batches[i].writeBytes(line)
                     }
                 }

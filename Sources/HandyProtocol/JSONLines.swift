@@ -49,6 +49,13 @@ public enum JSONLines {
         return out
     }
 
+    /// Appends the line of one gesture event to `buffer`: the bytes of
+    /// `encode(.gesture(event), into:)`, read where the event is (the daemon encodes every event of
+    /// every frame; copying each into a message first was a third of the copying it did).
+    public static func encode(_ event: GestureEvent, into buffer: inout [UInt8]) {
+        event.writeLine(into: &buffer)
+    }
+
     /// Appends a message's line (as ``encode(_:)-swift.type.method`` returns it) to `buffer`, so a
     /// caller can reuse one buffer. `gesture` and `touches`, sent per frame, use a hand-written
     /// writer with the same output as the Foundation encoder the others use.

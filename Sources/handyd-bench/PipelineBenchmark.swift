@@ -38,9 +38,9 @@ enum PipelineBenchmark {
             if out.isEmpty { continue }
             frames += out.frames.count
             gestures += out.gestures.count
-            for g in out.gestures {
+            for k in out.gestures.indices {
                 line.removeAll(keepingCapacity: true)
-                JSONLines.encode(.gesture(g), into: &line)
+                JSONLines.encode(out.gestures[k], into: &line)
                 bytes += line.count
             }
             if touches {
