@@ -1,6 +1,7 @@
 import HandyCore
 import HandyProtocol
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Counters reported by `{"type":"status"}`.
@@ -38,6 +39,8 @@ public final class Broadcaster: @unchecked Sendable {
     /// Called once when `subscribedClients` reaches the `--wait-clients` count.
     var onSubscribedClients: (count: Int, action: @Sendable () -> Void)?
     private var shuttingDown = false
+    /// Read by the input thread (``encode(_:)``), written on the event loop.
+    private let touchesWanted = NIOLockedValueBox(false)
 
     public init(eventLoop: any EventLoop, limits: ServerLimits, version: String, logger: Logger) {
         self.eventLoop = eventLoop
@@ -63,6 +66,7 @@ public final class Broadcaster: @unchecked Sendable {
         if clients.removeValue(forKey: ObjectIdentifier(client)) != nil, client.hasSubscribed {
             subscribedClients -= 1
         }
+        subscriptionsChanged()
     }
 
     func clientSubscribed(_ client: ClientConnection) {
@@ -89,10 +93,19 @@ public final class Broadcaster: @unchecked Sendable {
 
     // MARK: input side
 
-    /// Publishes what the input thread produced, in order.
-    public func publish(_ notices: [InputNotice]) {
+    /// Encodes the frames and gesture events of `notices` for ``publish(_:)``. Called on the input
+    /// thread (any thread): the event loop then only copies bytes. A touches line is made only
+    /// while some client subscribes to touches.
+    public func encode(_ notices: [InputNotice]) -> EncodedBatch {
+        EncodedBatch(notices, touches: touchesWanted.withLockedValue { $0 })
+    }
+
+    /// Publishes what the input thread produced (encoded there by ``encode(_:)``), in order.
+    public func publish(_ batch: EncodedBatch) {
         eventLoop.preconditionInEventLoop()
         guard !shuttingDown else { return }
+        counters.frames += batch.frames
+        counters.events += batch.events
         // The backlog is judged before new data is added: what is still unwritten from earlier
         // batches, after the event loop had time to write it. A burst (a replay catching up after
         // a stall) to a client that reads fine is not a slow client.
@@ -113,8 +126,8 @@ public final class Broadcaster: @unchecked Sendable {
         }
         var batches = [ByteBuffer](repeating: ByteBuffer(), count: subscriptions.count)
         var line: [UInt8] = []
-        for notice in notices {
-            switch notice {
+        for item in batch.items {
+            switch item {
             case .added(let info):
                 // A device that could not be read and now can is announced again under its id.
                 devices.removeAll { $0.id == info.id }
@@ -131,26 +144,23 @@ public final class Broadcaster: @unchecked Sendable {
                 line.removeAll(keepingCapacity: true)
                 JSONLines.encode(.device(DeviceMessage(event: .removed, device: info)), into: &line)
                 for i in batches.indices { batches[i].writeBytes(line) }
-            case .output(let device, let output):
+            case .lines(let device, let range):
                 // A filter may name the kernel node instead of the id.
                 let node = devices.first { $0.id == device }?.node
-                for frame in output.frames where frame.hasChanges {
-                    counters.frames += 1
-                    line.removeAll(keepingCapacity: true)
-                    for i in subscriptions.indices where subscriptions[i].wantsTouches(device: device, node: node) {
-                        if line.isEmpty { JSONLines.encode(.touches(frame.wireMessage(device: device)), into: &line) }
-                        batches[i].writeBytes(line)
+                for i in subscriptions.indices {
+                    // Consecutive wanted lines are one copy.
+                    var run: Int?
+                    for l in range {
+                        let start = batch.start(ofLine: l)
+                        let wanted = batch.lines[l].gesture.map { subscriptions[i].wants(gesture: $0, device: device, node: node) }
+                            ?? subscriptions[i].wantsTouches(device: device, node: node)
+                        if wanted, run == nil { run = start }
+                        if !wanted, let from = run {
+                            batches[i].writeBytes(batch.bytes[from..<start])
+                            run = nil
+                        }
                     }
-                }
-                // By index: each event is read where it is, not copied out (~500 bytes each).
-                for k in output.gestures.indices {
-                    counters.events += 1
-                    line.removeAll(keepingCapacity: true)
-                    let kind = output.gestures[k].gesture
-                    for i in subscriptions.indices where subscriptions[i].wants(gesture: kind, device: device, node: node) {
-                        if line.isEmpty { JSONLines.encode(output.gestures[k], into: &line) }
-                        batches[i].writeBytes(line)
-                    }
+                    if let from = run, let last = range.last { batches[i].writeBytes(batch.bytes[from..<batch.lines[last].end]) }
                 }
             }
         }
@@ -160,6 +170,13 @@ public final class Broadcaster: @unchecked Sendable {
                 client.flush()
             }
         }
+    }
+
+    /// Whether some client subscribes to touches, kept for ``encode(_:)`` on the input thread.
+    func subscriptionsChanged() {
+        eventLoop.preconditionInEventLoop()
+        let wanted = clients.values.contains { $0.subscription.touches }
+        touchesWanted.withLockedValue { $0 = wanted }
     }
 
     // MARK: shutdown
@@ -185,4 +202,58 @@ public enum InputNotice: Sendable {
     case removed(DeviceInfo)
     /// Frames and gestures of one device (its id).
     case output(device: String, PipelineOutput)
+}
+
+/// A batch of ``InputNotice``s with every frame and gesture event already a line of JSON: the
+/// lines back to back in one array, and for each what a subscription filters on. Made on the input
+/// thread, so the event loop gets bytes: no gesture event crosses threads, and the event loop,
+/// which also serves the clients, does no encoding.
+public struct EncodedBatch: Sendable {
+    enum Item: Sendable {
+        case added(DeviceInfo)
+        case removed(DeviceInfo)
+        /// These lines (indices into ``lines``) are of this device (its id).
+        case lines(device: String, Range<Int>)
+    }
+
+    struct Line: Sendable {
+        /// Where the line ends in ``bytes`` (it starts where the one before it ends).
+        var end: Int
+        /// The gesture of a gesture event; nil for a touches line.
+        var gesture: GestureKind?
+    }
+
+    private(set) var items: [Item] = []
+    private(set) var bytes: [UInt8] = []
+    private(set) var lines: [Line] = []
+    /// Frames in which something changed, and gesture events: the status counters.
+    private(set) var frames: UInt64 = 0
+    private(set) var events: UInt64 = 0
+
+    /// `touches`: whether to make touches lines (someone subscribes to them).
+    init(_ notices: [InputNotice], touches: Bool) {
+        for notice in notices {
+            switch notice {
+            case .added(let info): items.append(.added(info))
+            case .removed(let info): items.append(.removed(info))
+            case .output(let device, let output):
+                let first = lines.count
+                for frame in output.frames where frame.hasChanges {
+                    frames += 1
+                    guard touches else { continue }
+                    JSONLines.encode(.touches(frame.wireMessage(device: device)), into: &bytes)
+                    lines.append(Line(end: bytes.count, gesture: nil))
+                }
+                // By index: each event is read where it is, not copied out (~500 bytes each).
+                for k in output.gestures.indices {
+                    events += 1
+                    JSONLines.encode(output.gestures[k], into: &bytes)
+                    lines.append(Line(end: bytes.count, gesture: output.gestures[k].gesture))
+                }
+                if lines.count > first { items.append(.lines(device: device, first..<lines.count)) }
+            }
+        }
+    }
+
+    func start(ofLine index: Int) -> Int { index == 0 ? 0 : lines[index - 1].end }
 }

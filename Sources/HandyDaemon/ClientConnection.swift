@@ -144,6 +144,7 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
                     context.write(wrapOutboundOut(broadcaster.encode(.error(error))), promise: nil)
                 }
                 subscription.apply(request)
+                broadcaster.subscriptionsChanged()
                 logger.debug("subscribed", metadata: ["subscription": "\(subscription)"])
                 if !hasSubscribed {
                     hasSubscribed = true

@@ -79,9 +79,11 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
         }
     }
     let loop = try InputLoop(sources: sources, logger: logger, started: started) { notices in
+        // Encoded here, on the input thread: the event loop only copies bytes to the clients.
+        let batch = broadcaster.encode(notices)
         window.acquire()
         broadcaster.eventLoop.execute {
-            broadcaster.publish(notices)
+            broadcaster.publish(batch)
             window.release()
         }
     }
