@@ -37,7 +37,9 @@ public struct GestureArena: Sendable {
     private var downFingers = TouchMask()
     private var frameFingers = TouchMask()
     /// Per continuous gesture in progress: what its last region was computed from, and its clear side.
-    private var sentOcclusion: [UInt64: SentRegion] = [:]
+    /// A list searched from the end, not a dictionary: a handful of gestures run at once, and
+    /// hashing the id of every event cost more than the search.
+    private var sentOcclusion: [SentRegion] = []
     /// A `changed` event carries the region again only when one of its contacts moved more than this
     /// along x or y (mm) since the region was last sent.
     static let occlusionResendMm = 2.0
@@ -45,6 +47,7 @@ public struct GestureArena: Sendable {
     /// The inputs of the region last sent with a gesture: while they stay put, the region and its
     /// clear side stay what the client has.
     private struct SentRegion {
+        var id: UInt64
         var contactsMm: [PhysicalPoint]
         var hand: Hand
         var clearSide: Side
@@ -174,26 +177,34 @@ public struct GestureArena: Sendable {
             }
             let id = out[i].id
             // Most `changed` events stop here, before any array is made.
-            if out[i].phase == .changed, let last = sentOcclusion[id], last.hand == hand,
-               contactsStay(last.contactsMm, key: key, anchor: anchor) {
-                out[i].clearSide = last.clearSide
+            let sent = sentOcclusion.lastIndex { $0.id == id }
+            if out[i].phase == .changed, let sent, sentOcclusion[sent].hand == hand,
+               contactsStay(sentOcclusion[sent].contactsMm, key: key, anchor: anchor) {
+                out[i].clearSide = sentOcclusion[sent].clearSide
                 continue
             }
-            let contacts = anchor.map { [$0] } ?? contacts(key: key ?? -1)
+            let contacts: [PhysicalPoint]
+            if let anchor {
+                contacts = [anchor]
+            } else {
+                contacts = Self.contacts(key: key ?? -1, frameFingers: frameFingers, contactMm: contactMm)
+            }
             let shape: OcclusionShape?
             if let key, let known = shapes.first(where: { $0.touch == key && $0.hand == hand }) {
                 shape = known.shape
             } else {
-                shape = occlusionShape(contacts: contacts, hand: hand)
+                shape = Self.occlusionShape(contacts: contacts, hand: hand, model: occlusionModel,
+                                            widthMm: context.displayWidthMm, heightMm: context.displayHeightMm)
                 if let key { shapes.append((key, hand, shape)) }
             }
             guard let shape else { continue }
             out[i].clearSide = shape.clearSide
             switch out[i].phase {
             case .began, .changed:
-                sentOcclusion[id] = SentRegion(contactsMm: contacts, hand: hand, clearSide: shape.clearSide)
+                let region = SentRegion(id: id, contactsMm: contacts, hand: hand, clearSide: shape.clearSide)
+                if let sent { sentOcclusion[sent] = region } else { sentOcclusion.append(region) }
             case .ended, .cancelled, .recognized:
-                sentOcclusion[id] = nil
+                if let sent { sentOcclusion.remove(at: sent) }
             }
             out[i].occlusion = Occlusion(polygon: shape.normalised, polygonMm: shape.corners)
         }
@@ -203,7 +214,7 @@ public struct GestureArena: Sendable {
     }
 
     /// The contacts of `key`: its own finger (a touch id), or the frame's fingers (−1) in id order.
-    private func contacts(key: Int) -> [PhysicalPoint] {
+    private static func contacts(key: Int, frameFingers: TouchMask, contactMm: [PhysicalPoint]) -> [PhysicalPoint] {
         if key >= 0 { return [contactMm[key]] }
         var out: [PhysicalPoint] = []
         out.reserveCapacity(frameFingers.bits.nonzeroBitCount)
@@ -244,9 +255,10 @@ public struct GestureArena: Sendable {
     }
 
     /// The region of `hand` for fingers at `contacts` (display mm); nil when nothing of it is on the display.
-    private func occlusionShape(contacts: [PhysicalPoint], hand: Hand) -> OcclusionShape? {
-        let width = context.displayWidthMm, height = context.displayHeightMm
-        let hull = occlusionModel.hull(contactsMm: contacts, hand: hand, displayWidthMm: width, displayHeightMm: height)
+    /// Static, with what it reads passed in: as a method it was handed a copy of the whole arena.
+    private static func occlusionShape(contacts: [PhysicalPoint], hand: Hand, model: HandOcclusionModel,
+                                       widthMm width: Double, heightMm height: Double) -> OcclusionShape? {
+        let hull = model.hull(contactsMm: contacts, hand: hand, displayWidthMm: width, displayHeightMm: height)
         let polygon = HandOcclusionModel.clip(hull, width: width, height: height)
         guard !polygon.isEmpty else { return nil }
         let centroid = contacts.reduce(PhysicalPoint.zero, +) / Double(contacts.count)
