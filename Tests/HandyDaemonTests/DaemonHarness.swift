@@ -51,7 +51,9 @@ final class DaemonProcess: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.socketPath = requestedSocketPath ?? directory.appendingPathComponent("run/handyd.sock").path
         logPath = directory.appendingPathComponent("handyd.log").path
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
+            throw HarnessError("cannot create the daemon's log \(logPath)")
+        }
         let command = launcher + [handydBinary, "--socket", socketPath, "--log-level", "debug"] + arguments
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())

@@ -249,7 +249,7 @@ func runWithBystanders(
     let readers: [() throws -> BystanderLog] = bystanders.map { b in { try b.read(until: expected) } }
     let hostileRun: () throws -> BystanderLog = { try hostile(daemon); return BystanderLog() }
     let results = concurrently([hostileRun] + readers)
-    try results[0].get()
+    _ = try results[0].get()   // rethrows the hostile run's error; its log is empty
     let logs = try results.dropFirst().map { try $0.get() }
     // A lost bystander makes every later step fail with EPIPE; say why it was lost instead.
     if let lost = logs.firstIndex(where: { $0.other.contains("EOF") }) {

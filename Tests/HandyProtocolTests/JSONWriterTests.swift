@@ -19,7 +19,7 @@ import Testing
 
     static let awkwardDoubles: [Double] = [
         0, -0.0, 1, -1, 2, 0.1, 1e-5, 1.5e-7, 1e15, 1e15 + 0.5, 9_007_199_254_740_992, 1e16, 1.2345678901234568e20,
-        1_763_742_000.123456, 100.02, -3.5, 0.0001, 5e-324, .greatestFiniteMagnitude, .infinity, -.infinity, .nan,
+        1_763_742_000.123456, 100.02, -3.5, 0.0001, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .infinity, -.infinity, .nan,
         123.45, -0.00042, 4_294_967_296.0,
     ]
 
