@@ -148,9 +148,9 @@ public struct GestureArena: Sendable {
     /// Adds `occlusion` to the events from `first` on that carry a hand, from the fingers of the
     /// last frame (a per-touch gesture: its own touch), and derives `clearSide` from it. An event
     /// with no finger left to place it uses its own centroid or position. A `changed` event carries
-    /// it only when one of its contacts moved more than ``occlusionResendMm`` since the last one sent
-    /// with that gesture (the client keeps the last), and then its `clearSide` is the one of that
-    /// region. The test is on the contacts, before any geometry: the region was half of every line's
+    /// it only when one of its contacts moved more than ``occlusionResendMm``, or its hand changed,
+    /// since the last one sent with that gesture (the client keeps the last); without it, its
+    /// `clearSide` is the one of that kept region. The test is on the contacts, before any geometry: the region was half of every line's
     /// bytes on a busy device, and computing regions that were not sent was half of the pipeline.
     private mutating func addOcclusion(to out: inout [GestureEvent], from first: Int) {
         guard first < out.count else { return }

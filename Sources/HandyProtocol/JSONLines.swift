@@ -45,13 +45,13 @@ public enum JSONLines {
     /// copying the event (~450 bytes, three reference-counted fields) into a message first.
     public static func encode(_ event: GestureEvent) -> [UInt8] {
         var out: [UInt8] = []
-        event.writeLine(into: &out)
+        encode(event, into: &out)
         return out
     }
 
     /// Appends the line of one gesture event to `buffer`: the bytes of
-    /// `encode(.gesture(event), into:)`, read where the event is (the daemon encodes every event of
-    /// every frame; copying each into a message first was a third of the copying it did).
+    /// `encode(.gesture(event), into:)`, without first wrapping the event in a message (the daemon
+    /// encodes every event of every frame).
     public static func encode(_ event: GestureEvent, into buffer: inout [UInt8]) {
         event.writeLine(into: &buffer)
     }
