@@ -39,8 +39,8 @@ public final class Broadcaster: @unchecked Sendable {
     /// Called once when `subscribedClients` reaches the `--wait-clients` count.
     var onSubscribedClients: (count: Int, action: @Sendable () -> Void)?
     private var shuttingDown = false
-    /// Read by the input thread (``encode(_:)``), written on the event loop.
-    private let touchesWanted = NIOLockedValueBox(false)
+    /// Which forms the input thread encodes: read there (``encode(_:)``), written on the event loop.
+    private let formsWanted = NIOLockedValueBox(EncodedForms())
 
     public init(eventLoop: any EventLoop, limits: ServerLimits, version: String, logger: Logger) {
         self.eventLoop = eventLoop
@@ -58,6 +58,7 @@ public final class Broadcaster: @unchecked Sendable {
         eventLoop.preconditionInEventLoop()
         guard !shuttingDown, clients.count < limits.maximumClients else { return false }
         clients[ObjectIdentifier(client)] = client
+        subscriptionsChanged()
         return true
     }
 
@@ -94,10 +95,10 @@ public final class Broadcaster: @unchecked Sendable {
     // MARK: input side
 
     /// Encodes the frames and gesture events of `notices` for ``publish(_:)``. Called on the input
-    /// thread (any thread): the event loop then only copies bytes. A touches line is made only
-    /// while some client subscribes to touches.
+    /// thread (any thread): the event loop then only copies bytes. Each form is made only while
+    /// some client receives it, and touches only while some client of that form subscribes to them.
     public func encode(_ notices: [InputNotice]) -> EncodedBatch {
-        EncodedBatch(notices, touches: touchesWanted.withLockedValue { $0 })
+        EncodedBatch(notices, forms: formsWanted.withLockedValue { $0 })
     }
 
     /// Publishes what the input thread produced (encoded there by ``encode(_:)``), in order.
@@ -125,6 +126,9 @@ public final class Broadcaster: @unchecked Sendable {
             }
         }
         var batches = [ByteBuffer](repeating: ByteBuffer(), count: subscriptions.count)
+        // A subscription that just turned compact may meet a batch encoded before any client was:
+        // it gets that batch's full lines (docs/PROTOCOL.md "Compact form").
+        let compact = subscriptions.map { $0.form == .compact && batch.hasCompact }
         var line: [UInt8] = []
         for item in batch.items {
             switch item {
@@ -144,10 +148,14 @@ public final class Broadcaster: @unchecked Sendable {
                 line.removeAll(keepingCapacity: true)
                 JSONLines.encode(.device(DeviceMessage(event: .removed, device: info)), into: &line)
                 for i in batches.indices { batches[i].writeBytes(line) }
-            case .lines(let device, let range):
+            case .lines(let device, let range, let frames):
                 // A filter may name the kernel node instead of the id.
                 let node = devices.first { $0.id == device }?.node
                 for i in subscriptions.indices {
+                    if compact[i] {
+                        batch.writeCompact(frames, device: device, node: node, for: subscriptions[i], into: &batches[i])
+                        continue
+                    }
                     // Consecutive wanted lines are one copy.
                     var run: Int?
                     for l in range {
@@ -172,11 +180,23 @@ public final class Broadcaster: @unchecked Sendable {
         }
     }
 
-    /// Whether some client subscribes to touches, kept for ``encode(_:)`` on the input thread.
+    /// Which forms, and touches in which, the clients receive, kept for ``encode(_:)`` on the
+    /// input thread. With no client the full form is made, as it was before forms existed (a
+    /// client that connects then gets the batch in flight).
     func subscriptionsChanged() {
         eventLoop.preconditionInEventLoop()
-        let wanted = clients.values.contains { $0.subscription.touches }
-        touchesWanted.withLockedValue { $0 = wanted }
+        var wanted = EncodedForms(full: clients.isEmpty, fullTouches: false, compact: false, compactTouches: false)
+        for client in clients.values {
+            switch client.subscription.form {
+            case .full:
+                wanted.full = true
+                wanted.fullTouches = wanted.fullTouches || client.subscription.touches
+            case .compact:
+                wanted.compact = true
+                wanted.compactTouches = wanted.compactTouches || client.subscription.touches
+            }
+        }
+        formsWanted.withLockedValue { $0 = wanted }
     }
 
     // MARK: shutdown
@@ -204,16 +224,26 @@ public enum InputNotice: Sendable {
     case output(device: String, PipelineOutput)
 }
 
-/// A batch of ``InputNotice``s with every frame and gesture event already a line of JSON: the
-/// lines back to back in one array, and for each what a subscription filters on. Made on the input
-/// thread, so the event loop gets bytes: no gesture event crosses threads, and the event loop,
-/// which also serves the clients, does no encoding.
+/// Which forms ``EncodedBatch`` makes: each only while some client receives it.
+struct EncodedForms: Sendable, Equatable {
+    var full = true
+    var fullTouches = false
+    var compact = false
+    var compactTouches = false
+}
+
+/// A batch of ``InputNotice``s with every frame and gesture event already encoded, in each form
+/// some client receives: the full form's lines back to back in one array, and for each what a
+/// subscription filters on; the compact form's pieces (docs/PROTOCOL.md "Compact form") in
+/// another. Made on the input thread, so the event loop gets bytes: no gesture event crosses
+/// threads, and the event loop, which also serves the clients, does no encoding.
 public struct EncodedBatch: Sendable {
     enum Item: Sendable {
         case added(DeviceInfo)
         case removed(DeviceInfo)
-        /// These lines (indices into ``lines``) are of this device (its id).
-        case lines(device: String, Range<Int>)
+        /// These full lines (indices into ``lines``) and compact frames (indices into
+        /// ``compactFrames``) are of this device (its id).
+        case lines(device: String, Range<Int>, frames: Range<Int>)
     }
 
     struct Line: Sendable {
@@ -223,48 +253,151 @@ public struct EncodedBatch: Sendable {
         var gesture: GestureKind?
     }
 
+    /// One compact `frame` line before a subscription's filter: its pieces in ``compactBytes``.
+    struct CompactFrame: Sendable {
+        /// `{"type":"frame","device":…,"time":…`
+        var header: Range<Int>
+        /// Its gesture objects (indices into ``compactGestures``).
+        var gestures: Range<Int>
+        /// `[…]`, the changed touches, when touches were made and the frame has some.
+        var touches: Range<Int>?
+    }
+
+    struct CompactGesture: Sendable {
+        var bytes: Range<Int>
+        var gesture: GestureKind
+    }
+
     private(set) var items: [Item] = []
     private(set) var bytes: [UInt8] = []
     private(set) var lines: [Line] = []
+    private(set) var compactBytes: [UInt8] = []
+    private(set) var compactFrames: [CompactFrame] = []
+    private(set) var compactGestures: [CompactGesture] = []
+    /// Whether each form was made.
+    let hasFull: Bool
+    let hasCompact: Bool
     /// Frames in which something changed, and gesture events: the status counters.
     private(set) var frames: UInt64 = 0
     private(set) var events: UInt64 = 0
 
-    /// `touches`: whether to make touches lines (someone subscribes to them).
-    init(_ notices: [InputNotice], touches: Bool) {
+    init(_ notices: [InputNotice], forms: EncodedForms) {
+        hasFull = forms.full
+        hasCompact = forms.compact
         // Sized once: grown line by line, the copies and reallocations cost a tenth of the encoding.
-        var lineCount = 0
+        var gestureCount = 0
+        var frameCount = 0
         for case .output(_, let output) in notices {
-            lineCount += output.gestures.count + (touches ? output.frames.count : 0)
+            gestureCount += output.gestures.count
+            frameCount += output.frames.count
         }
         items.reserveCapacity(notices.count)
-        lines.reserveCapacity(lineCount)
-        bytes.reserveCapacity(lineCount * Self.typicalLineBytes + Self.lineBoundSlack)
+        if forms.full {
+            let lineCount = gestureCount + (forms.fullTouches ? frameCount : 0)
+            lines.reserveCapacity(lineCount)
+            bytes.reserveCapacity(lineCount * Self.typicalLineBytes + Self.lineBoundSlack)
+        }
+        if forms.compact {
+            compactFrames.reserveCapacity(gestureCount + frameCount)
+            compactGestures.reserveCapacity(gestureCount)
+            compactBytes.reserveCapacity(gestureCount * Self.typicalLineBytes + Self.lineBoundSlack)
+        }
         for notice in notices {
             switch notice {
             case .added(let info): items.append(.added(info))
             case .removed(let info): items.append(.removed(info))
             case .output(let device, let output):
                 let first = lines.count
+                let firstFrame = compactFrames.count
                 for frame in output.frames where frame.hasChanges {
                     frames += 1
-                    guard touches else { continue }
+                    guard forms.full && forms.fullTouches else { continue }
                     JSONLines.encode(.touches(frame.wireMessage(device: device)), into: &bytes)
                     lines.append(Line(end: bytes.count, gesture: nil))
                 }
-                // By index: no copy of the array per event (each event is still copied once to be
-                // encoded: ~1,000 instructions per frame in the guest, docs/PERFORMANCE.md).
-                for k in output.gestures.indices {
-                    JSONLines.encode(output.gestures[k], into: &bytes)
-                    lines.append(Line(end: bytes.count, gesture: output.gestures[k].gesture))
+                if forms.full {
+                    // By index: no copy of the array per event (each event is still copied once to
+                    // be encoded: ~1,000 instructions per frame in the guest, docs/PERFORMANCE.md).
+                    for k in output.gestures.indices {
+                        JSONLines.encode(output.gestures[k], into: &bytes)
+                        lines.append(Line(end: bytes.count, gesture: output.gestures[k].gesture))
+                    }
                 }
+                if forms.compact { appendCompact(output, device: device, touches: forms.compactTouches) }
                 events += UInt64(output.gestures.count)
-                if lines.count > first { items.append(.lines(device: device, first..<lines.count)) }
+                if lines.count > first || compactFrames.count > firstFrame {
+                    items.append(.lines(device: device, first..<lines.count, frames: firstFrame..<compactFrames.count))
+                }
             }
         }
     }
 
+    /// The compact frames of one output: the gesture events and changed frames merged by time,
+    /// one frame line per time (a frame's events share its time; a timer's event has its own).
+    private mutating func appendCompact(_ output: PipelineOutput, device: String, touches: Bool) {
+        var g = 0
+        var f = 0
+        let gestures = output.gestures
+        let frames = output.frames
+        while true {
+            while f < frames.count && !(touches && frames[f].hasChanges) { f += 1 }
+            let gestureTime = g < gestures.count ? gestures[g].time : Double.infinity
+            let frameTime = f < frames.count ? frames[f].time.seconds : Double.infinity
+            let time = min(gestureTime, frameTime)
+            guard time.isFinite else { return }
+            let headerStart = compactBytes.count
+            CompactFrameHeader.write(device: device, time: time, into: &compactBytes)
+            let header = headerStart..<compactBytes.count
+            let firstGesture = compactGestures.count
+            while g < gestures.count && gestures[g].time == time {
+                let start = compactBytes.count
+                gestures[g].writeCompactObject(into: &compactBytes)
+                compactGestures.append(CompactGesture(bytes: start..<compactBytes.count, gesture: gestures[g].gesture))
+                g += 1
+            }
+            var touchBytes: Range<Int>?
+            if f < frames.count && frameTime == time {
+                let message = frames[f].wireMessage(device: device)
+                if message.hasCompactTouches {
+                    let start = compactBytes.count
+                    message.writeCompactTouches(into: &compactBytes)
+                    touchBytes = start..<compactBytes.count
+                }
+                f += 1
+            }
+            compactFrames.append(CompactFrame(header: header, gestures: firstGesture..<compactGestures.count, touches: touchBytes))
+        }
+    }
+
     func start(ofLine index: Int) -> Int { index == 0 ? 0 : lines[index - 1].end }
+
+    /// Appends the compact `frame` lines of `range` that `subscription` wants something of: each
+    /// with the gesture objects it wants, and the touches if it wants touches.
+    func writeCompact(_ range: Range<Int>, device: String, node: String?, for subscription: Subscription, into buffer: inout ByteBuffer) {
+        let touchesWanted = subscription.wantsTouches(device: device, node: node)
+        guard touchesWanted || subscription.wants(device: device, node: node) else { return }
+        for frame in compactFrames[range] {
+            var opened = false
+            for k in frame.gestures where subscription.wants(gesture: compactGestures[k].gesture, device: device, node: node) {
+                if opened {
+                    buffer.writeInteger(UInt8(ascii: ","))
+                } else {
+                    buffer.writeBytes(compactBytes[frame.header])
+                    buffer.writeStaticString(",\"gestures\":[")
+                    opened = true
+                }
+                buffer.writeBytes(compactBytes[compactGestures[k].bytes])
+            }
+            if opened { buffer.writeInteger(UInt8(ascii: "]")) }
+            if touchesWanted, let touches = frame.touches {
+                if !opened { buffer.writeBytes(compactBytes[frame.header]) }
+                opened = true
+                buffer.writeStaticString(",\"touches\":")
+                buffer.writeBytes(compactBytes[touches])
+            }
+            if opened { buffer.writeStaticString("}\n") }
+        }
+    }
 
     /// Room reserved per line: most gesture lines, with a covered region, and touches lines of
     /// two or three touches fit (a longer one grows the array once).

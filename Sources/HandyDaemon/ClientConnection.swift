@@ -143,6 +143,12 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
                                              message: "raw touches are not sent to WebSocket clients unless handyd runs with --websocket-touches; the rest of the subscription applies")
                     context.write(wrapOutboundOut(broadcaster.encode(.error(error))), promise: nil)
                 }
+                if let form = request.form, WireForm(rawValue: form) == nil {
+                    let known = WireForm.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                    let error = ErrorMessage(code: ServerErrorCode.unknownForm.rawValue,
+                                             message: "unknown form \"\(form)\" (this daemon knows \(known)); the rest of the subscription applies")
+                    context.write(wrapOutboundOut(broadcaster.encode(.error(error))), promise: nil)
+                }
                 subscription.apply(request)
                 broadcaster.subscriptionsChanged()
                 logger.debug("subscribed", metadata: ["subscription": "\(subscription)"])

@@ -11,18 +11,23 @@ public struct Subscription: Hashable, Sendable {
     /// Device ids, or kernel node names (`event5`) (nil = all).
     public var devices: Set<String>?
     public var touches: Bool
+    /// How gestures and touches are written (docs/PROTOCOL.md "Compact form").
+    public var form: WireForm
 
-    public init(gestures: Set<String>? = nil, devices: Set<String>? = nil, touches: Bool = false) {
+    public init(gestures: Set<String>? = nil, devices: Set<String>? = nil, touches: Bool = false, form: WireForm = .full) {
         self.gestures = gestures
         self.devices = devices
         self.touches = touches
+        self.form = form
     }
 
-    /// Applies a request: absent fields keep their value.
+    /// Applies a request: absent fields keep their value, and so does a `form` this daemon does
+    /// not know (the caller reports it).
     public mutating func apply(_ request: SubscribeRequest) {
         if let g = request.gestures { gestures = Set(g) }
         if let d = request.devices { devices = Set(d) }
         if let t = request.touches { touches = t }
+        if let f = request.form.flatMap(WireForm.init(rawValue:)) { form = f }
     }
 
     /// `node` is the device's kernel node name (``DeviceInfo/node``), which a filter may name instead of its id.

@@ -165,8 +165,12 @@ public struct SubscribeRequest: Codable, Hashable, Sendable {
     public var devices: [String]?
     /// Whether to receive `touches` frames.
     public var touches: Bool?
-    public init(gestures: [String]? = nil, devices: [String]? = nil, touches: Bool? = nil) {
-        self.gestures = gestures; self.devices = devices; self.touches = touches
+    /// The form of gestures and touches: a ``WireForm`` raw value (`full`, `compact`). A string,
+    /// not the enum, so that a form this daemon does not know gets its own error
+    /// (`unknown-form`) while the rest of the request applies.
+    public var form: String?
+    public init(gestures: [String]? = nil, devices: [String]? = nil, touches: Bool? = nil, form: String? = nil) {
+        self.gestures = gestures; self.devices = devices; self.touches = touches; self.form = form
     }
 }
 

@@ -8,4 +8,7 @@ public enum ServerErrorCode: String, Sendable, Hashable, CaseIterable {
     /// A WebSocket client asked for raw touches, which the daemon sends to WebSocket clients only
     /// when started with `--websocket-touches`; the rest of the subscription applies.
     case touchesNotAllowed = "touches-not-allowed"
+    /// A `subscribe` named a `form` the daemon does not know; the rest of the subscription applies
+    /// and the form stays what it was.
+    case unknownForm = "unknown-form"
 }

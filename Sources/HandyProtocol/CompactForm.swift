@@ -1,0 +1,105 @@
+/// The form in which a subscriber receives gestures and touches (`subscribe`'s `form`,
+/// docs/PROTOCOL.md "Compact form"). Other messages are the same in both.
+public enum WireForm: String, Codable, Hashable, Sendable, CaseIterable {
+    /// Protocol 1's default: a `gesture` line per event and a `touches` line per frame.
+    case full
+    /// One `frame` line per device and time, carrying that moment's gesture events and changed
+    /// touches without what the line or the device already says: no `type`, `device` or `time`
+    /// per event, no mm twin of a normalised position, no stationary touch.
+    case compact
+}
+
+// The compact form's pieces. The daemon writes them once per batch on the input thread and
+// assembles each subscription's `frame` lines from them (a subscription may want only some of a
+// moment's gestures): `{"type":"frame","device":…,"time":…` + `,"gestures":[` objects `]` +
+// `,"touches":` array + `}\n`.
+
+extension GestureEvent {
+    /// Appends this event's object for a compact `frame` line: the fields of its `gesture` line
+    /// except `type`, `device` and `time` (the frame line's) and the mm twins of normalised
+    /// positions (`centroidMm`, `translationMm`, `positionMm`, the region's `polygonMm`): the
+    /// normalised value times the device's `widthMm`/`heightMm` gives them to within 0.1 mm (the
+    /// region's corners, normalised to 3 decimals, to within a thousandth of the display's size).
+    public func writeCompactObject(into bytes: inout [UInt8]) {
+        // The full line's bound covers the object: it has a subset of the line's fields.
+        JSONWriter.append(to: &bytes, bound: maximumLineBytes) { w in
+            w.field("{\"gesture\":", name: gesture.literal)
+            w.field(",\"phase\":", name: phase.literal)
+            w.field(",\"id\":", id)
+            w.field(",\"centroid\":", centroid)
+            if let clearSide { w.field(",\"clearSide\":", name: clearSide.literal) }
+            if let direction { w.field(",\"direction\":", name: direction.literal) }
+            w.field(",\"duration\":", duration)
+            if let edge { w.field(",\"edge\":", name: edge.literal) }
+            w.field(",\"fingers\":", fingers)
+            w.field(",\"glideMm\":", glideMm)
+            w.field(",\"glideRotation\":", glideRotation)
+            w.field(",\"glideScale\":", glideScale)
+            if let hand { w.field(",\"hand\":", name: hand.literal) }
+            w.field(",\"handConfidence\":", handConfidence)
+            if let occlusion {
+                w.raw(",\"occlusion\":{\"polygon\":")
+                w.points(occlusion.polygon)
+                w.byte(UInt8(ascii: "}"))
+            }
+            w.field(",\"position\":", position)
+            w.field(",\"reason\":", reason)
+            w.field(",\"rotation\":", rotation)
+            w.field(",\"rotationVelocity\":", rotationVelocity)
+            w.field(",\"scale\":", scale)
+            w.field(",\"scaleVelocity\":", scaleVelocity)
+            w.field(",\"spanMm\":", spanMm)
+            w.field(",\"taps\":", taps)
+            w.field(",\"touch\":", touch)
+            w.field(",\"touches\":", touches)
+            w.field(",\"translation\":", translation)
+            w.field(",\"velocity\":", velocity)
+            w.byte(UInt8(ascii: "}"))
+        }
+    }
+}
+
+extension TouchesMessage {
+    /// Whether the frame has a touch that is not `stationary` (one the compact form sends).
+    public var hasCompactTouches: Bool { touches.contains { $0.phase != "stationary" } }
+
+    /// Appends the frame's touches for a compact `frame` line: `[…]` with the touches that began,
+    /// moved, ended or were cancelled (a stationary one is where the last frame that carried it
+    /// said), each without `xMm`/`yMm` (`x`·`widthMm`, `y`·`heightMm` to within 0.1 mm).
+    public func writeCompactTouches(into bytes: inout [UInt8]) {
+        var bound = 2
+        for t in touches where t.phase != "stationary" { bound += 1 + t.maximumBytes }
+        JSONWriter.append(to: &bytes, bound: bound) { w in
+            w.byte(UInt8(ascii: "["))
+            var first = true
+            for t in touches {
+                w.raw(first ? "{\"id\":" : ",{\"id\":")
+                first = false
+                w.integer(t.id)
+                w.field(",\"majorMm\":", t.majorMm)
+                w.field(",\"minorMm\":", t.minorMm)
+                w.field(",\"orientation\":", t.orientation)
+                w.field(",\"phase\":", t.phase)
+                w.field(",\"pressure\":", t.pressure)
+                w.field(",\"tool\":", t.tool)
+                w.field(",\"vxMm\":", t.vxMm)
+                w.field(",\"vyMm\":", t.vyMm)
+                w.field(",\"x\":", t.x)
+                w.field(",\"y\":", t.y)
+                w.byte(UInt8(ascii: "}"))
+            }
+            w.byte(UInt8(ascii: "]"))
+        }
+    }
+}
+
+/// Writes the opening of a compact `frame` line: `{"type":"frame","device":…,"time":…` (no
+/// closing brace: the daemon adds each subscription's gestures and touches, then `}\n`).
+public enum CompactFrameHeader {
+    public static func write(device: String, time: Double, into bytes: inout [UInt8]) {
+        JSONWriter.append(to: &bytes, bound: 40 + JSONWriter.maximumStringBytes(device) + JSONWriter.maximumNumberBytes) { w in
+            w.field("{\"type\":\"frame\",\"device\":", device)
+            w.field(",\"time\":", time)
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import HandyProtocol
+import Testing
+
+/// The compact form (docs/PROTOCOL.md "Compact form") against the full form, both from one real
+/// daemon replaying the demo recording: what the compact lines leave out is only what the line,
+/// the device or a full form's twin field already says.
+@Suite(.serialized)
+struct CompactFormTests {
+    typealias Object = [String: Any]
+
+    @Test func theCompactFormCarriesWhatTheFullFormDoes() throws {
+        let demo = packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
+        let expected = try ExpectedOutput(recordingPath: demo)
+        let daemon = try DaemonProcess(arguments: ["--replay", demo, "--speed", "4", "--wait-clients", "3"])
+        let full = try LineClient(socketPath: daemon.socketPath)
+        let compact = try LineClient(socketPath: daemon.socketPath)
+        let pinches = try LineClient(socketPath: daemon.socketPath)
+        var size = (width: 0.0, height: 0.0)
+        for client in [full, compact, pinches] {
+            guard case .hello(let hello) = try client.readMessage(), let device = hello.devices.first,
+                  let width = device.widthMm, let height = device.heightMm else { Issue.record("no hello with a display size"); return }
+            size = (width, height)
+        }
+
+        // A form this daemon does not know: an error, and the rest of the request applies (the
+        // touches come, in the full form).
+        try compact.send(#"{"type":"subscribe","form":"binary","touches":true}"# + "\n")
+        let refusal = try #require(try compact.readLine()).data(using: .utf8)!
+        let error = try #require(try JSONSerialization.jsonObject(with: refusal) as? Object)
+        #expect(error["type"] as? String == "error")
+        #expect(error["code"] as? String == ServerErrorCode.unknownForm.rawValue)
+        try compact.send(#"{"type":"subscribe","form":"compact"}"# + "\n")
+        try pinches.send(#"{"type":"subscribe","form":"compact","gestures":["pinch"]}"# + "\n")
+        try full.send(#"{"type":"subscribe","touches":true}"# + "\n")
+
+        // The full client reads the whole replay; what the others got before their status reply
+        // is then the whole replay too (a status reply comes after everything published before).
+        var fullGestures: [Object] = []
+        var fullTouches: [Object] = []
+        while fullGestures.count < expected.gestures.count || fullTouches.count < expected.touches.count {
+            let line = try #require(try full.readLine(), "the full client was disconnected")
+            let object = try Self.object(line)
+            switch object["type"] as? String {
+            case "gesture": fullGestures.append(object)
+            case "touches": fullTouches.append(object)
+            default: Issue.record("unexpected line \(line)")
+            }
+        }
+        #expect(fullGestures.contains { $0["occlusion"] != nil } && fullTouches.count > 100, "the demo has regions and many frames")
+
+        let compactLines = try Self.linesUntilStatus(compact)
+        let pinchLines = try Self.linesUntilStatus(pinches)
+
+        // Flattened: every gesture object with its line's device and time; touches per line.
+        var compactGestures: [Object] = []
+        var compactTouches: [(time: Double, touches: [Object])] = []
+        for line in compactLines {
+            #expect(line["type"] as? String == "frame")
+            #expect(line["gestures"] != nil || line["touches"] != nil, "a frame line carries something")
+            let time = try #require(line["time"] as? Double)
+            for var g in line["gestures"] as? [Object] ?? [] {
+                #expect(g["device"] == nil && g["time"] == nil && g["type"] == nil)
+                g["device"] = line["device"]
+                g["time"] = line["time"]
+                compactGestures.append(g)
+            }
+            if let touches = line["touches"] as? [Object] { compactTouches.append((time, touches)) }
+        }
+
+        // Gestures: the same events in the same order, each the full line minus its mm twins.
+        #expect(compactGestures.count == fullGestures.count)
+        for (c, f) in zip(compactGestures, fullGestures) {
+            var f = f
+            f["type"] = nil
+            for (normalised, mm) in [("centroid", "centroidMm"), ("translation", "translationMm"), ("position", "positionMm")] {
+                try Self.expectTwins(c[normalised], f[mm], size: size, toleranceMm: 0.1)
+                f[mm] = nil
+            }
+            if var region = f["occlusion"] as? Object {
+                let corners = try #require(c["occlusion"] as? Object)["polygon"] as? [Any] ?? []
+                let cornersMm = region["polygonMm"] as? [Any] ?? []
+                #expect(corners.count == cornersMm.count && corners.count >= 3)
+                for (n, mm) in zip(corners, cornersMm) {
+                    try Self.expectTwins(n, mm, size: size, toleranceMm: 0.1 + 0.001 * max(size.width, size.height))
+                }
+                region["polygonMm"] = nil
+                f["occlusion"] = region
+            }
+            #expect(NSDictionary(dictionary: c).isEqual(to: f), "compact \(c) against full \(f)")
+        }
+
+        // Touches: each full frame's touches that are not stationary, without xMm/yMm, at its time.
+        let fullChanged = fullTouches.map { line in
+            (time: line["time"] as? Double ?? .nan,
+             touches: (line["touches"] as? [Object] ?? []).filter { $0["phase"] as? String != "stationary" })
+        }
+        #expect(fullChanged.contains { c in (fullTouches.first { $0["time"] as? Double == c.time }?["touches"] as? [Any])?.count ?? 0 > c.touches.count },
+                "the demo has stationary touches for the compact form to leave out")
+        #expect(compactTouches.count == fullChanged.count)
+        for (c, f) in zip(compactTouches, fullChanged) {
+            #expect(c.time == f.time)
+            #expect(c.touches.count == f.touches.count)
+            for (ct, ft) in zip(c.touches, f.touches) {
+                var ft = ft
+                try Self.expectTwins(["x": ct["x"] as Any, "y": ct["y"] as Any], ["x": ft["xMm"] as Any, "y": ft["yMm"] as Any],
+                                     size: size, toleranceMm: 0.1)
+                ft["xMm"] = nil
+                ft["yMm"] = nil
+                #expect(NSDictionary(dictionary: ct).isEqual(to: ft), "compact \(ct) against full \(ft)")
+            }
+        }
+
+        // A filter applies inside a frame line: only pinch objects, and no line without one.
+        let pinchObjects = pinchLines.flatMap { $0["gestures"] as? [Object] ?? [] }
+        #expect(pinchLines.allSatisfy { $0["touches"] == nil && ($0["gestures"] as? [Any])?.isEmpty == false })
+        #expect(pinchObjects.map { $0["id"] as? Int } == fullGestures.filter { $0["gesture"] as? String == "pinch" }.map { $0["id"] as? Int })
+        #expect(pinchObjects.count > 4 && pinchObjects.allSatisfy { $0["gesture"] as? String == "pinch" })
+    }
+
+    static func object(_ line: String) throws -> Object {
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? Object, "not an object: \(line)")
+    }
+
+    /// The lines before the reply to a `status` request sent now (the reply itself dropped).
+    static func linesUntilStatus(_ client: LineClient) throws -> [Object] {
+        try client.send(#"{"type":"status"}"# + "\n")
+        var lines: [Object] = []
+        while true {
+            let line = try #require(try client.readLine(), "disconnected before the status reply")
+            let object = try object(line)
+            if object["type"] as? String == "status" { return lines }
+            lines.append(object)
+        }
+    }
+
+    /// A normalised point times the display size is its mm twin, within `toleranceMm`; both
+    /// absent is fine, one without the other is not.
+    static func expectTwins(_ normalised: Any?, _ mm: Any?, size: (width: Double, height: Double), toleranceMm: Double) throws {
+        guard normalised != nil || mm != nil else { return }
+        let n = try #require(normalised as? Object, "normalised point missing beside \(String(describing: mm))")
+        let m = try #require(mm as? Object, "mm twin missing beside \(n)")
+        let (nx, ny, mx, my) = (n["x"] as? Double ?? .nan, n["y"] as? Double ?? .nan, m["x"] as? Double ?? .nan, m["y"] as? Double ?? .nan)
+        #expect(abs(nx * size.width - mx) <= toleranceMm && abs(ny * size.height - my) <= toleranceMm,
+                "\(n) × \(size) against \(m)")
+    }
+}
