@@ -72,7 +72,7 @@ extension TouchesMessage {
         JSONWriter.append(to: &bytes, bound: bound) { w in
             w.byte(UInt8(ascii: "["))
             var first = true
-            for t in touches {
+            for t in touches where t.phase != "stationary" {
                 w.raw(first ? "{\"id\":" : ",{\"id\":")
                 first = false
                 w.integer(t.id)

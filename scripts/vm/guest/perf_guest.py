@@ -17,7 +17,8 @@ for comparison, of libinput debug-events) over IDLE seconds.
 Prints a table and one JSON line per figure (`{"bench":...}`); exit 0 unless something could not
 run (no timing assertions). Standard library only.
 
-  perf_guest.py --bin DIR [--frames N] [--idle S] [--callgrind DIR --speed X]
+  perf_guest.py --bin DIR [--frames N] [--idle S] [--callgrind DIR --speed X] [--form compact]
+  --form compact: handyd's subscriber asks for the compact form (default: the full form).
   --callgrind DIR: instead of CPU seconds, count each reader's instructions (user space, all its
   threads) while it reads the stream, under valgrind's callgrind (DIR gets the profiles): a count
   that does not depend on how TCG emulates each kind of instruction. The readers are ~100x slower
@@ -114,11 +115,11 @@ def recording(directory, frames):
 
 
 class Subscriber(threading.Thread):
-    """Reads everything handyd sends (gestures + touches) and counts touches frames."""
-    def __init__(self, path, timeout):
+    """Reads everything handyd sends (gestures + touches) in `form` and counts touches frames."""
+    def __init__(self, path, timeout, form="full"):
         super().__init__(daemon=True)
         self.sock = connect_unix(path, timeout)
-        self.sock.sendall(b'{"type":"subscribe","touches":true}\n')
+        self.sock.sendall(b'{"type":"subscribe","touches":true,"form":"%s"}\n' % form.encode())
         self.frames = 0
         self.gestures = 0
         self.devices = []
@@ -138,6 +139,9 @@ class Subscriber(threading.Thread):
                         self.frames += 1
                     elif line.startswith(b'{"type":"gesture"'):
                         self.gestures += 1
+                    elif line.startswith(b'{"type":"frame"'):   # the compact form: a moment's gestures and touches
+                        self.frames += b'"touches":[' in line
+                        self.gestures += line.count(b'{"gesture":')
                     elif b'"added"' in line:
                         self.devices.append(json.loads(line)["device"].get("path"))
 
@@ -167,7 +171,7 @@ def settle(pid, quiet=0.5, timeout=60):
         last = now
 
 
-def instructions(readers, frames, seen, folder):
+def instructions(readers, frames, seen, folder, form):
     """Stops counting, ends the readers (callgrind writes its profile at exit) and prints the
     instructions each executed per frame of the stream."""
     for p in readers.values():
@@ -185,13 +189,13 @@ def instructions(readers, frames, seen, folder):
             raise RuntimeError(f"no callgrind profile of {name} in {folder}")
         counts[name] = int(totals[-1].split()[1])
     got_frames, got_gestures, _ = seen
-    print(f"\n5b. Instructions per frame under callgrind (same uinput device, same {frames} frames; user space, all threads)")
+    print(f"\n5b. Instructions per frame under callgrind (same uinput device, same {frames} frames; user space, all threads; handyd's subscriber in the {form} form)")
     print(f"{'reader':<10} {'instructions':>14} {'per frame':>12}")
     for name, n in counts.items():
         print(f"{name:<10} {n:>14,} {n / frames:>12,.0f}")
     ratio = {k: counts["handyd"] / v for k, v in counts.items() if k != "handyd" and v > 0}
     print("ratio handyd / " + ", handyd / ".join(f"{k}: {v:.2f}" for k, v in ratio.items()))
-    print(json.dumps({"bench": "instructions-guest", "frames": frames, "handydTouchFrames": got_frames,
+    print(json.dumps({"bench": "instructions-guest", "form": form, "frames": frames, "handydTouchFrames": got_frames,
                       "handydGestures": got_gestures, "instructions": counts,
                       "perFrame": {k: round(v / frames) for k, v in counts.items()},
                       "ratio": {k: round(v, 3) for k, v in ratio.items()}}), flush=True)
@@ -206,6 +210,8 @@ def main():
     ap.add_argument("--idle", type=float, default=10.0 if full else 1.0)
     ap.add_argument("--callgrind", help="count instructions under callgrind, profiles into this folder")
     ap.add_argument("--speed", type=float, default=1.0, help="play the stream at this speed (handyctl inject --speed)")
+    ap.add_argument("--form", choices=("full", "compact"), default="full",
+                    help="the form handyd's subscriber asks for (docs/PROTOCOL.md \"Compact form\")")
     args = ap.parse_args()
     bindir = os.environ.get("HANDYD_PERF_BIN") or args.bin
     # The measured daemon from HANDYD_PERF_BIN (e.g. the package's static build in .build/static);
@@ -242,7 +248,7 @@ def main():
         daemon = subprocess.Popen(under_callgrind("handyd", [handyd, "--socket", sock, "--log-level", "notice"]),
                                   stderr=log, stdout=subprocess.DEVNULL)
         procs.append(daemon)
-        sub = Subscriber(sock, 60 * scale)
+        sub = Subscriber(sock, 60 * scale, args.form)
         sub.start()
         # The device appears at once; its first event comes after start_delay, by when handyd and
         # libinput have it open (both checked below; a late start fails instead of measuring less).
@@ -316,7 +322,7 @@ def main():
         c1 = {k: cpu_seconds(p.pid) for k, p in readers.items()}
         t1 = thread_cpu(daemon.pid)
         if args.callgrind:
-            return instructions(readers, frames, sub.snapshot(), args.callgrind)
+            return instructions(readers, frames, sub.snapshot(), args.callgrind, args.form)
         # Where handyd's CPU went: the input thread (evdev reads, tracker, recognizers) vs the
         # NIO event loop (JSON encoding, socket writes) vs the rest.
         split = {k: round(v - t0.get(k, 0.0), 3) for k, v in t1.items() if v - t0.get(k, 0.0) > 0}
