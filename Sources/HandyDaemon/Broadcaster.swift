@@ -126,9 +126,6 @@ public final class Broadcaster: @unchecked Sendable {
             }
         }
         var batches = [ByteBuffer](repeating: ByteBuffer(), count: subscriptions.count)
-        // A subscription that just turned compact may meet a batch encoded before any client was:
-        // it gets that batch's full lines (docs/PROTOCOL.md "Compact form").
-        let compact = subscriptions.map { $0.form == .compact && batch.hasCompact }
         var line: [UInt8] = []
         for item in batch.items {
             switch item {
@@ -152,7 +149,7 @@ public final class Broadcaster: @unchecked Sendable {
                 // A filter may name the kernel node instead of the id.
                 let node = devices.first { $0.id == device }?.node
                 for i in subscriptions.indices {
-                    if compact[i] {
+                    if usesCompactLines(subscriptions[i], batch) {
                         batch.writeCompact(frames, device: device, node: node, for: subscriptions[i], into: &batches[i])
                         continue
                     }
@@ -173,11 +170,20 @@ public final class Broadcaster: @unchecked Sendable {
             }
         }
         for i in batches.indices where batches[i].readableBytes > 0 {
-            for client in members[i] {
+            // A client that never subscribed did not ask for the batch encoded before it connected.
+            let fallback = usesCompactLines(subscriptions[i], batch) != (subscriptions[i].form == .compact)
+            for client in members[i] where !fallback || client.hasSubscribed {
                 client.enqueue(batches[i])
                 client.flush()
             }
         }
+    }
+
+    /// Whether `subscription` gets `batch`'s compact lines. A subscription that just changed form
+    /// may meet a batch encoded before: it gets the form the batch has (docs/PROTOCOL.md
+    /// "frame (compact form)").
+    private func usesCompactLines(_ subscription: Subscription, _ batch: EncodedBatch) -> Bool {
+        subscription.form == .compact ? batch.hasCompact || !batch.hasFull : !batch.hasFull && batch.hasCompact
     }
 
     /// Which forms, and touches in which, the clients receive, kept for ``encode(_:)`` on the
@@ -234,7 +240,7 @@ struct EncodedForms: Sendable, Equatable {
 
 /// A batch of ``InputNotice``s with every frame and gesture event already encoded, in each form
 /// some client receives: the full form's lines back to back in one array, and for each what a
-/// subscription filters on; the compact form's pieces (docs/PROTOCOL.md "Compact form") in
+/// subscription filters on; the compact form's pieces (docs/PROTOCOL.md "frame (compact form)") in
 /// another. Made on the input thread, so the event loop gets bytes: no gesture event crosses
 /// threads, and the event loop, which also serves the clients, does no encoding.
 public struct EncodedBatch: Sendable {

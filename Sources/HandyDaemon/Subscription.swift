@@ -11,7 +11,7 @@ public struct Subscription: Hashable, Sendable {
     /// Device ids, or kernel node names (`event5`) (nil = all).
     public var devices: Set<String>?
     public var touches: Bool
-    /// How gestures and touches are written (docs/PROTOCOL.md "Compact form").
+    /// How gestures and touches are written (docs/PROTOCOL.md "frame (compact form)").
     public var form: WireForm
 
     public init(gestures: Set<String>? = nil, devices: Set<String>? = nil, touches: Bool = false, form: WireForm = .full) {

@@ -1,5 +1,5 @@
 /// The form in which a subscriber receives gestures and touches (`subscribe`'s `form`,
-/// docs/PROTOCOL.md "Compact form"). Other messages are the same in both.
+/// docs/PROTOCOL.md "frame (compact form)"). Other messages are the same in both.
 public enum WireForm: String, Codable, Hashable, Sendable, CaseIterable {
     /// Protocol 1's default: a `gesture` line per event and a `touches` line per frame.
     case full

@@ -2,7 +2,7 @@ import Foundation
 import HandyProtocol
 import Testing
 
-/// The compact form (docs/PROTOCOL.md "Compact form") against the full form, both from one real
+/// The compact form (docs/PROTOCOL.md "frame (compact form)") against the full form, both from one real
 /// daemon replaying the demo recording: what the compact lines leave out is only what the line,
 /// the device or a full form's twin field already says.
 @Suite(.serialized)

@@ -211,7 +211,7 @@ def main():
     ap.add_argument("--callgrind", help="count instructions under callgrind, profiles into this folder")
     ap.add_argument("--speed", type=float, default=1.0, help="play the stream at this speed (handyctl inject --speed)")
     ap.add_argument("--form", choices=("full", "compact"), default="full",
-                    help="the form handyd's subscriber asks for (docs/PROTOCOL.md \"Compact form\")")
+                    help="the form handyd's subscriber asks for (docs/PROTOCOL.md \"frame (compact form)\")")
     args = ap.parse_args()
     bindir = os.environ.get("HANDYD_PERF_BIN") or args.bin
     # The measured daemon from HANDYD_PERF_BIN (e.g. the package's static build in .build/static);
