@@ -259,12 +259,20 @@ public struct EncodedBatch: Sendable {
         var gesture: GestureKind?
     }
 
-    /// One compact `frame` line before a subscription's filter: its pieces in ``compactBytes``.
+    /// One compact `frame` line, whole, in ``compactBytes``: a subscription that wants all of it
+    /// copies it at once; one that wants part of it gets a line put together from its pieces.
+    ///
+    /// `{"type":"frame","device":…,"time":…` `,"gestures":[` objects `]` `,"touches":[…]` `}\n`
     struct CompactFrame: Sendable {
+        /// The whole line.
+        var line: Range<Int>
         /// `{"type":"frame","device":…,"time":…`
         var header: Range<Int>
-        /// Its gesture objects (indices into ``compactGestures``).
+        /// Its gesture objects (indices into ``compactGestures``; each range is the object only).
         var gestures: Range<Int>
+        /// Where the gestures part ends (the header's end when it has none): the line up to here
+        /// and `}\n` is the line without touches.
+        var gesturesEnd: Int
         /// `[…]`, the changed touches, when touches were made and the frame has some.
         var touches: Range<Int>?
     }
@@ -351,29 +359,45 @@ public struct EncodedBatch: Sendable {
             let frameTime = f < frames.count ? frames[f].time.seconds : Double.infinity
             let time = min(gestureTime, frameTime)
             guard time.isFinite else { return }
-            let headerStart = compactBytes.count
+            let lineStart = compactBytes.count
             CompactFrameHeader.write(device: device, time: time, into: &compactBytes)
-            let header = headerStart..<compactBytes.count
+            let header = lineStart..<compactBytes.count
             let firstGesture = compactGestures.count
             while g < gestures.count && gestures[g].time == time {
+                compactBytes.append(contentsOf: compactGestures.count == firstGesture ? Self.gesturesKey : Self.comma)
                 let start = compactBytes.count
                 gestures[g].writeCompactObject(into: &compactBytes)
                 compactGestures.append(CompactGesture(bytes: start..<compactBytes.count, gesture: gestures[g].gesture))
                 g += 1
             }
+            if compactGestures.count > firstGesture { compactBytes.append(UInt8(ascii: "]")) }
+            let gesturesEnd = compactBytes.count
             var touchBytes: Range<Int>?
             if f < frames.count && frameTime == time {
                 let message = frames[f].wireMessage(device: device)
                 if message.hasCompactTouches {
+                    compactBytes.append(contentsOf: Self.touchesKey)
                     let start = compactBytes.count
                     message.writeCompactTouches(into: &compactBytes)
                     touchBytes = start..<compactBytes.count
                 }
                 f += 1
             }
-            compactFrames.append(CompactFrame(header: header, gestures: firstGesture..<compactGestures.count, touches: touchBytes))
+            if touchBytes == nil && compactGestures.count == firstGesture {
+                compactBytes.removeSubrange(lineStart...)   // only stationary touches: no line
+                continue
+            }
+            compactBytes.append(contentsOf: Self.lineEnd)
+            compactFrames.append(CompactFrame(line: lineStart..<compactBytes.count, header: header,
+                                              gestures: firstGesture..<compactGestures.count,
+                                              gesturesEnd: gesturesEnd, touches: touchBytes))
         }
     }
+
+    private static let gesturesKey = Array(",\"gestures\":[".utf8)
+    private static let touchesKey = Array(",\"touches\":".utf8)
+    private static let comma = [UInt8(ascii: ",")]
+    private static let lineEnd = Array("}\n".utf8)
 
     func start(ofLine index: Int) -> Int { index == 0 ? 0 : lines[index - 1].end }
 
@@ -382,7 +406,19 @@ public struct EncodedBatch: Sendable {
     func writeCompact(_ range: Range<Int>, device: String, node: String?, for subscription: Subscription, into buffer: inout ByteBuffer) {
         let touchesWanted = subscription.wantsTouches(device: device, node: node)
         guard touchesWanted || subscription.wants(device: device, node: node) else { return }
+        let allGestures = subscription.gestures == nil
         for frame in compactFrames[range] {
+            let all = allGestures || frame.gestures.allSatisfy { subscription.wants(gesture: compactGestures[$0].gesture, device: device, node: node) }
+            if all {
+                // The line as made, or without its touches.
+                if frame.touches == nil || touchesWanted {
+                    buffer.writeBytes(compactBytes[frame.line])
+                } else if !frame.gestures.isEmpty {
+                    buffer.writeBytes(compactBytes[frame.line.lowerBound..<frame.gesturesEnd])
+                    buffer.writeStaticString("}\n")
+                }
+                continue
+            }
             var opened = false
             for k in frame.gestures where subscription.wants(gesture: compactGestures[k].gesture, device: device, node: node) {
                 if opened {

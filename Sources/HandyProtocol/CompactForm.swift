@@ -20,14 +20,22 @@ extension GestureEvent {
     /// positions (`centroidMm`, `translationMm`, `positionMm`, the region's `polygonMm`): the
     /// normalised value times the device's `widthMm`/`heightMm` gives them to within 0.1 mm (the
     /// region's corners, normalised to 3 decimals, to within a thousandth of the display's size).
+    /// A `changed` object carries `hand`, `handConfidence` and `clearSide` only with `occlusion`:
+    /// the region is sent again whenever the hand changes, and in between `clearSide` is the kept
+    /// region's, so they are the ones last sent for the gesture.
     public func writeCompactObject(into bytes: inout [UInt8]) {
+        let carriesHand = phase != .changed || occlusion != nil
         // The full line's bound covers the object: it has a subset of the line's fields.
         JSONWriter.append(to: &bytes, bound: maximumLineBytes) { w in
             w.field("{\"gesture\":", name: gesture.literal)
             w.field(",\"phase\":", name: phase.literal)
             w.field(",\"id\":", id)
             w.field(",\"centroid\":", centroid)
-            if let clearSide { w.field(",\"clearSide\":", name: clearSide.literal) }
+            if carriesHand {
+                if let clearSide { w.field(",\"clearSide\":", name: clearSide.literal) }
+                if let hand { w.field(",\"hand\":", name: hand.literal) }
+                w.field(",\"handConfidence\":", handConfidence)
+            }
             if let direction { w.field(",\"direction\":", name: direction.literal) }
             w.field(",\"duration\":", duration)
             if let edge { w.field(",\"edge\":", name: edge.literal) }
@@ -35,8 +43,6 @@ extension GestureEvent {
             w.field(",\"glideMm\":", glideMm)
             w.field(",\"glideRotation\":", glideRotation)
             w.field(",\"glideScale\":", glideScale)
-            if let hand { w.field(",\"hand\":", name: hand.literal) }
-            w.field(",\"handConfidence\":", handConfidence)
             if let occlusion {
                 w.raw(",\"occlusion\":{\"polygon\":")
                 w.points(occlusion.polygon)

@@ -132,6 +132,32 @@ import Testing
         #expect(resent >= 3 && held >= 3, "resent \(resent), held \(held)")
     }
 
+    /// The compact wire form leaves the hand out of a `changed` event without a region
+    /// (docs/PROTOCOL.md "frame (compact form)"): that holds only while the hand, its confidence
+    /// and the clear side change nowhere else, on every gesture.
+    @Test func theHandChangesOnlyWithTheRegion() {
+        let streams = [Self.pinch(),
+                       [Finger.line(id: 0, (100, 50), (100, 20), down: 0, up: 0.5, move: 0.05, 0.45)],
+                       [Finger.line(id: 0, (60, 80), (120, 60), down: 0, up: 0.8, move: 0.05, 0.7),
+                        Finger.line(id: 1, (90, 40), (150, 30), down: 0.02, up: 0.8, move: 0.06, 0.7)],
+                       [Finger.arc(id: 0, center: (100, 60), radius: { 15 + 15 * $0 }, from: Double.pi - 0.9, to: Double.pi + 0.6, down: 0, up: 0.7, move: 0.05, 0.6),
+                        Finger.arc(id: 1, center: (100, 60), radius: { 15 + 15 * $0 }, from: -0.9, to: 0.6, down: 0, up: 0.7, move: 0.05, 0.6)]]
+        var checked = Set<GestureKind>()
+        for fingers in streams {
+            var sent: [UInt64: (Hand?, Double?, Side?)] = [:]
+            for e in run(fingers) {
+                if e.phase == .changed && e.occlusion == nil {
+                    guard let last = sent[e.id] else { Issue.record("\(e.gesture) \(e.id): changed before a hand was sent"); continue }
+                    #expect(e.hand == last.0 && e.handConfidence == last.1 && e.clearSide == last.2, "\(e.gesture) at \(e.time)")
+                    checked.insert(e.gesture)
+                } else {
+                    sent[e.id] = (e.hand, e.handConfidence, e.clearSide)
+                }
+            }
+        }
+        #expect(checked.isSuperset(of: [.pinch, .rotate, .pan, .touchPan]), "checked \(checked)")
+    }
+
     static func distance(_ p: WirePoint, toOutlineOf polygon: [WirePoint]) -> Double {
         var best = Double.infinity
         for i in 0..<polygon.count {

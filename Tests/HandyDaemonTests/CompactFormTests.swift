@@ -12,12 +12,13 @@ struct CompactFormTests {
     @Test func theCompactFormCarriesWhatTheFullFormDoes() throws {
         let demo = packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
         let expected = try ExpectedOutput(recordingPath: demo)
-        let daemon = try DaemonProcess(arguments: ["--replay", demo, "--speed", "4", "--wait-clients", "3"])
+        let daemon = try DaemonProcess(arguments: ["--replay", demo, "--speed", "4", "--wait-clients", "4"])
         let full = try LineClient(socketPath: daemon.socketPath)
         let compact = try LineClient(socketPath: daemon.socketPath)
         let pinches = try LineClient(socketPath: daemon.socketPath)
+        let gesturesOnly = try LineClient(socketPath: daemon.socketPath)
         var size = (width: 0.0, height: 0.0)
-        for client in [full, compact, pinches] {
+        for client in [full, compact, pinches, gesturesOnly] {
             guard case .hello(let hello) = try client.readMessage(), let device = hello.devices.first,
                   let width = device.widthMm, let height = device.heightMm else { Issue.record("no hello with a display size"); return }
             size = (width, height)
@@ -32,6 +33,7 @@ struct CompactFormTests {
         #expect(error["code"] as? String == ServerErrorCode.unknownForm.rawValue)
         try compact.send(#"{"type":"subscribe","form":"compact"}"# + "\n")
         try pinches.send(#"{"type":"subscribe","form":"compact","gestures":["pinch"]}"# + "\n")
+        try gesturesOnly.send(#"{"type":"subscribe","form":"compact"}"# + "\n")
         try full.send(#"{"type":"subscribe","touches":true}"# + "\n")
 
         // The full client reads the whole replay; what the others got before their status reply
@@ -51,6 +53,7 @@ struct CompactFormTests {
 
         let compactLines = try Self.linesUntilStatus(compact)
         let pinchLines = try Self.linesUntilStatus(pinches)
+        let gestureLines = try Self.linesUntilStatus(gesturesOnly)
 
         // Flattened: every gesture object with its line's device and time; touches per line.
         var compactGestures: [Object] = []
@@ -68,11 +71,25 @@ struct CompactFormTests {
             if let touches = line["touches"] as? [Object] { compactTouches.append((time, touches)) }
         }
 
-        // Gestures: the same events in the same order, each the full line minus its mm twins.
+        // Gestures: the same events in the same order, each the full line minus its mm twins, and
+        // a `changed` one without a region also minus the hand, which is the one last sent.
         #expect(compactGestures.count == fullGestures.count)
+        var lastHand: [Int: [String: Any]] = [:]
+        var handsLeftOut = 0
         for (c, f) in zip(compactGestures, fullGestures) {
             var f = f
             f["type"] = nil
+            let handFields = ["hand", "handConfidence", "clearSide"]
+            let id = f["id"] as? Int ?? -1
+            if f["phase"] as? String == "changed" && f["occlusion"] == nil {
+                let sent = try #require(lastHand[id], "a changed event before any hand was sent for \(id)")
+                #expect(NSDictionary(dictionary: f.filter { handFields.contains($0.key) }).isEqual(to: sent),
+                        "the hand held for gesture \(id) is not the full line's: \(f)")
+                for k in handFields { f[k] = nil }
+                handsLeftOut += 1
+            } else {
+                lastHand[id] = f.filter { handFields.contains($0.key) }
+            }
             for (normalised, mm) in [("centroid", "centroidMm"), ("translation", "translationMm"), ("position", "positionMm")] {
                 try Self.expectTwins(c[normalised], f[mm], size: size, toleranceMm: 0.1)
                 f[mm] = nil
@@ -89,6 +106,8 @@ struct CompactFormTests {
             }
             #expect(NSDictionary(dictionary: c).isEqual(to: f), "compact \(c) against full \(f)")
         }
+
+        #expect(handsLeftOut > 100, "the demo has changed events between regions")
 
         // Touches: each full frame's touches that are not stationary, without xMm/yMm, at its time.
         let fullChanged = fullTouches.map { line in
@@ -110,6 +129,11 @@ struct CompactFormTests {
                 #expect(NSDictionary(dictionary: ct).isEqual(to: ft), "compact \(ct) against full \(ft)")
             }
         }
+
+        // Without touches: the same gesture objects, and no line for a moment without a gesture.
+        #expect(gestureLines.allSatisfy { $0["touches"] == nil && ($0["gestures"] as? [Any])?.isEmpty == false })
+        #expect(NSArray(array: gestureLines.flatMap { $0["gestures"] as? [Object] ?? [] })
+                    .isEqual(to: compactLines.flatMap { $0["gestures"] as? [Object] ?? [] }))
 
         // A filter applies inside a frame line: only pinch objects, and no line without one.
         let pinchObjects = pinchLines.flatMap { $0["gestures"] as? [Object] ?? [] }

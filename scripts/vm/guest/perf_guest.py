@@ -140,7 +140,7 @@ class Subscriber(threading.Thread):
                     elif line.startswith(b'{"type":"gesture"'):
                         self.gestures += 1
                     elif line.startswith(b'{"type":"frame"'):   # the compact form: a moment's gestures and touches
-                        self.frames += b'"touches":[' in line
+                        self.frames += b'"touches":[{"id"' in line
                         self.gestures += line.count(b'{"gesture":')
                     elif b'"added"' in line:
                         self.devices.append(json.loads(line)["device"].get("path"))
