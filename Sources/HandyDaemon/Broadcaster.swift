@@ -33,6 +33,11 @@ public final class Broadcaster: @unchecked Sendable {
     let startedAt = MonotonicInstant.now()
 
     private var clients: [ObjectIdentifier: ClientConnection] = [:]
+    /// The clients grouped by subscription, and a buffer per group, kept by
+    /// ``subscriptionsChanged()`` so that ``publish(_:)`` makes no arrays per batch.
+    private var groupSubscriptions: [Subscription] = []
+    private var groupMembers: [[ClientConnection]] = []
+    private var groupBuffers: [ByteBuffer] = []
     private var devices: [DeviceInfo] = []
     private(set) var counters = DaemonCounters()
     private var subscribedClients = 0
@@ -114,18 +119,16 @@ public final class Broadcaster: @unchecked Sendable {
         // Clients with the same subscription get the same bytes: each distinct subscription's
         // lines for this batch go into one buffer, and each client gets ONE write and one flush
         // per batch, instead of one NIO write per line per client (10-20 % less event-loop CPU,
-        // measured in docs/PERFORMANCE.md section 2).
-        var subscriptions: [Subscription] = []
-        var members: [[ClientConnection]] = []
-        for client in clients.values {
-            if let i = subscriptions.firstIndex(of: client.subscription) {
-                members[i].append(client)
-            } else {
-                subscriptions.append(client.subscription)
-                members.append([client])
-            }
+        // measured in docs/PERFORMANCE.md section 2). The groups are kept between batches.
+        let subscriptions = groupSubscriptions
+        let members = groupMembers
+        var batches: [ByteBuffer] = []
+        swap(&batches, &groupBuffers)
+        defer {
+            // Only the channels keep this batch's bytes; the array is kept for the next batch.
+            for i in batches.indices { batches[i] = ByteBuffer() }
+            swap(&batches, &groupBuffers)
         }
-        var batches = [ByteBuffer](repeating: ByteBuffer(), count: subscriptions.count)
         var line: [UInt8] = []
         for item in batch.items {
             switch item {
@@ -149,7 +152,7 @@ public final class Broadcaster: @unchecked Sendable {
                 // A filter may name the kernel node instead of the id.
                 let node = devices.first { $0.id == device }?.node
                 for i in subscriptions.indices {
-                    if usesCompactLines(subscriptions[i], batch) {
+                    if Self.usesCompactLines(subscriptions[i].form, hasFull: batch.hasFull, hasCompact: batch.hasCompact) {
                         batch.writeCompact(frames, device: device, node: node, for: subscriptions[i], into: &batches[i])
                         continue
                     }
@@ -171,7 +174,8 @@ public final class Broadcaster: @unchecked Sendable {
         }
         for i in batches.indices where batches[i].readableBytes > 0 {
             // A client that never subscribed did not ask for the batch encoded before it connected.
-            let fallback = usesCompactLines(subscriptions[i], batch) != (subscriptions[i].form == .compact)
+            let form = subscriptions[i].form
+            let fallback = Self.usesCompactLines(form, hasFull: batch.hasFull, hasCompact: batch.hasCompact) != (form == .compact)
             for client in members[i] where !fallback || client.hasSubscribed {
                 client.enqueue(batches[i])
                 client.flush()
@@ -179,18 +183,30 @@ public final class Broadcaster: @unchecked Sendable {
         }
     }
 
-    /// Whether `subscription` gets `batch`'s compact lines. A subscription that just changed form
-    /// may meet a batch encoded before: it gets the form the batch has (docs/PROTOCOL.md
-    /// "frame (compact form)").
-    private func usesCompactLines(_ subscription: Subscription, _ batch: EncodedBatch) -> Bool {
-        subscription.form == .compact ? batch.hasCompact || !batch.hasFull : !batch.hasFull && batch.hasCompact
+    /// Whether a subscription of `form` gets a batch's compact lines. A subscription that just
+    /// changed form may meet a batch encoded before: it gets the form the batch has
+    /// (docs/PROTOCOL.md "frame (compact form)"). Static, on the flags: a batch passed by value is
+    /// retained array by array.
+    private static func usesCompactLines(_ form: WireForm, hasFull: Bool, hasCompact: Bool) -> Bool {
+        form == .compact ? hasCompact || !hasFull : !hasFull && hasCompact
     }
 
-    /// Which forms, and touches in which, the clients receive, kept for ``encode(_:)`` on the
-    /// input thread. With no client the full form is made, as it was before forms existed (a
+    /// Groups the clients by subscription for ``publish(_:)``, and keeps which forms, and touches
+    /// in which, the clients receive for ``encode(_:)`` on the input thread. With no client the full form is made, as it was before forms existed (a
     /// client that connects then gets the batch in flight).
     func subscriptionsChanged() {
         eventLoop.preconditionInEventLoop()
+        groupSubscriptions.removeAll()
+        groupMembers.removeAll()
+        for client in clients.values {
+            if let i = groupSubscriptions.firstIndex(of: client.subscription) {
+                groupMembers[i].append(client)
+            } else {
+                groupSubscriptions.append(client.subscription)
+                groupMembers.append([client])
+            }
+        }
+        groupBuffers = [ByteBuffer](repeating: ByteBuffer(), count: groupSubscriptions.count)
         var wanted = EncodedForms(full: clients.isEmpty, fullTouches: false, compact: false, compactTouches: false)
         for client in clients.values {
             switch client.subscription.form {
@@ -282,22 +298,29 @@ public struct EncodedBatch: Sendable {
         var gesture: GestureKind
     }
 
-    private(set) var items: [Item] = []
-    private(set) var bytes: [UInt8] = []
-    private(set) var lines: [Line] = []
-    private(set) var compactBytes: [UInt8] = []
-    private(set) var compactFrames: [CompactFrame] = []
-    private(set) var compactGestures: [CompactGesture] = []
+    let items: [Item]
+    let bytes: [UInt8]
+    let lines: [Line]
+    let compactBytes: [UInt8]
+    let compactFrames: [CompactFrame]
+    let compactGestures: [CompactGesture]
     /// Whether each form was made.
     let hasFull: Bool
     let hasCompact: Bool
     /// Frames in which something changed, and gesture events: the status counters.
-    private(set) var frames: UInt64 = 0
-    private(set) var events: UInt64 = 0
+    let frames: UInt64
+    let events: UInt64
 
     init(_ notices: [InputNotice], forms: EncodedForms) {
-        hasFull = forms.full
-        hasCompact = forms.compact
+        // Built in locals and stored at the end: built in place, the struct was copied once.
+        var items: [Item] = []
+        var bytes: [UInt8] = []
+        var lines: [Line] = []
+        var compactBytes: [UInt8] = []
+        var compactFrames: [CompactFrame] = []
+        var compactGestures: [CompactGesture] = []
+        var frames: UInt64 = 0
+        var events: UInt64 = 0
         // Sized once: grown line by line, the copies and reallocations cost a tenth of the encoding.
         var gestureCount = 0
         var frameCount = 0
@@ -337,18 +360,32 @@ public struct EncodedBatch: Sendable {
                         lines.append(Line(end: bytes.count, gesture: output.gestures[k].gesture))
                     }
                 }
-                if forms.compact { appendCompact(output, device: device, touches: forms.compactTouches) }
+                if forms.compact {
+                    Self.appendCompact(output, device: device, touches: forms.compactTouches,
+                                       bytes: &compactBytes, frames: &compactFrames, gestures: &compactGestures)
+                }
                 events += UInt64(output.gestures.count)
                 if lines.count > first || compactFrames.count > firstFrame {
                     items.append(.lines(device: device, first..<lines.count, frames: firstFrame..<compactFrames.count))
                 }
             }
         }
+        self.items = items
+        self.bytes = bytes
+        self.lines = lines
+        self.compactBytes = compactBytes
+        self.compactFrames = compactFrames
+        self.compactGestures = compactGestures
+        self.frames = frames
+        self.events = events
+        hasFull = forms.full
+        hasCompact = forms.compact
     }
 
     /// The compact frames of one output: the gesture events and changed frames merged by time,
     /// one frame line per time (a frame's events share its time; a timer's event has its own).
-    private mutating func appendCompact(_ output: PipelineOutput, device: String, touches: Bool) {
+    private static func appendCompact(_ output: PipelineOutput, device: String, touches: Bool, bytes compactBytes: inout [UInt8],
+                                      frames compactFrames: inout [CompactFrame], gestures compactGestures: inout [CompactGesture]) {
         var g = 0
         var f = 0
         let gestures = output.gestures

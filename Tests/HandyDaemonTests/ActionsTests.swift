@@ -38,7 +38,9 @@ struct ActionsTests {
         let logPath: String
         init(config: String, socket: String, directory: URL) throws {
             logPath = directory.appendingPathComponent("actions.log").path
-            FileManager.default.createFile(atPath: logPath, contents: nil)
+            guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
+                throw HarnessError("cannot create the actions log \(logPath)")
+            }
             process.executableURL = URL(fileURLWithPath: ActionsTests.handyctl)
             process.arguments = ["actions", "--socket", socket, "--log-level", "debug", config]
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
