@@ -79,20 +79,9 @@ extension TouchesMessage {
             w.byte(UInt8(ascii: "["))
             var first = true
             for t in touches where t.phase != "stationary" {
-                w.raw(first ? "{\"id\":" : ",{\"id\":")
+                if !first { w.byte(UInt8(ascii: ",")) }
                 first = false
-                w.integer(t.id)
-                w.field(",\"majorMm\":", t.majorMm)
-                w.field(",\"minorMm\":", t.minorMm)
-                w.field(",\"orientation\":", t.orientation)
-                w.field(",\"phase\":", t.phase)
-                w.field(",\"pressure\":", t.pressure)
-                w.field(",\"tool\":", t.tool)
-                w.field(",\"vxMm\":", t.vxMm)
-                w.field(",\"vyMm\":", t.vyMm)
-                w.field(",\"x\":", t.x)
-                w.field(",\"y\":", t.y)
-                w.byte(UInt8(ascii: "}"))
+                w.touch(t, mm: false)
             }
             w.byte(UInt8(ascii: "]"))
         }

@@ -419,6 +419,26 @@ extension WireTouch {
     }
 }
 
+extension JSONWriter {
+    /// One touch's object; `mm`: with `xMm`/`yMm` (the full form) or without (the compact form).
+    mutating func touch(_ t: WireTouch, mm: Bool) {
+        field("{\"id\":", t.id)
+        field(",\"majorMm\":", t.majorMm)
+        field(",\"minorMm\":", t.minorMm)
+        field(",\"orientation\":", t.orientation)
+        field(",\"phase\":", t.phase)
+        field(",\"pressure\":", t.pressure)
+        field(",\"tool\":", t.tool)
+        field(",\"vxMm\":", t.vxMm)
+        field(",\"vyMm\":", t.vyMm)
+        field(",\"x\":", t.x)
+        if mm { field(",\"xMm\":", t.xMm) }
+        field(",\"y\":", t.y)
+        if mm { field(",\"yMm\":", t.yMm) }
+        byte(UInt8(ascii: "}"))
+    }
+}
+
 extension TouchesMessage {
     /// Appends `{"type":"touches","device":…,"time":…,"touches":[…]}\n`.
     func writeLine(into bytes: inout [UInt8]) {
@@ -431,20 +451,7 @@ extension TouchesMessage {
             w.raw(",\"touches\":[")
             for (i, t) in touches.enumerated() {
                 if i > 0 { w.byte(UInt8(ascii: ",")) }
-                w.field("{\"id\":", t.id)
-                w.field(",\"majorMm\":", t.majorMm)
-                w.field(",\"minorMm\":", t.minorMm)
-                w.field(",\"orientation\":", t.orientation)
-                w.field(",\"phase\":", t.phase)
-                w.field(",\"pressure\":", t.pressure)
-                w.field(",\"tool\":", t.tool)
-                w.field(",\"vxMm\":", t.vxMm)
-                w.field(",\"vyMm\":", t.vyMm)
-                w.field(",\"x\":", t.x)
-                w.field(",\"xMm\":", t.xMm)
-                w.field(",\"y\":", t.y)
-                w.field(",\"yMm\":", t.yMm)
-                w.byte(UInt8(ascii: "}"))
+                w.touch(t, mm: true)
             }
             w.raw("]}\n")
         }

@@ -62,7 +62,7 @@ struct CompactFormTests {
             #expect(line["type"] as? String == "frame")
             #expect(line["gestures"] != nil || line["touches"] != nil, "a frame line carries something")
             let time = try #require(line["time"] as? Double)
-            for var g in line["gestures"] as? [Object] ?? [] {
+            for var g in Self.gestures(line) {
                 #expect(g["device"] == nil && g["time"] == nil && g["type"] == nil)
                 g["device"] = line["device"]
                 g["time"] = line["time"]
@@ -96,7 +96,7 @@ struct CompactFormTests {
             }
             if var region = f["occlusion"] as? Object {
                 let corners = try #require(c["occlusion"] as? Object)["polygon"] as? [Any] ?? []
-                let cornersMm = region["polygonMm"] as? [Any] ?? []
+                let cornersMm = (region["polygonMm"] as? [Any]) ?? []
                 #expect(corners.count == cornersMm.count && corners.count >= 3)
                 for (n, mm) in zip(corners, cornersMm) {
                     try Self.expectTwins(n, mm, size: size, toleranceMm: 0.1 + 0.001 * max(size.width, size.height))
@@ -112,7 +112,7 @@ struct CompactFormTests {
         // Touches: each full frame's touches that are not stationary, without xMm/yMm, at its time.
         let fullChanged = fullTouches.map { line in
             (time: line["time"] as? Double ?? .nan,
-             touches: (line["touches"] as? [Object] ?? []).filter { $0["phase"] as? String != "stationary" })
+             touches: ((line["touches"] as? [Object]) ?? []).filter { $0["phase"] as? String != "stationary" })
         }
         #expect(fullChanged.contains { c in (fullTouches.first { $0["time"] as? Double == c.time }?["touches"] as? [Any])?.count ?? 0 > c.touches.count },
                 "the demo has stationary touches for the compact form to leave out")
@@ -132,15 +132,18 @@ struct CompactFormTests {
 
         // Without touches: the same gesture objects, and no line for a moment without a gesture.
         #expect(gestureLines.allSatisfy { $0["touches"] == nil && ($0["gestures"] as? [Any])?.isEmpty == false })
-        #expect(NSArray(array: gestureLines.flatMap { $0["gestures"] as? [Object] ?? [] })
-                    .isEqual(to: compactLines.flatMap { $0["gestures"] as? [Object] ?? [] }))
+        #expect(NSArray(array: gestureLines.flatMap(Self.gestures))
+                    .isEqual(to: compactLines.flatMap(Self.gestures)))
 
         // A filter applies inside a frame line: only pinch objects, and no line without one.
-        let pinchObjects = pinchLines.flatMap { $0["gestures"] as? [Object] ?? [] }
+        let pinchObjects = pinchLines.flatMap(Self.gestures)
         #expect(pinchLines.allSatisfy { $0["touches"] == nil && ($0["gestures"] as? [Any])?.isEmpty == false })
         #expect(pinchObjects.map { $0["id"] as? Int } == fullGestures.filter { $0["gesture"] as? String == "pinch" }.map { $0["id"] as? Int })
         #expect(pinchObjects.count > 4 && pinchObjects.allSatisfy { $0["gesture"] as? String == "pinch" })
     }
+
+    /// A frame line's gesture objects.
+    static func gestures(_ line: Object) -> [Object] { (line["gestures"] as? [Object]) ?? [] }
 
     static func object(_ line: String) throws -> Object {
         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? Object, "not an object: \(line)")
