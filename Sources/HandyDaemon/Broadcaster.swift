@@ -124,10 +124,15 @@ public final class Broadcaster: @unchecked Sendable {
         let members = groupMembers
         var batches: [ByteBuffer] = []
         swap(&batches, &groupBuffers)
+        if batches.count != subscriptions.count {
+            batches = [ByteBuffer](repeating: ByteBuffer(), count: subscriptions.count)
+        }
         defer {
-            // Only the channels keep this batch's bytes; the array is kept for the next batch.
+            // Only the channels keep this batch's bytes; the array is kept for the next batch,
+            // unless the groups changed meanwhile (a client whose write failed was unregistered
+            // from inside `flush`): then they came with their own buffers.
             for i in batches.indices { batches[i] = ByteBuffer() }
-            swap(&batches, &groupBuffers)
+            if groupBuffers.isEmpty && batches.count == groupSubscriptions.count { swap(&batches, &groupBuffers) }
         }
         var line: [UInt8] = []
         for item in batch.items {
@@ -192,8 +197,9 @@ public final class Broadcaster: @unchecked Sendable {
     }
 
     /// Groups the clients by subscription for ``publish(_:)``, and keeps which forms, and touches
-    /// in which, the clients receive for ``encode(_:)`` on the input thread. With no client the full form is made, as it was before forms existed (a
-    /// client that connects then gets the batch in flight).
+    /// in which, the clients receive for ``encode(_:)`` on the input thread. With no client the
+    /// full form is made, as it was before forms existed (a client that connects then gets the
+    /// batch in flight).
     func subscriptionsChanged() {
         eventLoop.preconditionInEventLoop()
         groupSubscriptions.removeAll()
