@@ -9,10 +9,10 @@ public enum WireForm: String, Codable, Hashable, Sendable, CaseIterable {
     case compact
 }
 
-// The compact form's pieces. The daemon writes them once per batch on the input thread and
-// assembles each subscription's `frame` lines from them (a subscription may want only some of a
-// moment's gestures): `{"type":"frame","device":…,"time":…` + `,"gestures":[` objects `]` +
-// `,"touches":` array + `}\n`.
+// The compact form's pieces. The daemon writes each `frame` line whole, once per batch on the
+// input thread: `{"type":"frame","device":…,"time":…` + `,"gestures":[` objects `]` +
+// `,"touches":` array + `}\n`; a subscription that wants only some of a moment's gestures, or no
+// touches, gets a line put together from those pieces.
 
 extension GestureEvent {
     /// Appends this event's object for a compact `frame` line: the fields of its `gesture` line
@@ -89,7 +89,7 @@ extension TouchesMessage {
 }
 
 /// Writes the opening of a compact `frame` line: `{"type":"frame","device":…,"time":…` (no
-/// closing brace: the daemon adds each subscription's gestures and touches, then `}\n`).
+/// closing brace: the gestures and touches follow, then `}\n`).
 public enum CompactFrameHeader {
     public static func write(device: String, time: Double, into bytes: inout [UInt8]) {
         JSONWriter.append(to: &bytes, bound: 40 + JSONWriter.maximumStringBytes(device) + JSONWriter.maximumNumberBytes) { w in

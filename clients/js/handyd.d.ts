@@ -7,7 +7,7 @@ export declare const PROTOCOL_VERSION: 1;
 export declare const MESSAGE_TYPES: readonly MessageType[];
 export declare const DEFAULT_RECONNECT: Readonly<Reconnect>;
 
-export type MessageType = "hello" | "device" | "gesture" | "touches" | "status" | "error" | "shutdown";
+export type MessageType = "hello" | "device" | "gesture" | "touches" | "frame" | "status" | "error" | "shutdown";
 
 /** A position normalised 0…1 on the display (x right, y down), or a vector in those units. */
 export interface Point { x: number; y: number }
@@ -94,12 +94,22 @@ export interface WireTouch {
   tool?: string;
 }
 export interface TouchesMessage { type: "touches"; device: string; time: number; touches: WireTouch[] }
+/** A gesture event in a compact `frame`: the `gesture` message without `type`, `device`, `time`
+ *  (the frame's), the mm twins of normalised points (times the device's widthMm/heightMm), and on
+ *  `changed` without `occlusion` the hand (the one last sent for its id). */
+export type CompactGesture =
+  Omit<GestureMessage, "type" | "device" | "time" | "centroidMm" | "positionMm" | "translationMm" | "occlusion">
+  & { occlusion?: { polygon: Point[] } };
+/** A touch in a compact `frame`: without xMm/yMm; stationary touches are left out. */
+export type CompactTouch = Omit<WireTouch, "xMm" | "yMm">;
+/** Only with `form: "compact"`: one device's moment (docs/PROTOCOL.md "frame (compact form)"). */
+export interface FrameMessage { type: "frame"; device: string; time: number; gestures?: CompactGesture[]; touches?: CompactTouch[] }
 export interface StatusMessage { type: "status"; clients: number; devices: number; drops: number; events: number; frames: number; uptime: number }
 export interface ErrorMessage { type: "error"; code: string; message: string }
 export interface ShutdownMessage { type: "shutdown"; reason: string }
 
 export type Message =
-  | HelloMessage | DeviceMessage | GestureMessage | TouchesMessage
+  | HelloMessage | DeviceMessage | GestureMessage | TouchesMessage | FrameMessage
   | StatusMessage | ErrorMessage | ShutdownMessage;
 
 /** What to receive; each field changes only itself (docs/PROTOCOL.md "subscribe"). */
@@ -107,6 +117,8 @@ export interface Subscription {
   gestures?: string[] | null;
   devices?: string[] | null;
   touches?: boolean;
+  /** "full" (default) or "compact": `frame` messages instead of `gesture` and `touches`. */
+  form?: "full" | "compact";
 }
 
 export interface Reconnect { initialDelayMs: number; maximumDelayMs: number }

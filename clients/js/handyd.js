@@ -15,8 +15,9 @@ export const DEFAULT_URL = "ws://127.0.0.1:7345";
 /** The protocol version this client reads (hello.protocol). */
 export const PROTOCOL_VERSION = 1;
 
-/** The message types of protocol 1. Others (added later within protocol 1) are skipped. */
-export const MESSAGE_TYPES = Object.freeze(["hello", "device", "gesture", "touches", "status", "error", "shutdown"]);
+/** The message types of protocol 1 (`frame` only with `form: "compact"`). Others (added later
+ *  within protocol 1) are skipped. */
+export const MESSAGE_TYPES = Object.freeze(["hello", "device", "gesture", "touches", "frame", "status", "error", "shutdown"]);
 
 /** Backoff between connection attempts, as HandyClient.Backoff: doubled after each failure. */
 export const DEFAULT_RECONNECT = Object.freeze({ initialDelayMs: 100, maximumDelayMs: 5000 });

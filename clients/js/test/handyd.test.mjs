@@ -150,6 +150,30 @@ test("the client receives hello, then exactly the pinch events the Unix socket c
   }
 });
 
+test("in the compact form the client receives the frames the Unix socket carries", { timeout: 60_000 }, async () => {
+  const port = await freePort();
+  const daemon = await new Daemon({ port, waitClients: 2 }).ready();
+  try {
+    const subscription = { gestures: ["pinch", "long-press"], form: "compact" };
+    const lastFrame = (m) => m.type === "frame" && (m.gestures ?? []).some((g) => lastOfDemo({ type: "gesture", ...g }));
+    const reference = unixMessages(daemon.socket, subscription, lastFrame);
+    const client = new HandydClient({ url: `ws://127.0.0.1:${port}`, subscription, reconnect: null, WebSocket });
+    const received = [];
+    for await (const message of client.messages()) {
+      received.push(message);
+      if (lastFrame(message)) break;
+    }
+    const frames = received.filter((m) => m.type === "frame");
+    assert.equal(received.filter((m) => m.type === "gesture").length, 0, "no full-form gesture lines");
+    assert.deepEqual(frames, (await reference).filter((m) => m.type === "frame"));
+    const pinches = frames.flatMap((f) => f.gestures).filter((g) => g.gesture === "pinch");
+    assert.ok(pinches.some((g) => g.phase === "began" && g.hand === "right"), "the demo's right-hand pinch, with its hand");
+    assert.ok(frames.every((f) => f.device === "replay:demo" && typeof f.time === "number" && f.touches === undefined));
+  } finally {
+    await daemon.stop();
+  }
+});
+
 test("status and subscribe on a live connection", { timeout: 60_000 }, async () => {
   const port = await freePort();
   // --wait-clients 2: the replay waits, so nothing but the replies arrives meanwhile.
