@@ -167,7 +167,8 @@ public struct SubscribeRequest: Codable, Hashable, Sendable {
     public var touches: Bool?
     /// The form of gestures and touches: a ``WireForm`` raw value (`full`, `compact`). A string,
     /// not the enum, so that a form this daemon does not know gets its own error
-    /// (`unknown-form`) while the rest of the request applies.
+    /// (`unknown-form`) while the rest of the request applies. HandyClient decodes the full form
+    /// only (it skips `frame` lines), so its subscriptions leave this nil.
     public var form: String?
     public init(gestures: [String]? = nil, devices: [String]? = nil, touches: Bool? = nil, form: String? = nil) {
         self.gestures = gestures; self.devices = devices; self.touches = touches; self.form = form
