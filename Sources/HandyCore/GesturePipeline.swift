@@ -60,6 +60,14 @@ extension TouchFrame {
     public func wireMessage(device: String) -> TouchesMessage {
         TouchesMessage(time: time.seconds, device: device, touches: touches.map { $0.wireTouch })
     }
+
+    /// The wire form of this frame, its touches made in `scratch` (emptied first): a caller that
+    /// encodes frame after frame keeps one array instead of allocating one per frame.
+    public func wireMessage(device: String, reusing scratch: inout [WireTouch]) -> TouchesMessage {
+        if !scratch.isEmpty { scratch.removeAll(keepingCapacity: true) }
+        for t in touches { scratch.append(t.wireTouch) }
+        return TouchesMessage(time: time.seconds, device: device, touches: scratch)
+    }
 }
 
 extension Touch {

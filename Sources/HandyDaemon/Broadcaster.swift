@@ -44,8 +44,14 @@ public final class Broadcaster: @unchecked Sendable {
     /// Called once when `subscribedClients` reaches the `--wait-clients` count.
     var onSubscribedClients: (count: Int, action: @Sendable () -> Void)?
     private var shuttingDown = false
-    /// Which forms the input thread encodes: read there (``encode(_:)``), written on the event loop.
-    private let formsWanted = NIOLockedValueBox(EncodedForms())
+    /// Which forms the input thread encodes (written on the event loop), and the arrays of a
+    /// published batch handed back for the next one: one lock per batch on each side.
+    private let inputSide = NIOLockedValueBox(InputSide())
+
+    private struct InputSide: Sendable {
+        var forms = EncodedForms()
+        var spare: EncodedBatch.Storage?
+    }
 
     public init(eventLoop: any EventLoop, limits: ServerLimits, version: String, logger: Logger) {
         self.eventLoop = eventLoop
@@ -103,13 +109,33 @@ public final class Broadcaster: @unchecked Sendable {
     /// thread (any thread): the event loop then only copies bytes. Each form is made only while
     /// some client receives it, and touches only while some client of that form subscribes to them.
     public func encode(_ notices: [InputNotice]) -> EncodedBatch {
-        EncodedBatch(notices, forms: formsWanted.withLockedValue { $0 })
+        // Swapped out, not copied: a copy retains and releases each of its arrays.
+        var spare: EncodedBatch.Storage?
+        let forms = inputSide.withLockedValue { side in
+            swap(&spare, &side.spare)
+            return side.forms
+        }
+        var storage = EncodedBatch.Storage()
+        if spare != nil { swap(&storage, &spare!) }
+        return EncodedBatch(notices, forms: forms, reusing: &storage)
+    }
+
+    /// Hands `batch`'s arrays back to the input thread to encode the next batch in. Made there and
+    /// freed here, each batch cost five allocations, among them the ~9 KB of its bytes, freed
+    /// across threads (docs/PERFORMANCE.md section 5). Only the channels keep its bytes (copied
+    /// into their buffers), so once the hop's closure is gone the arrays are the spare's alone.
+    private func recycle(_ batch: borrowing EncodedBatch) {
+        guard batch.bytes.capacity <= EncodedBatch.Storage.largestKeptBytes,
+              batch.compactBytes.capacity <= EncodedBatch.Storage.largestKeptBytes else { return }
+        var storage: EncodedBatch.Storage? = EncodedBatch.Storage(batch)
+        inputSide.withLockedValue { swap(&$0.spare, &storage) }
     }
 
     /// Publishes what the input thread produced (encoded there by ``encode(_:)``), in order.
     public func publish(_ batch: EncodedBatch) {
         eventLoop.preconditionInEventLoop()
         guard !shuttingDown else { return }
+        defer { recycle(batch) }
         counters.frames += batch.frames
         counters.events += batch.events
         // The backlog is judged before new data is added: what is still unwritten from earlier
@@ -224,7 +250,7 @@ public final class Broadcaster: @unchecked Sendable {
                 wanted.compactTouches = wanted.compactTouches || client.subscription.touches
             }
         }
-        formsWanted.withLockedValue { $0 = wanted }
+        inputSide.withLockedValue { $0.forms = wanted }
     }
 
     // MARK: shutdown
@@ -266,7 +292,7 @@ struct EncodedForms: Sendable, Equatable {
 /// another. Made on the input thread, so the event loop gets bytes: no gesture event crosses
 /// threads, and the event loop, which also serves the clients, does no encoding.
 public struct EncodedBatch: Sendable {
-    enum Item: Sendable {
+    enum Item: Sendable, Equatable {
         case added(DeviceInfo)
         case removed(DeviceInfo)
         /// These full lines (indices into ``lines``) and compact frames (indices into
@@ -274,7 +300,7 @@ public struct EncodedBatch: Sendable {
         case lines(device: String, Range<Int>, frames: Range<Int>)
     }
 
-    struct Line: Sendable {
+    struct Line: Sendable, Equatable {
         /// Where the line ends in ``bytes`` (it starts where the one before it ends).
         var end: Int
         /// The gesture of a gesture event; nil for a touches line.
@@ -285,7 +311,7 @@ public struct EncodedBatch: Sendable {
     /// copies it at once; one that wants part of it gets a line put together from its pieces.
     ///
     /// `{"type":"frame","device":…,"time":…` `,"gestures":[` objects `]` `,"touches":[…]` `}\n`
-    struct CompactFrame: Sendable {
+    struct CompactFrame: Sendable, Equatable {
         /// The whole line.
         var line: Range<Int>
         /// `{"type":"frame","device":…,"time":…`
@@ -299,7 +325,7 @@ public struct EncodedBatch: Sendable {
         var touches: Range<Int>?
     }
 
-    struct CompactGesture: Sendable {
+    struct CompactGesture: Sendable, Equatable {
         var bytes: Range<Int>
         var gesture: GestureKind
     }
@@ -310,6 +336,8 @@ public struct EncodedBatch: Sendable {
     let compactBytes: [UInt8]
     let compactFrames: [CompactFrame]
     let compactGestures: [CompactGesture]
+    /// Not read after encoding: kept to come back in the batch's ``Storage``.
+    let wireTouches: [WireTouch]
     /// Whether each form was made.
     let hasFull: Bool
     let hasCompact: Bool
@@ -317,14 +345,61 @@ public struct EncodedBatch: Sendable {
     let frames: UInt64
     let events: UInt64
 
-    init(_ notices: [InputNotice], forms: EncodedForms) {
-        // Built in locals and stored at the end: built in place, the struct was copied once.
+    /// A batch's arrays: those of a published batch are emptied and filled again by the next.
+    struct Storage: Sendable {
         var items: [Item] = []
         var bytes: [UInt8] = []
         var lines: [Line] = []
         var compactBytes: [UInt8] = []
         var compactFrames: [CompactFrame] = []
         var compactGestures: [CompactGesture] = []
+        /// Each frame's touches on their way to the encoder.
+        var wireTouches: [WireTouch] = []
+
+        init() {}
+
+        init(_ batch: borrowing EncodedBatch) {
+            items = batch.items
+            bytes = batch.bytes
+            lines = batch.lines
+            compactBytes = batch.compactBytes
+            compactFrames = batch.compactFrames
+            compactGestures = batch.compactGestures
+            wireTouches = batch.wireTouches
+        }
+
+        /// A replay catching up makes batches of 16 outputs (~80 KB); a live device's are ~9 KB.
+        /// Larger ones are not kept, so a burst does not stay in memory.
+        static let largestKeptBytes = 128 * 1024
+    }
+
+    init(_ notices: [InputNotice], forms: EncodedForms) {
+        var storage = Storage()
+        self.init(notices, forms: forms, reusing: &storage)
+    }
+
+    /// Encodes into the arrays of `storage` (left empty): those of a batch published before.
+    init(_ notices: [InputNotice], forms: EncodedForms, reusing storage: inout Storage) {
+        // Built in locals and stored at the end: built in place, the struct was copied once.
+        // Swapped out of the storage: copied, each array would be retained and released.
+        var items: [Item] = [], bytes: [UInt8] = [], lines: [Line] = []
+        var compactBytes: [UInt8] = [], compactFrames: [CompactFrame] = [], compactGestures: [CompactGesture] = []
+        var wireTouches: [WireTouch] = []
+        swap(&items, &storage.items)
+        swap(&bytes, &storage.bytes)
+        swap(&lines, &storage.lines)
+        swap(&compactBytes, &storage.compactBytes)
+        swap(&compactFrames, &storage.compactFrames)
+        swap(&compactGestures, &storage.compactGestures)
+        swap(&wireTouches, &storage.wireTouches)
+        // Emptied only when not empty already: each call is ~150 instructions (the generic
+        // replaceSubrange), and a form nobody receives leaves its arrays empty.
+        if !items.isEmpty { items.removeAll(keepingCapacity: true) }
+        if !bytes.isEmpty { bytes.removeAll(keepingCapacity: true) }
+        if !lines.isEmpty { lines.removeAll(keepingCapacity: true) }
+        if !compactBytes.isEmpty { compactBytes.removeAll(keepingCapacity: true) }
+        if !compactFrames.isEmpty { compactFrames.removeAll(keepingCapacity: true) }
+        if !compactGestures.isEmpty { compactGestures.removeAll(keepingCapacity: true) }
         var frames: UInt64 = 0
         var events: UInt64 = 0
         // Sized once: grown line by line, the copies and reallocations cost a tenth of the encoding.
@@ -355,7 +430,7 @@ public struct EncodedBatch: Sendable {
                 for frame in output.frames where frame.hasChanges {
                     frames += 1
                     guard forms.full && forms.fullTouches else { continue }
-                    JSONLines.encode(.touches(frame.wireMessage(device: device)), into: &bytes)
+                    JSONLines.encode(.touches(frame.wireMessage(device: device, reusing: &wireTouches)), into: &bytes)
                     lines.append(Line(end: bytes.count, gesture: nil))
                 }
                 if forms.full {
@@ -367,8 +442,8 @@ public struct EncodedBatch: Sendable {
                     }
                 }
                 if forms.compact {
-                    Self.appendCompact(output, device: device, touches: forms.compactTouches,
-                                       bytes: &compactBytes, frames: &compactFrames, gestures: &compactGestures)
+                    Self.appendCompact(output, device: device, touches: forms.compactTouches, bytes: &compactBytes,
+                                       frames: &compactFrames, gestures: &compactGestures, wireTouches: &wireTouches)
                 }
                 events += UInt64(output.gestures.count)
                 if lines.count > first || compactFrames.count > firstFrame {
@@ -382,6 +457,7 @@ public struct EncodedBatch: Sendable {
         self.compactBytes = compactBytes
         self.compactFrames = compactFrames
         self.compactGestures = compactGestures
+        self.wireTouches = wireTouches
         self.frames = frames
         self.events = events
         hasFull = forms.full
@@ -391,7 +467,8 @@ public struct EncodedBatch: Sendable {
     /// The compact frames of one output: the gesture events and changed frames merged by time,
     /// one frame line per time (a frame's events share its time; a timer's event has its own).
     private static func appendCompact(_ output: PipelineOutput, device: String, touches: Bool, bytes compactBytes: inout [UInt8],
-                                      frames compactFrames: inout [CompactFrame], gestures compactGestures: inout [CompactGesture]) {
+                                      frames compactFrames: inout [CompactFrame], gestures compactGestures: inout [CompactGesture],
+                                      wireTouches: inout [WireTouch]) {
         var g = 0
         var f = 0
         let gestures = output.gestures
@@ -417,7 +494,7 @@ public struct EncodedBatch: Sendable {
             let gesturesEnd = compactBytes.count
             var touchBytes: Range<Int>?
             if f < frames.count && frameTime == time {
-                let message = frames[f].wireMessage(device: device)
+                let message = frames[f].wireMessage(device: device, reusing: &wireTouches)
                 if message.hasCompactTouches {
                     compactBytes.append(contentsOf: Self.touchesKey)
                     let start = compactBytes.count

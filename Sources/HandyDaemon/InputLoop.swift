@@ -29,15 +29,16 @@ public struct MonotonicInstant: Hashable, Comparable, Sendable {
 /// Something that produces device input for the ``InputLoop``: the replay of a recording, or the
 /// live touchscreens. Called only on the input thread.
 public protocol DeviceSource: AnyObject {
-    /// Descriptors to wait on for reading.
+    /// Descriptors to wait on for reading. Asked on every turn of the loop: a stored array, not
+    /// one built per call (an allocation per frame on a live device).
     var pollDescriptors: [Int32] { get }
     /// When the source must run even if no descriptor is readable (a replay's next event, a
     /// recognizer's timeout); nil = no timer, the loop may sleep until a descriptor wakes it.
     var wakeupTime: MonotonicInstant? { get }
     /// Starts: announces the devices already present.
     func start(now: MonotonicInstant, into notices: inout [InputNotice])
-    /// Runs after `readable` became readable or the wake-up time passed.
-    func service(now: MonotonicInstant, readable: Set<Int32>, into notices: inout [InputNotice])
+    /// Runs after `readable` (some of ``pollDescriptors``) became readable or the wake-up time passed.
+    func service(now: MonotonicInstant, readable: [Int32], into notices: inout [InputNotice])
     /// SIGHUP: re-read configuration (udev properties, thresholds) without dropping devices.
     func reload(now: MonotonicInstant, into notices: inout [InputNotice])
     /// A signal from the socket side (enough clients subscribed): a paused replay begins.
@@ -112,6 +113,9 @@ public final class InputLoop: @unchecked Sendable {
         var pollSet: [pollfd] = []
         // Where each source's descriptors sit in pollSet: its readable ones are read from there.
         var ranges = [Range<Int>](repeating: 0..<0, count: sources.count)
+        // Reused: a Set per source per turn was an allocation per frame; a source has a handful
+        // of descriptors, so `contains` on an array is as fast.
+        var mine: [Int32] = []
         while true {
             pollSet.removeAll(keepingCapacity: true)
             pollSet.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
@@ -157,8 +161,8 @@ public final class InputLoop: @unchecked Sendable {
 
             for (i, source) in sources.enumerated() {
                 let due = source.wakeupTime.map { $0 <= now } ?? false
-                var mine = Set<Int32>()
-                for entry in pollSet[ranges[i]] where entry.revents != 0 { mine.insert(entry.fd) }
+                if !mine.isEmpty { mine.removeAll(keepingCapacity: true) }
+                for entry in pollSet[ranges[i]] where entry.revents != 0 { mine.append(entry.fd) }
                 if due || !mine.isEmpty { source.service(now: now, readable: mine, into: &notices) }
             }
             flush(&notices)

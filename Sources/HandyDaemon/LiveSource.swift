@@ -45,10 +45,8 @@ public final class LiveSource: DeviceSource {
     /// Keyed by device node.
     private var devices: [String: OpenDevice] = [:] {
         // Polled on every turn of the input loop, changed only when a device comes or goes.
-        didSet { deviceDescriptors = devices.values.map { $0.evdev.fileDescriptor } }
+        didSet { pollDescriptors = [discovery.monitorFileDescriptor, inotify] + devices.values.map { $0.evdev.fileDescriptor } }
     }
-    /// The open devices' descriptors, kept with ``devices``.
-    private var deviceDescriptors: [Int32] = []
     /// Keyed by device node.
     private var unreadable: [String: UnreadableDevice] = [:]
     /// inotify instance watching the directories of the unreadable devices' nodes. The directory,
@@ -67,13 +65,13 @@ public final class LiveSource: DeviceSource {
         guard fd >= 0 else { throw DaemonError("inotify_init1: \(String(cString: strerror(errno)))") }
         inotify = fd
         self.logger = logger
+        pollDescriptors = [discovery.monitorFileDescriptor, fd]
     }
 
     deinit { Glibc.close(inotify) }
 
-    public var pollDescriptors: [Int32] {
-        [discovery.monitorFileDescriptor, inotify] + deviceDescriptors
-    }
+    /// The udev monitor, the inotify instance and the open devices, kept with ``devices``.
+    public private(set) var pollDescriptors: [Int32]
 
     public var wakeupTime: MonotonicInstant? {
         // Asked twice per turn of the input loop: a loop, not an array.
@@ -90,7 +88,7 @@ public final class LiveSource: DeviceSource {
         for device in found { open(device, into: &notices) }
     }
 
-    public func service(now: MonotonicInstant, readable: Set<Int32>, into notices: inout [InputNotice]) {
+    public func service(now: MonotonicInstant, readable: [Int32], into notices: inout [InputNotice]) {
         if readable.contains(discovery.monitorFileDescriptor) {
             while let event = discovery.receive() { handle(event, into: &notices) }
         }
@@ -98,12 +96,15 @@ public final class LiveSource: DeviceSource {
         for (node, device) in devices where readable.contains(device.evdev.fileDescriptor) {
             let status: DrainStatus
             let id = device.info.id
+            // Kept between turns: a turn of the loop reads one frame, most often.
+            var output = PipelineOutput()
+            swap(&output, &spareOutput)
+            defer { swap(&output, &spareOutput) }
             do {
                 status = try device.evdev.drain { event in
-                    var output = PipelineOutput()
                     device.pipeline.handle(event, into: &output)
                     // One notice per event keeps each frame's gestures right after that frame.
-                    if !output.isEmpty { notices.append(.output(device: id, output)) }
+                    if !output.isEmpty { notices.append(.output(device: id, Self.take(&output))) }
                 }
             } catch {
                 logger.error("read failed, closing device", metadata: ["device.path": "\(node)", "error": "\(error)"])
@@ -120,6 +121,22 @@ public final class LiveSource: DeviceSource {
             if !output.isEmpty { notices.append(.output(device: device.info.id, output)) }
         }
     }
+
+    /// Where the next frame's output is made, with room for its gesture events (see ``take(_:)``).
+    private var spareOutput = PipelineOutput()
+
+    /// Moves a frame's output out of `output` and leaves it empty with room for the next frame's
+    /// gesture events: a frame has ~4, and grown one by one from nothing the array was allocated
+    /// 2–3 times per frame (docs/PERFORMANCE.md section 5).
+    private static func take(_ output: inout PipelineOutput) -> PipelineOutput {
+        var taken = PipelineOutput()
+        swap(&taken, &output)
+        if !taken.gestures.isEmpty { output.gestures.reserveCapacity(Self.typicalGesturesPerFrame) }
+        return taken
+    }
+
+    /// Pinch, rotate, pan and a touch-pan per finger, changing together.
+    private static let typicalGesturesPerFrame = 4
 
     public func reload(now: MonotonicInstant, into notices: inout [InputNotice]) {
         for (node, device) in devices {

@@ -116,7 +116,7 @@ public final class ReplaySource: DeviceSource {
         if startedAt == nil { startedAt = now }
     }
 
-    public func service(now: MonotonicInstant, readable: Set<Int32>, into notices: inout [InputNotice]) {
+    public func service(now: MonotonicInstant, readable: [Int32], into notices: inout [InputNotice]) {
         guard startedAt != nil else { return }
         var output = PipelineOutput()
         let limit = notices.count + Self.maximumOutputsPerService

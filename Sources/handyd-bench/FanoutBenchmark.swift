@@ -260,18 +260,19 @@ final class PacedSource: DeviceSource {
 
     init(readFD: Int32, description: DeviceDescription, frames: [[InputEvent]], handoff: StampBuffer) {
         self.readFD = readFD
+        self.pollDescriptors = [readFD]
         self.info = DeviceInfo(id: "bench:paced", name: description.name)
         self.pipeline = GesturePipeline(deviceID: info.id, description: description)
         self.frames = frames
         self.handoff = handoff
     }
 
-    var pollDescriptors: [Int32] { [readFD] }
+    let pollDescriptors: [Int32]
     var wakeupTime: MonotonicInstant? { nil }
 
     func start(now: MonotonicInstant, into notices: inout [InputNotice]) { notices.append(.added(info)) }
 
-    func service(now: MonotonicInstant, readable: Set<Int32>, into notices: inout [InputNotice]) {
+    func service(now: MonotonicInstant, readable: [Int32], into notices: inout [InputNotice]) {
         var bytes = [UInt8](repeating: 0, count: 256)
         let n = read(readFD, &bytes, bytes.count)
         guard n > 0 else { return }
