@@ -99,6 +99,49 @@ import Testing
         }
     }
 
+    /// Strings are copied 8 bytes at a time up to the first 8 that may need escaping: a character
+    /// to escape at every position of every length, next to multi-byte UTF-8, escapes exactly.
+    @Test func stringsEscapeWhereverTheCharacterToEscapeSits() {
+        let escaped: [Character] = (0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) } + ["\"", "\\"]
+        var checked = 0
+        for length in 0...26 {
+            for filler in ["a", "é", "😀", "~"] {
+                let clean = String(repeating: filler, count: length)
+                var cases = [clean]
+                for position in 0...length {
+                    for c in escaped where position % 3 == 0 || c == "\"" || c == "\\" || c == "\u{1f}" || c == "\u{0}" {
+                        var chars = Array(clean)
+                        chars.insert(c, at: position)
+                        cases.append(String(chars))
+                    }
+                }
+                for device in cases {
+                    let m = ServerMessage.gesture(GestureEvent(gesture: .tap, phase: .recognized, id: 1, time: 1, device: device))
+                    let fast = JSONLines.encode(m), reference = JSONLines.encodeWithFoundation(m)
+                    #expect(fast == reference, "\(device.debugDescription): \(String(decoding: fast, as: UTF8.self))")
+                    if fast != reference { return }
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 1000)
+        // Each test of the word is exact: a word with one such byte anywhere is flagged, a clean one is not.
+        for position in 0..<8 {
+            for bad: UInt8 in Array(0..<0x20) + [0x22, 0x5C] {
+                for fill: UInt8 in [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x80, 0xC3, 0xFF] {
+                    var bytes = [UInt8](repeating: fill, count: 8)
+                    #expect(!JSONWriter.mayNeedEscaping(Self.word(bytes)), "\(bytes)")
+                    bytes[position] = bad
+                    #expect(JSONWriter.mayNeedEscaping(Self.word(bytes)), "\(bytes)")
+                }
+            }
+        }
+    }
+
+    static func word(_ bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+    }
+
     @Test func aMinimalGestureLine() {
         let g = GestureEvent(gesture: .tap, phase: .recognized, id: 3, time: 100.25, device: "event5")
         #expect(String(decoding: JSONLines.encode(.gesture(g)), as: UTF8.self)
