@@ -243,40 +243,46 @@ struct JSONWriter {
 
     mutating func string(_ s: String) {
         byte(UInt8(ascii: "\""))
-        var s = s
-        s.withUTF8 { u in
-            // Up to the first 8 bytes that may need escaping, copied at once: a device id is
-            // written on every line (~10 instructions per byte one by one, docs/PERFORMANCE.md).
-            var clean = 0
-            if u.count >= 8, let base = u.baseAddress {
-                while clean + 8 <= u.count,
-                      !Self.mayNeedEscaping(UnsafeRawPointer(base + clean).loadUnaligned(as: UInt64.self)) {
-                    clean += 8
-                }
-                if clean > 0 {
-                    cursor.update(from: base, count: clean)
-                    cursor += clean
-                }
-            }
-            for c in u[clean...] {
-                guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { byte(c); continue }
-                byte(UInt8(ascii: "\\"))
-                switch c {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): byte(c)
-                case 0x0A: byte(UInt8(ascii: "n"))
-                case 0x0D: byte(UInt8(ascii: "r"))
-                case 0x09: byte(UInt8(ascii: "t"))
-                case 0x08: byte(UInt8(ascii: "b"))
-                case 0x0C: byte(UInt8(ascii: "f"))
-                default:
-                    let hex: StaticString = "0123456789abcdef"
-                    raw("u00")
-                    byte(hex.utf8Start[Int(c >> 4)])
-                    byte(hex.utf8Start[Int(c & 0xF)])
-                }
-            }
+        // In place: `var s = s; s.withUTF8` retained and released the string for every field.
+        if s.utf8.withContiguousStorageIfAvailable({ escaped($0) }) == nil {
+            var s = s
+            s.withUTF8 { escaped($0) }
         }
         byte(UInt8(ascii: "\""))
+    }
+
+    /// `u` with JSON's escapes, without quotes.
+    @inline(__always) private mutating func escaped(_ u: UnsafeBufferPointer<UInt8>) {
+        // Up to the first 8 bytes that may need escaping, copied at once: a device id is
+        // written on every line (~10 instructions per byte one by one, docs/PERFORMANCE.md).
+        var clean = 0
+        if u.count >= 8, let base = u.baseAddress {
+            while clean + 8 <= u.count,
+                  !Self.mayNeedEscaping(UnsafeRawPointer(base + clean).loadUnaligned(as: UInt64.self)) {
+                clean += 8
+            }
+            if clean > 0 {
+                cursor.update(from: base, count: clean)
+                cursor += clean
+            }
+        }
+        for c in u[clean...] {
+            guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { byte(c); continue }
+            byte(UInt8(ascii: "\\"))
+            switch c {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): byte(c)
+            case 0x0A: byte(UInt8(ascii: "n"))
+            case 0x0D: byte(UInt8(ascii: "r"))
+            case 0x09: byte(UInt8(ascii: "t"))
+            case 0x08: byte(UInt8(ascii: "b"))
+            case 0x0C: byte(UInt8(ascii: "f"))
+            default:
+                let hex: StaticString = "0123456789abcdef"
+                raw("u00")
+                byte(hex.utf8Start[Int(c >> 4)])
+                byte(hex.utf8Start[Int(c & 0xF)])
+            }
+        }
     }
 }
 
