@@ -40,6 +40,8 @@ public struct GestureArena: Sendable {
     /// A list searched from the end, not a dictionary: a handful of gestures run at once, and
     /// hashing the id of every event cost more than the search.
     private var sentOcclusion: [SentRegion] = []
+    /// The region's working arrays, kept from one region to the next.
+    private var occlusionScratch = HandOcclusionModel.Scratch()
     /// A `changed` event carries the region again only when one of its contacts moved more than this
     /// along x or y (mm) since the region was last sent.
     static let occlusionResendMm = 2.0
@@ -194,7 +196,8 @@ public struct GestureArena: Sendable {
                 shape = known.shape
             } else {
                 shape = Self.occlusionShape(contacts: contacts, hand: hand, model: occlusionModel,
-                                            widthMm: context.displayWidthMm, heightMm: context.displayHeightMm)
+                                            widthMm: context.displayWidthMm, heightMm: context.displayHeightMm,
+                                            scratch: &occlusionScratch)
                 if let key { shapes.append((key, hand, shape)) }
             }
             guard let shape else { continue }
@@ -257,9 +260,11 @@ public struct GestureArena: Sendable {
     /// The region of `hand` for fingers at `contacts` (display mm); nil when nothing of it is on the display.
     /// Static, with what it reads passed in: as a method it was handed a copy of the whole arena.
     private static func occlusionShape(contacts: [PhysicalPoint], hand: Hand, model: HandOcclusionModel,
-                                       widthMm width: Double, heightMm height: Double) -> OcclusionShape? {
-        let hull = model.hull(contactsMm: contacts, hand: hand, displayWidthMm: width, displayHeightMm: height)
-        let polygon = HandOcclusionModel.clip(hull, width: width, height: height)
+                                       widthMm width: Double, heightMm height: Double,
+                                       scratch: inout HandOcclusionModel.Scratch) -> OcclusionShape? {
+        model.hull(contactsMm: contacts, hand: hand, displayWidthMm: width, displayHeightMm: height, into: &scratch)
+        HandOcclusionModel.clip(scratch.hull, width: width, height: height, into: &scratch)
+        let hull = scratch.hull, polygon = scratch.clipped
         guard !polygon.isEmpty else { return nil }
         let centroid = contacts.reduce(PhysicalPoint.zero, +) / Double(contacts.count)
         let clearSide: Side = hand == .unknown ? .unknown : HandOcclusionModel.clearSide(of: hull, at: centroid)

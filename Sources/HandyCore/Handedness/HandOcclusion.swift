@@ -44,7 +44,30 @@ public struct HandOcclusionModel: Hashable, Sendable {
     /// The covered region for fingers at `contactsMm` (display frame, mm) of `hand`, not clipped
     /// (the forearm runs past the display's bottom edge): corners in order, or none without contacts.
     public func hull(contactsMm: [PhysicalPoint], hand: Hand, displayWidthMm: Double, displayHeightMm: Double) -> [PhysicalPoint] {
-        guard !contactsMm.isEmpty, displayWidthMm > 0, displayHeightMm > 0 else { return [] }
+        var scratch = Scratch()
+        hull(contactsMm: contactsMm, hand: hand, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm, into: &scratch)
+        return scratch.hull
+    }
+
+    /// Arrays a caller keeps from one region to the next (the arena computes a region on most
+    /// frames of a moving hand): made once, emptied and filled again, instead of four allocations
+    /// per region.
+    public struct Scratch: Sendable {
+        /// The model's corners, then sorted for the hull.
+        var points: [PhysicalPoint] = []
+        /// The last ``HandOcclusionModel/hull(contactsMm:hand:displayWidthMm:displayHeightMm:into:)``.
+        public internal(set) var hull: [PhysicalPoint] = []
+        /// The last ``HandOcclusionModel/clip(_:width:height:into:)``, and its other buffer.
+        public internal(set) var clipped: [PhysicalPoint] = []
+        var spare: [PhysicalPoint] = []
+        public init() {}
+    }
+
+    /// ``hull(contactsMm:hand:displayWidthMm:displayHeightMm:)`` into `scratch.hull`.
+    public func hull(contactsMm: [PhysicalPoint], hand: Hand, displayWidthMm: Double, displayHeightMm: Double,
+                     into scratch: inout Scratch) {
+        scratch.hull.removeAll(keepingCapacity: true)
+        guard !contactsMm.isEmpty, displayWidthMm > 0, displayHeightMm > 0 else { return }
         let side: Double = switch hand {
         case .right: 1
         case .left: -1
@@ -56,6 +79,9 @@ public struct HandOcclusionModel: Hashable, Sendable {
         let palmDirection = side == 0 ? PhysicalPoint(x: 0, y: 1) : PhysicalPoint(x: side * cosine(palmAngle), y: sine(palmAngle))
         let palm = centroid + palmDirection * palmOffsetMm
         var points: [PhysicalPoint] = []
+        swap(&points, &scratch.points)
+        defer { swap(&points, &scratch.points) }
+        points.removeAll(keepingCapacity: true)
         points.reserveCapacity(circleCorners + 4 + 2 * contactsMm.count)
         let corners = Swift.max(circleCorners, 3)
         if corners == Self.unitCircle8.count {
@@ -79,8 +105,11 @@ public struct HandOcclusionModel: Hashable, Sendable {
         let reach = (displayWidthMm * displayWidthMm + displayHeightMm * displayHeightMm).squareRoot() + palmOffsetMm
         let across = PhysicalPoint(x: -direction.y, y: direction.x) * (forearmWidthMm / 2)
         let elbow = palm + direction * reach
-        points.append(contentsOf: [palm + across, palm - across, elbow + across, elbow - across])
-        return Self.convexHull(consume points)
+        points.append(palm + across)
+        points.append(palm - across)
+        points.append(elbow + across)
+        points.append(elbow - across)
+        Self.convexHull(sorting: &points, into: &scratch.hull)
     }
 
     /// ``hull(contactsMm:hand:displayWidthMm:displayHeightMm:)`` clipped to the display.
@@ -95,9 +124,9 @@ public struct HandOcclusionModel: Hashable, Sendable {
     public static func clearSide(of polygon: [PhysicalPoint], at centroid: PhysicalPoint) -> Side {
         let total = area(polygon)
         guard total > 1e-9 else { return .unknown }
-        let leftPart = area(clip(polygon, keeping: { $0.x <= centroid.x }, boundary: { a, b in
+        let leftPart = clippedArea(polygon, keeping: { $0.x <= centroid.x }, boundary: { a, b in
             intersect(a, b, x: centroid.x)
-        }))
+        })
         let rightPart = total - leftPart
         if Swift.abs(leftPart - rightPart) < 0.1 * total { return .unknown }
         return leftPart < rightPart ? .left : .right
@@ -127,9 +156,15 @@ public struct HandOcclusionModel: Hashable, Sendable {
     /// Andrew's monotone chain; clockwise on screen (y down), no corner that is collinear with its
     /// neighbours to within 1e-6 mm² (so a stream and its mirror image keep the same corners).
     static func convexHull(_ input: consuming [PhysicalPoint]) -> [PhysicalPoint] {
-        // In place and sized once: it runs for every region of every frame. `consuming`: the
-        // caller's array is sorted where it is, not copied first.
         var points = input
+        var hull: [PhysicalPoint] = []
+        convexHull(sorting: &points, into: &hull)
+        return hull
+    }
+
+    /// ``convexHull(_:)`` of `points` (sorted in place, not copied) into `hull` (emptied first).
+    static func convexHull(sorting points: inout [PhysicalPoint], into hull: inout [PhysicalPoint]) {
+        hull.removeAll(keepingCapacity: true)
         points.removeAll { !($0.x.isFinite && $0.y.isFinite) }
         // By x, then y: an insertion sort over the ~16 corners (the generic sort's closure calls
         // were 7 % of the pipeline's instructions).
@@ -145,11 +180,10 @@ public struct HandOcclusionModel: Hashable, Sendable {
                 b[j] = p
             }
         }
-        guard points.count >= 3 else { return points }
+        guard points.count >= 3 else { hull.append(contentsOf: points); return }
         func cross(_ o: PhysicalPoint, _ a: PhysicalPoint, _ b: PhysicalPoint) -> Double {
             (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
         }
-        var hull: [PhysicalPoint] = []
         hull.reserveCapacity(2 * points.count)
         for p in points {
             while hull.count >= 2 && cross(hull[hull.count - 2], hull[hull.count - 1], p) <= 1e-6 { hull.removeLast() }
@@ -163,25 +197,39 @@ public struct HandOcclusionModel: Hashable, Sendable {
             hull.append(p)
         }
         hull.removeLast()
-        return hull
     }
 
     /// `polygon` clipped to the display rectangle (Sutherland–Hodgman, four edges).
     /// An edge that no corner lies beyond is skipped: clipping against it would give back the same
     /// corners in the same order (most regions cross one or two edges: the forearm leaves the display).
     static func clip(_ polygon: [PhysicalPoint], width: Double, height: Double) -> [PhysicalPoint] {
-        var p = polygon
-        if p.contains(where: { !($0.x >= 0) }) { p = clip(p, keeping: { $0.x >= 0 }, boundary: { intersect($0, $1, x: 0) }) }
-        if p.contains(where: { !($0.x <= width) }) { p = clip(p, keeping: { $0.x <= width }, boundary: { intersect($0, $1, x: width) }) }
-        if p.contains(where: { !($0.y >= 0) }) { p = clip(p, keeping: { $0.y >= 0 }, boundary: { intersect($0, $1, y: 0) }) }
-        if p.contains(where: { !($0.y <= height) }) { p = clip(p, keeping: { $0.y <= height }, boundary: { intersect($0, $1, y: height) }) }
-        return p
+        var scratch = Scratch()
+        clip(polygon, width: width, height: height, into: &scratch)
+        return scratch.clipped
     }
 
-    private static func clip(_ polygon: [PhysicalPoint], keeping inside: (PhysicalPoint) -> Bool,
-                             boundary: (PhysicalPoint, PhysicalPoint) -> PhysicalPoint) -> [PhysicalPoint] {
-        guard !polygon.isEmpty else { return [] }
-        var out: [PhysicalPoint] = []
+    /// ``clip(_:width:height:)`` into `scratch.clipped`, through `scratch`'s two buffers.
+    static func clip(_ polygon: [PhysicalPoint], width: Double, height: Double, into scratch: inout Scratch) {
+        var p: [PhysicalPoint] = [], q: [PhysicalPoint] = []
+        swap(&p, &scratch.clipped)
+        swap(&q, &scratch.spare)
+        defer {
+            swap(&p, &scratch.clipped)
+            swap(&q, &scratch.spare)
+        }
+        p.removeAll(keepingCapacity: true)
+        p.append(contentsOf: polygon)
+        if p.contains(where: { !($0.x >= 0) }) { clip(p, keeping: { $0.x >= 0 }, boundary: { intersect($0, $1, x: 0) }, into: &q); swap(&p, &q) }
+        if p.contains(where: { !($0.x <= width) }) { clip(p, keeping: { $0.x <= width }, boundary: { intersect($0, $1, x: width) }, into: &q); swap(&p, &q) }
+        if p.contains(where: { !($0.y >= 0) }) { clip(p, keeping: { $0.y >= 0 }, boundary: { intersect($0, $1, y: 0) }, into: &q); swap(&p, &q) }
+        if p.contains(where: { !($0.y <= height) }) { clip(p, keeping: { $0.y <= height }, boundary: { intersect($0, $1, y: height) }, into: &q); swap(&p, &q) }
+    }
+
+    /// One edge of Sutherland–Hodgman: the part of `polygon` where `inside` holds, into `out` (emptied first).
+    static func clip(_ polygon: [PhysicalPoint], keeping inside: (PhysicalPoint) -> Bool,
+                             boundary: (PhysicalPoint, PhysicalPoint) -> PhysicalPoint, into out: inout [PhysicalPoint]) {
+        out.removeAll(keepingCapacity: true)
+        guard !polygon.isEmpty else { return }
         out.reserveCapacity(polygon.count + 4)
         var previous = polygon[polygon.count - 1]
         for current in polygon {
@@ -194,7 +242,36 @@ public struct HandOcclusionModel: Hashable, Sendable {
             }
             previous = current
         }
-        return out
+    }
+
+    /// `area(clip(polygon, keeping: inside, boundary: boundary))` without making the clipped
+    /// polygon: its corners are summed (shoelace) as clipping emits them, in the same order as
+    /// ``area(_:)`` sums them, so the result is the same to the last bit.
+    static func clippedArea(_ polygon: [PhysicalPoint], keeping inside: (PhysicalPoint) -> Bool,
+                                    boundary: (PhysicalPoint, PhysicalPoint) -> PhysicalPoint) -> Double {
+        guard !polygon.isEmpty else { return 0 }
+        var first = PhysicalPoint.zero, last = PhysicalPoint.zero
+        var count = 0
+        var s = 0.0
+        func emit(_ v: PhysicalPoint) {
+            if count == 0 { first = v } else { s += last.x * v.y - v.x * last.y }
+            last = v
+            count += 1
+        }
+        var previous = polygon[polygon.count - 1]
+        for current in polygon {
+            let a = inside(previous), b = inside(current)
+            if b {
+                if !a { emit(boundary(previous, current)) }
+                emit(current)
+            } else if a {
+                emit(boundary(previous, current))
+            }
+            previous = current
+        }
+        guard count >= 3 else { return 0 }
+        s += last.x * first.y - first.x * last.y
+        return Swift.abs(s) / 2
     }
 
     private static func intersect(_ a: PhysicalPoint, _ b: PhysicalPoint, x: Double) -> PhysicalPoint {
