@@ -1,24 +1,14 @@
 @testable import HandyCore
 import HandyProtocol
+import HandySynthetic
 import Testing
 
 /// The covered region is made in arrays the arena keeps between regions, and the clear side sums
 /// the clipped half's area as clipping emits its corners: the same regions, to the last bit, as
 /// fresh arrays and a clipped copy give.
 @Suite struct OcclusionScratchTests {
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func keptArraysGiveTheRegionsFreshArraysGive() {
-        var r = SplitMix(state: 5)
+        var r = SeededRandom(seed: 5)
         let model = HandOcclusionModel()
         var scratch = HandOcclusionModel.Scratch()
         var clippedSome = 0
