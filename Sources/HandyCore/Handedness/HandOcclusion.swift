@@ -52,20 +52,19 @@ public struct HandOcclusionModel: Hashable, Sendable {
     /// Arrays a caller keeps from one region to the next (the arena computes a region on most
     /// frames of a moving hand): made once, emptied and filled again, instead of four allocations
     /// per region.
-    public struct Scratch: Sendable {
+    struct Scratch: Sendable {
         /// The model's corners, then sorted for the hull.
         var points: [PhysicalPoint] = []
         /// The last ``HandOcclusionModel/hull(contactsMm:hand:displayWidthMm:displayHeightMm:into:)``.
-        public internal(set) var hull: [PhysicalPoint] = []
+        var hull: [PhysicalPoint] = []
         /// The last ``HandOcclusionModel/clip(_:width:height:into:)``, and its other buffer.
-        public internal(set) var clipped: [PhysicalPoint] = []
+        var clipped: [PhysicalPoint] = []
         var spare: [PhysicalPoint] = []
-        public init() {}
     }
 
     /// ``hull(contactsMm:hand:displayWidthMm:displayHeightMm:)`` into `scratch.hull`.
-    public func hull(contactsMm: [PhysicalPoint], hand: Hand, displayWidthMm: Double, displayHeightMm: Double,
-                     into scratch: inout Scratch) {
+    func hull(contactsMm: [PhysicalPoint], hand: Hand, displayWidthMm: Double, displayHeightMm: Double,
+              into scratch: inout Scratch) {
         scratch.hull.removeAll(keepingCapacity: true)
         guard !contactsMm.isEmpty, displayWidthMm > 0, displayHeightMm > 0 else { return }
         let side: Double = switch hand {
