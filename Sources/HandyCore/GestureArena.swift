@@ -119,13 +119,7 @@ public struct GestureArena: Sendable {
         sequenceFingers = m.fingers == 0 ? TouchMask() : sequenceFingers | m.fingerMask
         let input = RecognizerInput.frame(m)
         let before = tracesTransitions ? stateNames : nil
-        longPress.handle(input, &context, into: &out)
-        updateGate()
-        pinch.handle(input, &context, into: &out)
-        rotate.handle(input, &context, into: &out)
-        pan.handle(input, &context, into: &out)
-        swipe.handle(input, &context, into: &out)
-        tap.handle(input, &context, into: &out)
+        feedMultiFinger(input, into: &out)
         touchGestures.handle(input, &context, into: &out)
         if let before { trace(before, "frame@\(m.time)") }
         if m.fingers == 0 { context.startedKinds = 0 }
@@ -311,7 +305,13 @@ public struct GestureArena: Sendable {
     private mutating func cancelMultiFinger(at time: Timestamp, reason: String, into out: inout [GestureEvent]) {
         let before = tracesTransitions ? stateNames : nil
         defer { if let before { trace(before, "cancel(\(reason))@\(time)") } }
-        let input = RecognizerInput.cancel(at: time, reason: reason)
+        feedMultiFinger(.cancel(at: time, reason: reason), into: &out)
+    }
+
+    /// The recognizers of the whole hand, in their order: long press first, so the gate it opens
+    /// (with the policy on, a two-finger hold lets two-finger pan and rotate start) is up to date
+    /// before the others see the input.
+    private mutating func feedMultiFinger(_ input: RecognizerInput, into out: inout [GestureEvent]) {
         longPress.handle(input, &context, into: &out)
         updateGate()
         pinch.handle(input, &context, into: &out)
