@@ -121,8 +121,9 @@ public final class Broadcaster: @unchecked Sendable {
     }
 
     /// Hands `batch`'s arrays back to the input thread to encode the next batch in. Made there and
-    /// freed here, each batch cost five allocations, among them the ~9 KB of its bytes, freed
-    /// across threads (docs/PERFORMANCE.md section 5). Only the channels keep its bytes (copied
+    /// freed here, each batch cost an allocation per array it filled (three in the full form,
+    /// three more in the compact form), among them the ~9 KB of its bytes, freed across threads
+    /// (docs/PERFORMANCE.md section 5). Only the channels keep its bytes (copied
     /// into their buffers), so once the hop's closure is gone the arrays are the spare's alone.
     private func recycle(_ batch: borrowing EncodedBatch) {
         guard batch.bytes.capacity <= EncodedBatch.Storage.largestKeptBytes,

@@ -219,7 +219,7 @@ struct JSONWriter {
         }
     }
 
-    /// Whether any of the 8 bytes in `w` is a control character, `"` or `\\` (never false when one
+    /// Whether any of the 8 bytes in `w` is a control character, `"` or `\` (never false when one
     /// is: each test is exact for "some byte", though it may flag the wrong one).
     @inline(__always) static func mayNeedEscaping(_ w: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
