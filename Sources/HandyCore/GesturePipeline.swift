@@ -58,7 +58,8 @@ public struct GesturePipeline: Sendable {
 extension TouchFrame {
     /// The wire form of this frame (`{"type":"touches",...}`).
     public func wireMessage(device: String) -> TouchesMessage {
-        TouchesMessage(time: time.seconds, device: device, touches: touches.map { $0.wireTouch })
+        var touches: [WireTouch] = []
+        return wireMessage(device: device, reusing: &touches)
     }
 
     /// The wire form of this frame, its touches made in `scratch` (emptied first): a caller that
