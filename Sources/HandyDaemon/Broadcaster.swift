@@ -144,7 +144,7 @@ public final class Broadcaster: @unchecked Sendable {
         // a stall) to a client that reads fine is not a slow client.
         for client in clients.values { client.dropIfBacklogged() }
         // Clients with the same subscription get the same bytes: each distinct subscription's
-        // lines for this batch go into one buffer, and each client gets ONE write and one flush
+        // lines for this batch go into one buffer, and each client gets ONE writeAndFlush
         // per batch, instead of one NIO write per line per client (10-20 % less event-loop CPU,
         // measured in docs/PERFORMANCE.md section 2). The groups are kept between batches.
         let subscriptions = groupSubscriptions
@@ -209,8 +209,7 @@ public final class Broadcaster: @unchecked Sendable {
             let form = subscriptions[i].form
             let fallback = Self.usesCompactLines(form, hasFull: batch.hasFull, hasCompact: batch.hasCompact) != (form == .compact)
             for client in members[i] where !fallback || client.hasSubscribed {
-                client.enqueue(batches[i])
-                client.flush()
+                client.send(batches[i])
             }
         }
     }

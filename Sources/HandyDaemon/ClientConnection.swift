@@ -172,15 +172,10 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
 
     // MARK: called by the Broadcaster
 
-    /// Queues one line without flushing.
-    func enqueue(_ line: ByteBuffer) {
+    /// Writes a batch's bytes and flushes them: one pass down the pipeline for both.
+    func send(_ bytes: ByteBuffer) {
         guard !closing, let context else { return }
-        context.write(wrapOutboundOut(line), promise: nil)
-    }
-
-    func flush() {
-        guard !closing, let context else { return }
-        context.flush()
+        context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
     }
 
     /// Drops the client if the bytes its socket has not taken pass the bound.

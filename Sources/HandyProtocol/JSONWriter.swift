@@ -114,21 +114,23 @@ struct JSONWriter {
 
     /// A double as JSONEncoder writes it: Swift's shortest round-trip form, `2` not `2.0`.
     mutating func number(_ v: Double) {
+        let a = v.magnitude
+        // Nearly every value on the wire: below 10^6 with at most 9 decimals (the recognizers round
+        // to 1…5). Not below 10^-3, where `description` switches to exponents; 0 is whole.
+        if a < 1e6, a >= 1e-3 || a == 0, nineDecimals(v, magnitude: a) { return }
         guard v.isFinite else {
             if v.isNaN { raw("\"nan\"") } else if v < 0 { raw("\"-inf\"") } else { raw("\"inf\"") }
             return
         }
-        let a = v.magnitude
-        // Whole numbers below 10^15 print as integers ("2", "-0" for -0.0), as JSONEncoder does.
-        if a < 1e15 {
+        if a >= 1e6 && a < 1e15 {
+            // Whole numbers below 10^15 print as integers, as JSONEncoder does.
             let i = Int64(v)
             if Double(i) == v {
-                if i == 0, v.sign == .minus { byte(UInt8(ascii: "-")) }
                 integer(Int(i))
                 return
             }
+            if a < 1e9, shortDecimal(v, magnitude: a) { return }
         }
-        if a >= 1e-3 && a < 1e9, shortDecimal(v, magnitude: a) { return }
         var s = v.description
         s.withUTF8 { u in
             // JSONEncoder drops a trailing ".0" (only reachable here for e.g. "1e+16", never, but kept exact).
@@ -138,25 +140,49 @@ struct JSONWriter {
         }
     }
 
-    /// Writes `v` as `[-]int.frac` with the fewest decimals d (1…9) for which int.frac parses back
-    /// to `v`, and returns true; false when no such d exists (then `Double.description` decides).
+    /// Writes `v` (`a` = |v| below 10^6) as `[-]int[.frac]` with the fewest decimals (0…9) that
+    /// parse back to `v`, and returns true; false when 9 decimals are not enough.
     ///
     /// Why it matches `description` (Swift's shortest round-trip digits, closest on ties): for
-    /// `1e-3 ≤ |v| < 1e9` description uses positional notation; a candidate `n / 10^d` (n and 10^d
-    /// exact doubles, the division correctly rounded) equals `v` exactly when the text `n·10^-d`
-    /// parses to `v`; the smallest such d is the shortest text; and with `n < 10^15 < 2^50` two
-    /// candidates of one d (1 apart, 10^-d apart in value) cannot both round to `v`, so the digits
-    /// are the only — hence the closest — shortest ones. Below 10^6 one candidate at d = 9 settles
-    /// it: if a shorter n₀ works, n₀·10^(9-d₀) is the candidate at 9 (the same real number), and
-    /// its trailing zeros give d₀. The tests compare it with description.
+    /// `10^-3 ≤ |v| < 10^6` description uses positional notation; a candidate `n / 10^9` (n and 10^9
+    /// exact doubles, n < 10^15 < 2^50, the division correctly rounded) equals `v` exactly when
+    /// the text `n·10^-9` parses to `v`; if a shorter text n₀·10^-d₀ parses to `v`, then
+    /// n₀·10^(9-d₀) is this same candidate (the same real number), so its trailing zeros give the
+    /// shortest text; and two candidates 10^-9 apart cannot both round to `v` there, so those
+    /// digits are the only — hence the closest — shortest ones. `a·10^9` is within a quarter of n,
+    /// so `+ 0.5` and truncation find it. The tests compare it with description.
+    @inline(__always)
+    private mutating func nineDecimals(_ v: Double, magnitude a: Double) -> Bool {
+        // Int64, not UInt64: on x86-64 and arm64 the signed conversions are single instructions.
+        let signed = Int64(a * 1e9 + 0.5)
+        guard Double(signed) / 1e9 == a else { return false }
+        let n = UInt64(bitPattern: signed)   // ≥ 0; unsigned for the divisions below
+        if v.sign == .minus { byte(UInt8(ascii: "-")) }   // "-0" for -0.0, as JSONEncoder
+        let whole = n / 1_000_000_000
+        if whole < 10 { byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: whole)) } else { unsigned(whole) }
+        var frac = n &- whole &* 1_000_000_000
+        if frac == 0 { return true }
+        // Drop the trailing zeros (at most 8) before writing: 4, 2, 1 at a time, 8 at once.
+        var decimals = 9
+        if frac % 100_000_000 == 0 {
+            frac /= 100_000_000
+            decimals = 1
+        } else {
+            if frac % 10_000 == 0 { frac /= 10_000; decimals = 5 }
+            if frac % 100 == 0 { frac /= 100; decimals -= 2 }
+            if frac % 10 == 0 { frac /= 10; decimals -= 1 }
+        }
+        byte(UInt8(ascii: "."))
+        fixedDigits(frac, count: decimals)
+        return true
+    }
+
+    /// Writes `v` as `[-]int.frac` with the fewest decimals d (1…9) for which int.frac parses back
+    /// to `v`, and returns true; false when no such d exists (then `Double.description` decides).
+    /// For `10^6 ≤ |v| < 10^9`, where n / 10^9 could reach past 2^53; the argument is
+    /// ``nineDecimals(_:magnitude:)``'s, one d at a time.
     @inline(__always)
     private mutating func shortDecimal(_ v: Double, magnitude a: Double) -> Bool {
-        if a < 1e6 {
-            // Most values on the wire are rounded to 3 decimals (or 1): the same argument at
-            // d = 3 settles them with a 6-digit n instead of a 15-digit one.
-            if trimmedDecimal(v, magnitude: a, decimals: 3, scale: 1e3, scaleInt: 1000) { return true }
-            return trimmedDecimal(v, magnitude: a, decimals: 9, scale: 1e9, scaleInt: 1_000_000_000)
-        }
         var scale = 10.0
         var scaleInt: Int64 = 10
         for decimals in 1...9 {
@@ -174,21 +200,6 @@ struct JSONWriter {
             scaleInt *= 10
         }
         return false
-    }
-
-    /// The candidate n / 10^decimals for `a` (below 10^6): when it is `v`, writes `[-]int.frac` with
-    /// all the decimals, then backs over the trailing zeros (the fraction is not 0: v is not whole).
-    @inline(__always)
-    private mutating func trimmedDecimal(_ v: Double, magnitude a: Double, decimals: Int, scale: Double, scaleInt: Int64) -> Bool {
-        let n = Int64(a * scale + 0.5)   // the product is within a few ulps of an integer n
-        guard Double(n) / scale == a else { return false }
-        if v < 0 { byte(UInt8(ascii: "-")) }
-        let whole = n / scaleInt
-        unsigned(UInt64(whole))
-        byte(UInt8(ascii: "."))
-        fixedDigits(UInt64(n - whole * scaleInt), count: decimals)
-        while cursor[-1] == UInt8(ascii: "0") { cursor -= 1 }
-        return true
     }
 
     /// "00" "01" … "99": two digits per division.

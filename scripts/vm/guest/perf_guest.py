@@ -24,7 +24,9 @@ run (no timing assertions). Standard library only.
   that does not depend on how TCG emulates each kind of instruction. The readers are ~100x slower
   there, so the stream is played slower (--speed, e.g. 0.05); no idle figure.
   env: HANDYD_PERF_BIN (binaries, e.g. a release build; default --bin), HANDYD_PERF_FULL=1 (24,000
-  frames and 10 s idle instead of 120 frames and 1 s: CI runs a debug build under TCG).
+  frames and 10 s idle instead of 120 frames and 1 s: CI runs a debug build under TCG),
+  HANDYD_PERF_CALLGRIND_OPTIONS (more valgrind options for handyd's profile, e.g. --dump-instr=yes
+  to see the cost of each instruction with callgrind_annotate --auto=no and objdump).
 """
 import argparse, json, os, select, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 
@@ -233,8 +235,9 @@ def main():
     def under_callgrind(name, argv):
         if not args.callgrind:
             return argv
+        extra = os.environ.get("HANDYD_PERF_CALLGRIND_OPTIONS", "").split() if name == "handyd" else []
         return ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--trace-children=yes",
-                f"--callgrind-out-file={os.path.join(args.callgrind, name + '.callgrind')}"] + argv
+                f"--callgrind-out-file={os.path.join(args.callgrind, name + '.callgrind')}"] + extra + argv
     try:
         rec, frames = recording(work, args.frames)
         if args.callgrind:
