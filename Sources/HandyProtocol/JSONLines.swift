@@ -52,7 +52,7 @@ public enum JSONLines {
     /// Appends the line of one gesture event to `buffer`: the bytes of
     /// `encode(.gesture(event), into:)`, without first wrapping the event in a message (the daemon
     /// encodes every event of every frame).
-    public static func encode(_ event: GestureEvent, into buffer: inout [UInt8]) {
+    @inline(__always) public static func encode(_ event: GestureEvent, into buffer: inout [UInt8]) {
         event.writeLine(into: &buffer)
     }
 

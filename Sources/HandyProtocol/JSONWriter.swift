@@ -414,7 +414,7 @@ extension GestureEvent {
     }
 
     /// Appends `{"type":"gesture",...}\n` (keys after `type` in sorted order, as JSONEncoder's `.sortedKeys`).
-    func writeLine(into bytes: inout [UInt8]) {
+    @inline(__always) func writeLine(into bytes: inout [UInt8]) {
         JSONWriter.append(to: &bytes, bound: maximumLineBytes) { w in
             w.raw("{\"type\":\"gesture\"")
             w.field(",\"centroid\":", centroid)
