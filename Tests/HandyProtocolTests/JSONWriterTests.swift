@@ -173,7 +173,9 @@ import Testing
             #expect(got == expected, "\(v): \(got) vs \(expected)")
             return got == expected
         }
-        for v in Self.awkwardDoubles + [0.001, 0.000999, 1e9, 999_999_999.5, 999_999_999.123456789, 0.1 + 0.2, 1.0 / 3, 2.675, 1.005, 0.145] {
+        for v in Self.awkwardDoubles + [0.001, 0.000999, 1e9, 999_999_999.5, 999_999_999.123456789, 0.1 + 0.2, 1.0 / 3, 2.675, 1.005, 0.145,
+                               // Around the 9-decimal path's edges: 10^6, 10^-3, 9 decimals, 8 trailing zeros.
+                               999_999.999_999_999, 999_999.5, 1e6 + 0.5, 0.123_456_789, 5.000_000_001, 3.1, 0.001_000_1] {
             guard check(v), check(-v) else { return }
         }
         for _ in 0..<200_000 {
