@@ -153,7 +153,7 @@ struct JSONWriter {
     /// so `+ 0.5` and truncation find it. The tests compare it with description.
     @inline(__always)
     private mutating func nineDecimals(_ v: Double, magnitude a: Double) -> Bool {
-        // Int64, not UInt64: on x86-64 and arm64 the signed conversions are single instructions.
+        // Int64, not UInt64: on x86-64 the unsigned conversions take a dozen instructions each way.
         let signed = Int64(a * 1e9 + 0.5)
         guard Double(signed) / 1e9 == a else { return false }
         let n = UInt64(bitPattern: signed)   // ≥ 0; unsigned for the divisions below
@@ -179,7 +179,7 @@ struct JSONWriter {
 
     /// Writes `v` as `[-]int.frac` with the fewest decimals d (1…9) for which int.frac parses back
     /// to `v`, and returns true; false when no such d exists (then `Double.description` decides).
-    /// For `10^6 ≤ |v| < 10^9`, where n / 10^9 could reach past 2^53; the argument is
+    /// For `10^6 ≤ |v| < 10^9`, where n at 9 decimals would pass 10^15; the argument is
     /// ``nineDecimals(_:magnitude:)``'s, one d at a time.
     @inline(__always)
     private mutating func shortDecimal(_ v: Double, magnitude a: Double) -> Bool {
