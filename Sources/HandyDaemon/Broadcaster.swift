@@ -126,9 +126,9 @@ public final class Broadcaster: @unchecked Sendable {
     /// (docs/PERFORMANCE.md section 5). Only the channels keep its bytes (copied
     /// into their buffers), so once the hop's closure is gone the arrays are the spare's alone.
     private func recycle(_ batch: borrowing EncodedBatch) {
-        guard batch.bytes.capacity <= EncodedBatch.Storage.largestKeptBytes,
-              batch.compactBytes.capacity <= EncodedBatch.Storage.largestKeptBytes else { return }
-        var storage: EncodedBatch.Storage? = EncodedBatch.Storage(batch)
+        guard batch.storage.bytes.capacity <= EncodedBatch.Storage.largestKeptBytes,
+              batch.storage.compactBytes.capacity <= EncodedBatch.Storage.largestKeptBytes else { return }
+        var storage: EncodedBatch.Storage? = batch.storage
         inputSide.withLockedValue { swap(&$0.spare, &storage) }
     }
 
@@ -162,7 +162,7 @@ public final class Broadcaster: @unchecked Sendable {
             if groupBuffers.isEmpty && batches.count == groupSubscriptions.count { swap(&batches, &groupBuffers) }
         }
         var line: [UInt8] = []
-        for item in batch.items {
+        for item in batch.storage.items {
             switch item {
             case .added(let info):
                 // A device that could not be read and now can is announced again under its id.
@@ -192,15 +192,15 @@ public final class Broadcaster: @unchecked Sendable {
                     var run: Int?
                     for l in range {
                         let start = batch.start(ofLine: l)
-                        let wanted = batch.lines[l].gesture.map { subscriptions[i].wants(gesture: $0, device: device, node: node) }
+                        let wanted = batch.storage.lines[l].gesture.map { subscriptions[i].wants(gesture: $0, device: device, node: node) }
                             ?? subscriptions[i].wantsTouches(device: device, node: node)
                         if wanted, run == nil { run = start }
                         if !wanted, let from = run {
-                            batches[i].writeBytes(batch.bytes[from..<start])
+                            batches[i].writeBytes(batch.storage.bytes[from..<start])
                             run = nil
                         }
                     }
-                    if let from = run, let last = range.last { batches[i].writeBytes(batch.bytes[from..<batch.lines[last].end]) }
+                    if let from = run, let last = range.last { batches[i].writeBytes(batch.storage.bytes[from..<batch.storage.lines[last].end]) }
                 }
             }
         }
@@ -295,20 +295,20 @@ public struct EncodedBatch: Sendable {
     enum Item: Sendable, Equatable {
         case added(DeviceInfo)
         case removed(DeviceInfo)
-        /// These full lines (indices into ``lines``) and compact frames (indices into
-        /// ``compactFrames``) are of this device (its id).
+        /// These full lines (indices into ``Storage/lines``) and compact frames (indices into
+        /// ``Storage/compactFrames``) are of this device (its id).
         case lines(device: String, Range<Int>, frames: Range<Int>)
     }
 
     struct Line: Sendable, Equatable {
-        /// Where the line ends in ``bytes`` (it starts where the one before it ends).
+        /// Where the line ends in ``Storage/bytes`` (it starts where the one before it ends).
         var end: Int
         /// The gesture of a gesture event; nil for a touches line.
         var gesture: GestureKind?
     }
 
-    /// One compact `frame` line, whole, in ``compactBytes``: a subscription that wants all of it
-    /// copies it at once; one that wants part of it gets a line put together from its pieces.
+    /// One compact `frame` line, whole, in ``Storage/compactBytes``: a subscription that wants all
+    /// of it copies it at once; one that wants part of it gets a line put together from its pieces.
     ///
     /// `{"type":"frame","device":…,"time":…` `,"gestures":[` objects `]` `,"touches":[…]` `}\n`
     struct CompactFrame: Sendable, Equatable {
@@ -316,7 +316,7 @@ public struct EncodedBatch: Sendable {
         var line: Range<Int>
         /// `{"type":"frame","device":…,"time":…`
         var header: Range<Int>
-        /// Its gesture objects (indices into ``compactGestures``; each range is the object only).
+        /// Its gesture objects (indices into ``Storage/compactGestures``; each range is the object only).
         var gestures: Range<Int>
         /// Where the gestures part ends (the header's end when it has none): the line up to here
         /// and `}\n` is the line without touches.
@@ -330,14 +330,9 @@ public struct EncodedBatch: Sendable {
         var gesture: GestureKind
     }
 
-    let items: [Item]
-    let bytes: [UInt8]
-    let lines: [Line]
-    let compactBytes: [UInt8]
-    let compactFrames: [CompactFrame]
-    let compactGestures: [CompactGesture]
-    /// Not read after encoding: kept to come back in the batch's ``Storage``.
-    let wireTouches: [WireTouch]
+    /// The batch's arrays, read by ``Broadcaster/publish(_:)`` and handed back whole to encode the
+    /// next batch in.
+    let storage: Storage
     /// Whether each form was made.
     let hasFull: Bool
     let hasCompact: Bool
@@ -358,14 +353,16 @@ public struct EncodedBatch: Sendable {
 
         init() {}
 
-        init(_ batch: borrowing EncodedBatch) {
-            items = batch.items
-            bytes = batch.bytes
-            lines = batch.lines
-            compactBytes = batch.compactBytes
-            compactFrames = batch.compactFrames
-            compactGestures = batch.compactGestures
-            wireTouches = batch.wireTouches
+        /// Empties every array and keeps its room. Each only when not empty already: each call is
+        /// ~150 instructions (the generic replaceSubrange), and a form nobody receives leaves its
+        /// arrays empty. The touches are emptied where they are made (``TouchFrame/wireMessage(device:reusing:)``).
+        mutating func empty() {
+            if !items.isEmpty { items.removeAll(keepingCapacity: true) }
+            if !bytes.isEmpty { bytes.removeAll(keepingCapacity: true) }
+            if !lines.isEmpty { lines.removeAll(keepingCapacity: true) }
+            if !compactBytes.isEmpty { compactBytes.removeAll(keepingCapacity: true) }
+            if !compactFrames.isEmpty { compactFrames.removeAll(keepingCapacity: true) }
+            if !compactGestures.isEmpty { compactGestures.removeAll(keepingCapacity: true) }
         }
 
         /// A replay catching up makes batches of 16 outputs (~80 KB); a live device's are ~9 KB.
@@ -380,26 +377,11 @@ public struct EncodedBatch: Sendable {
 
     /// Encodes into the arrays of `storage` (left empty): those of a batch published before.
     init(_ notices: [InputNotice], forms: EncodedForms, reusing storage: inout Storage) {
-        // Built in locals and stored at the end: built in place, the struct was copied once.
-        // Swapped out of the storage: copied, each array would be retained and released.
-        var items: [Item] = [], bytes: [UInt8] = [], lines: [Line] = []
-        var compactBytes: [UInt8] = [], compactFrames: [CompactFrame] = [], compactGestures: [CompactGesture] = []
-        var wireTouches: [WireTouch] = []
-        swap(&items, &storage.items)
-        swap(&bytes, &storage.bytes)
-        swap(&lines, &storage.lines)
-        swap(&compactBytes, &storage.compactBytes)
-        swap(&compactFrames, &storage.compactFrames)
-        swap(&compactGestures, &storage.compactGestures)
-        swap(&wireTouches, &storage.wireTouches)
-        // Emptied only when not empty already: each call is ~150 instructions (the generic
-        // replaceSubrange), and a form nobody receives leaves its arrays empty.
-        if !items.isEmpty { items.removeAll(keepingCapacity: true) }
-        if !bytes.isEmpty { bytes.removeAll(keepingCapacity: true) }
-        if !lines.isEmpty { lines.removeAll(keepingCapacity: true) }
-        if !compactBytes.isEmpty { compactBytes.removeAll(keepingCapacity: true) }
-        if !compactFrames.isEmpty { compactFrames.removeAll(keepingCapacity: true) }
-        if !compactGestures.isEmpty { compactGestures.removeAll(keepingCapacity: true) }
+        // Swapped out of `storage`, built in a local, stored at the end: copied, each array would be
+        // retained and released; built in place, the struct was copied once.
+        var s = Storage()
+        swap(&s, &storage)
+        s.empty()
         var frames: UInt64 = 0
         var events: UInt64 = 0
         // Sized once: grown line by line, the copies and reallocations cost a tenth of the encoding.
@@ -409,55 +391,49 @@ public struct EncodedBatch: Sendable {
             gestureCount += output.gestures.count
             frameCount += output.frames.count
         }
-        items.reserveCapacity(notices.count)
+        s.items.reserveCapacity(notices.count)
         if forms.full {
             let lineCount = gestureCount + (forms.fullTouches ? frameCount : 0)
-            lines.reserveCapacity(lineCount)
-            bytes.reserveCapacity(lineCount * Self.typicalLineBytes + Self.lineBoundSlack)
+            s.lines.reserveCapacity(lineCount)
+            s.bytes.reserveCapacity(lineCount * Self.typicalLineBytes + Self.lineBoundSlack)
         }
         if forms.compact {
-            compactFrames.reserveCapacity(gestureCount + frameCount)
-            compactGestures.reserveCapacity(gestureCount)
-            compactBytes.reserveCapacity(gestureCount * Self.typicalLineBytes + Self.lineBoundSlack)
+            s.compactFrames.reserveCapacity(gestureCount + frameCount)
+            s.compactGestures.reserveCapacity(gestureCount)
+            s.compactBytes.reserveCapacity(gestureCount * Self.typicalLineBytes + Self.lineBoundSlack)
         }
         for notice in notices {
             switch notice {
-            case .added(let info): items.append(.added(info))
-            case .removed(let info): items.append(.removed(info))
+            case .added(let info): s.items.append(.added(info))
+            case .removed(let info): s.items.append(.removed(info))
             case .output(let device, let output):
-                let first = lines.count
-                let firstFrame = compactFrames.count
+                let first = s.lines.count
+                let firstFrame = s.compactFrames.count
                 for frame in output.frames where frame.hasChanges {
                     frames += 1
                     guard forms.full && forms.fullTouches else { continue }
-                    JSONLines.encode(.touches(frame.wireMessage(device: device, reusing: &wireTouches)), into: &bytes)
-                    lines.append(Line(end: bytes.count, gesture: nil))
+                    JSONLines.encode(.touches(frame.wireMessage(device: device, reusing: &s.wireTouches)), into: &s.bytes)
+                    s.lines.append(Line(end: s.bytes.count, gesture: nil))
                 }
                 if forms.full {
                     // By index: no copy of the array per event (each event is still copied once to
                     // be encoded: ~1,000 instructions per frame in the guest, docs/PERFORMANCE.md).
                     for k in output.gestures.indices {
-                        JSONLines.encode(output.gestures[k], into: &bytes)
-                        lines.append(Line(end: bytes.count, gesture: output.gestures[k].gesture))
+                        JSONLines.encode(output.gestures[k], into: &s.bytes)
+                        s.lines.append(Line(end: s.bytes.count, gesture: output.gestures[k].gesture))
                     }
                 }
                 if forms.compact {
-                    Self.appendCompact(output, device: device, touches: forms.compactTouches, bytes: &compactBytes,
-                                       frames: &compactFrames, gestures: &compactGestures, wireTouches: &wireTouches)
+                    Self.appendCompact(output, device: device, touches: forms.compactTouches, bytes: &s.compactBytes,
+                                       frames: &s.compactFrames, gestures: &s.compactGestures, wireTouches: &s.wireTouches)
                 }
                 events += UInt64(output.gestures.count)
-                if lines.count > first || compactFrames.count > firstFrame {
-                    items.append(.lines(device: device, first..<lines.count, frames: firstFrame..<compactFrames.count))
+                if s.lines.count > first || s.compactFrames.count > firstFrame {
+                    s.items.append(.lines(device: device, first..<s.lines.count, frames: firstFrame..<s.compactFrames.count))
                 }
             }
         }
-        self.items = items
-        self.bytes = bytes
-        self.lines = lines
-        self.compactBytes = compactBytes
-        self.compactFrames = compactFrames
-        self.compactGestures = compactGestures
-        self.wireTouches = wireTouches
+        self.storage = s
         self.frames = frames
         self.events = events
         hasFull = forms.full
@@ -519,7 +495,7 @@ public struct EncodedBatch: Sendable {
     private static let comma = [UInt8(ascii: ",")]
     private static let lineEnd = Array("}\n".utf8)
 
-    func start(ofLine index: Int) -> Int { index == 0 ? 0 : lines[index - 1].end }
+    func start(ofLine index: Int) -> Int { index == 0 ? 0 : storage.lines[index - 1].end }
 
     /// Appends the compact `frame` lines of `range` that `subscription` wants something of: each
     /// with the gesture objects it wants, and the touches if it wants touches.
@@ -527,35 +503,35 @@ public struct EncodedBatch: Sendable {
         let touchesWanted = subscription.wantsTouches(device: device, node: node)
         guard touchesWanted || subscription.wants(device: device, node: node) else { return }
         let allGestures = subscription.gestures == nil
-        for frame in compactFrames[range] {
-            let all = allGestures || frame.gestures.allSatisfy { subscription.wants(gesture: compactGestures[$0].gesture, device: device, node: node) }
+        for frame in storage.compactFrames[range] {
+            let all = allGestures || frame.gestures.allSatisfy { subscription.wants(gesture: storage.compactGestures[$0].gesture, device: device, node: node) }
             if all {
                 // The line as made, or without its touches.
                 if frame.touches == nil || touchesWanted {
-                    buffer.writeBytes(compactBytes[frame.line])
+                    buffer.writeBytes(storage.compactBytes[frame.line])
                 } else if !frame.gestures.isEmpty {
-                    buffer.writeBytes(compactBytes[frame.line.lowerBound..<frame.gesturesEnd])
+                    buffer.writeBytes(storage.compactBytes[frame.line.lowerBound..<frame.gesturesEnd])
                     buffer.writeStaticString("}\n")
                 }
                 continue
             }
             var opened = false
-            for k in frame.gestures where subscription.wants(gesture: compactGestures[k].gesture, device: device, node: node) {
+            for k in frame.gestures where subscription.wants(gesture: storage.compactGestures[k].gesture, device: device, node: node) {
                 if opened {
                     buffer.writeInteger(UInt8(ascii: ","))
                 } else {
-                    buffer.writeBytes(compactBytes[frame.header])
+                    buffer.writeBytes(storage.compactBytes[frame.header])
                     buffer.writeStaticString(",\"gestures\":[")
                     opened = true
                 }
-                buffer.writeBytes(compactBytes[compactGestures[k].bytes])
+                buffer.writeBytes(storage.compactBytes[storage.compactGestures[k].bytes])
             }
             if opened { buffer.writeInteger(UInt8(ascii: "]")) }
             if touchesWanted, let touches = frame.touches {
-                if !opened { buffer.writeBytes(compactBytes[frame.header]) }
+                if !opened { buffer.writeBytes(storage.compactBytes[frame.header]) }
                 opened = true
                 buffer.writeStaticString(",\"touches\":")
-                buffer.writeBytes(compactBytes[touches])
+                buffer.writeBytes(storage.compactBytes[touches])
             }
             if opened { buffer.writeStaticString("}\n") }
         }

@@ -26,20 +26,20 @@ import Testing
             #expect(storage.bytes.isEmpty && storage.compactBytes.isEmpty, "the storage is handed over, not shared")
             // Compared as Bools: on a failure the testing library would diff megabytes of bytes.
             let same = [
-                ("full lines", reused.bytes == fresh.bytes), ("full line ends", reused.lines == fresh.lines),
-                ("compact lines", reused.compactBytes == fresh.compactBytes),
-                ("compact frames", reused.compactFrames == fresh.compactFrames),
-                ("compact gestures", reused.compactGestures == fresh.compactGestures), ("items", reused.items == fresh.items),
+                ("full lines", reused.storage.bytes == fresh.storage.bytes), ("full line ends", reused.storage.lines == fresh.storage.lines),
+                ("compact lines", reused.storage.compactBytes == fresh.storage.compactBytes),
+                ("compact frames", reused.storage.compactFrames == fresh.storage.compactFrames),
+                ("compact gestures", reused.storage.compactGestures == fresh.storage.compactGestures), ("items", reused.storage.items == fresh.storage.items),
                 ("counters", reused.frames == fresh.frames && reused.events == fresh.events),
                 ("forms", reused.hasFull == fresh.hasFull && reused.hasCompact == fresh.hasCompact),
             ]
             for (what, equal) in same where !equal {
-                let sizes = "\(reused.bytes.count) against \(fresh.bytes.count) full bytes"
+                let sizes = "\(reused.storage.bytes.count) against \(fresh.storage.bytes.count) full bytes"
                 Issue.record("batch \(i) (\(notices.count) notices, forms \(forms)): the \(what) differ; \(sizes)")
             }
             if same.contains(where: { !$0.1 }) { return }
-            if !fresh.bytes.isEmpty || !fresh.compactBytes.isEmpty { compared += 1 }
-            storage = EncodedBatch.Storage(reused)
+            if !fresh.storage.bytes.isEmpty || !fresh.storage.compactBytes.isEmpty { compared += 1 }
+            storage = reused.storage
         }
         #expect(compared > 20)
     }
