@@ -387,9 +387,15 @@ public struct EncodedBatch: Sendable {
         // Sized once: grown line by line, the copies and reallocations cost a tenth of the encoding.
         var gestureCount = 0
         var frameCount = 0
-        for case .output(_, let output) in notices {
-            gestureCount += output.gestures.count
-            frameCount += output.frames.count
+        // Read where they are (a buffer's elements are borrowed): iterated, each notice was copied
+        // whole, its arrays and string retained and released (both loops: 100–160 instructions a
+        // frame in the guest, docs/PERFORMANCE.md section 5).
+        notices.withUnsafeBufferPointer { notices in
+            for i in notices.indices {
+                guard case .output(_, let output) = notices[i] else { continue }
+                gestureCount += output.gestures.count
+                frameCount += output.frames.count
+            }
         }
         s.items.reserveCapacity(notices.count)
         if forms.full {
@@ -402,34 +408,36 @@ public struct EncodedBatch: Sendable {
             s.compactGestures.reserveCapacity(gestureCount)
             s.compactBytes.reserveCapacity(gestureCount * Self.typicalLineBytes + Self.lineBoundSlack)
         }
-        for notice in notices {
-            switch notice {
-            case .added(let info): s.items.append(.added(info))
-            case .removed(let info): s.items.append(.removed(info))
-            case .output(let device, let output):
-                let first = s.lines.count
-                let firstFrame = s.compactFrames.count
-                for frame in output.frames where frame.hasChanges {
-                    frames += 1
-                    guard forms.full && forms.fullTouches else { continue }
-                    JSONLines.encode(.touches(frame.wireMessage(device: device, reusing: &s.wireTouches)), into: &s.bytes)
-                    s.lines.append(Line(end: s.bytes.count, gesture: nil))
-                }
-                if forms.full {
-                    // By index: no copy of the array per event (each event is still copied once to
-                    // be encoded: ~1,000 instructions per frame in the guest, docs/PERFORMANCE.md).
-                    for k in output.gestures.indices {
-                        JSONLines.encode(output.gestures[k], into: &s.bytes)
-                        s.lines.append(Line(end: s.bytes.count, gesture: output.gestures[k].gesture))
+        notices.withUnsafeBufferPointer { notices in
+            for i in notices.indices {
+                switch notices[i] {
+                case .added(let info): s.items.append(.added(info))
+                case .removed(let info): s.items.append(.removed(info))
+                case .output(let device, let output):
+                    let first = s.lines.count
+                    let firstFrame = s.compactFrames.count
+                    for frame in output.frames where frame.hasChanges {
+                        frames += 1
+                        guard forms.full && forms.fullTouches else { continue }
+                        JSONLines.encode(.touches(frame.wireMessage(device: device, reusing: &s.wireTouches)), into: &s.bytes)
+                        s.lines.append(Line(end: s.bytes.count, gesture: nil))
                     }
-                }
-                if forms.compact {
-                    Self.appendCompact(output, device: device, touches: forms.compactTouches, bytes: &s.compactBytes,
-                                       frames: &s.compactFrames, gestures: &s.compactGestures, wireTouches: &s.wireTouches)
-                }
-                events += UInt64(output.gestures.count)
-                if s.lines.count > first || s.compactFrames.count > firstFrame {
-                    s.items.append(.lines(device: device, first..<s.lines.count, frames: firstFrame..<s.compactFrames.count))
+                    if forms.full {
+                        // By index: no copy of the array per event (each event is still copied once to
+                        // be encoded: ~1,000 instructions per frame in the guest, docs/PERFORMANCE.md).
+                        for k in output.gestures.indices {
+                            JSONLines.encode(output.gestures[k], into: &s.bytes)
+                            s.lines.append(Line(end: s.bytes.count, gesture: output.gestures[k].gesture))
+                        }
+                    }
+                    if forms.compact {
+                        Self.appendCompact(output, device: device, touches: forms.compactTouches, bytes: &s.compactBytes,
+                                           frames: &s.compactFrames, gestures: &s.compactGestures, wireTouches: &s.wireTouches)
+                    }
+                    events += UInt64(output.gestures.count)
+                    if s.lines.count > first || s.compactFrames.count > firstFrame {
+                        s.items.append(.lines(device: device, first..<s.lines.count, frames: firstFrame..<s.compactFrames.count))
+                    }
                 }
             }
         }
