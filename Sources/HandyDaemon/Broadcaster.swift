@@ -155,52 +155,61 @@ public final class Broadcaster: @unchecked Sendable {
             batches = [ByteBuffer](repeating: ByteBuffer(), count: subscriptions.count)
         }
         defer {
-            // Only the channels keep this batch's bytes; the array is kept for the next batch,
-            // unless the groups changed meanwhile (a client whose write failed was unregistered
-            // from inside `flush`): then they came with their own buffers.
-            for i in batches.indices { batches[i] = ByteBuffer() }
+            // Emptied, not replaced: a channel has normally written a client's bytes, and let go
+            // of them, before `send` returns, so the next batch goes into the same memory instead
+            // of a new allocation freed after the write (docs/PERFORMANCE.md section 5). A buffer
+            // a channel still holds is replaced by `clear()`; one a burst made large is let go.
+            // The array is kept for the next batch, unless the groups changed meanwhile (a client
+            // whose write failed was unregistered from inside `flush`): then they came with their
+            // own buffers.
+            for i in batches.indices {
+                if batches[i].capacity > EncodedBatch.Storage.largestKeptBytes { batches[i] = ByteBuffer() } else { batches[i].clear() }
+            }
             if groupBuffers.isEmpty && batches.count == groupSubscriptions.count { swap(&batches, &groupBuffers) }
         }
         var line: [UInt8] = []
-        for item in batch.storage.items {
-            switch item {
-            case .added(let info):
-                // A device that could not be read and now can is announced again under its id.
-                devices.removeAll { $0.id == info.id }
-                devices.append(info)
-                if info.isReadable {
-                    logger.info("device added", metadata: ["device.id": "\(info.id)", "device.name": "\(info.name)"])
-                }
-                line.removeAll(keepingCapacity: true)
-                JSONLines.encode(.device(DeviceMessage(event: .added, device: info)), into: &line)
-                for i in batches.indices { batches[i].writeBytes(line) }
-            case .removed(let info):
-                devices.removeAll { $0.id == info.id }
-                logger.info("device removed", metadata: ["device.id": "\(info.id)"])
-                line.removeAll(keepingCapacity: true)
-                JSONLines.encode(.device(DeviceMessage(event: .removed, device: info)), into: &line)
-                for i in batches.indices { batches[i].writeBytes(line) }
-            case .lines(let device, let range, let frames):
-                // A filter may name the kernel node instead of the id.
-                let node = devices.first { $0.id == device }?.node
-                for i in subscriptions.indices {
-                    if Self.usesCompactLines(subscriptions[i].form, hasFull: batch.hasFull, hasCompact: batch.hasCompact) {
-                        batch.writeCompact(frames, device: device, node: node, for: subscriptions[i], into: &batches[i])
-                        continue
+        // Read where they are: iterated, each item was copied (a retain and release of its device id).
+        batch.storage.items.withUnsafeBufferPointer { items in
+            for k in items.indices {
+                switch items[k] {
+                case .added(let info):
+                    // A device that could not be read and now can is announced again under its id.
+                    devices.removeAll { $0.id == info.id }
+                    devices.append(info)
+                    if info.isReadable {
+                        logger.info("device added", metadata: ["device.id": "\(info.id)", "device.name": "\(info.name)"])
                     }
-                    // Consecutive wanted lines are one copy.
-                    var run: Int?
-                    for l in range {
-                        let start = batch.start(ofLine: l)
-                        let wanted = batch.storage.lines[l].gesture.map { subscriptions[i].wants(gesture: $0, device: device, node: node) }
-                            ?? subscriptions[i].wantsTouches(device: device, node: node)
-                        if wanted, run == nil { run = start }
-                        if !wanted, let from = run {
-                            batches[i].writeBytes(batch.storage.bytes[from..<start])
-                            run = nil
+                    line.removeAll(keepingCapacity: true)
+                    JSONLines.encode(.device(DeviceMessage(event: .added, device: info)), into: &line)
+                    for i in batches.indices { batches[i].writeBytes(line) }
+                case .removed(let info):
+                    devices.removeAll { $0.id == info.id }
+                    logger.info("device removed", metadata: ["device.id": "\(info.id)"])
+                    line.removeAll(keepingCapacity: true)
+                    JSONLines.encode(.device(DeviceMessage(event: .removed, device: info)), into: &line)
+                    for i in batches.indices { batches[i].writeBytes(line) }
+                case .lines(let device, let range, let frames):
+                    // A filter may name the kernel node instead of the id.
+                    let node = devices.first { $0.id == device }?.node
+                    for i in subscriptions.indices {
+                        if Self.usesCompactLines(subscriptions[i].form, hasFull: batch.hasFull, hasCompact: batch.hasCompact) {
+                            batch.writeCompact(frames, device: device, node: node, for: subscriptions[i], into: &batches[i])
+                            continue
                         }
+                        // Consecutive wanted lines are one copy.
+                        var run: Int?
+                        for l in range {
+                            let start = batch.start(ofLine: l)
+                            let wanted = batch.storage.lines[l].gesture.map { subscriptions[i].wants(gesture: $0, device: device, node: node) }
+                                ?? subscriptions[i].wantsTouches(device: device, node: node)
+                            if wanted, run == nil { run = start }
+                            if !wanted, let from = run {
+                                batches[i].writeBytes(batch.storage.bytes[from..<start])
+                                run = nil
+                            }
+                        }
+                        if let from = run, let last = range.last { batches[i].writeBytes(batch.storage.bytes[from..<batch.storage.lines[last].end]) }
                     }
-                    if let from = run, let last = range.last { batches[i].writeBytes(batch.storage.bytes[from..<batch.storage.lines[last].end]) }
                 }
             }
         }
@@ -350,6 +359,8 @@ public struct EncodedBatch: Sendable {
         var compactGestures: [CompactGesture] = []
         /// Each frame's touches on their way to the encoder.
         var wireTouches: [WireTouch] = []
+        /// The last device id written, quoted once for all its lines (kept from batch to batch).
+        var quotedDevice: JSONQuotedString?
 
         init() {}
 
@@ -415,24 +426,29 @@ public struct EncodedBatch: Sendable {
                 case .added(let info): s.items.append(.added(info))
                 case .removed(let info): s.items.append(.removed(info))
                 case .output(let device, let output):
+                    if s.quotedDevice?.string != device { s.quotedDevice = JSONQuotedString(device) }
+                    let quotedDevice = s.quotedDevice
                     let first = s.lines.count
                     let firstFrame = s.compactFrames.count
                     for frame in output.frames where frame.hasChanges {
                         frames += 1
                         guard forms.full && forms.fullTouches else { continue }
-                        JSONLines.encode(.touches(frame.wireMessage(device: device, reusing: &s.wireTouches)), into: &s.bytes)
+                        JSONLines.encode(frame.wireMessage(device: device, reusing: &s.wireTouches), quotedDevice: quotedDevice, into: &s.bytes)
                         s.lines.append(Line(end: s.bytes.count, gesture: nil))
                     }
                     if forms.full {
-                        // By index: no copy of the array per event (each event is still copied once to
-                        // be encoded: ~1,000 instructions per frame in the guest, docs/PERFORMANCE.md).
-                        for k in output.gestures.indices {
-                            JSONLines.encode(output.gestures[k], into: &s.bytes)
-                            s.lines.append(Line(end: s.bytes.count, gesture: output.gestures[k].gesture))
+                        // Each event read where it lies: by the array's subscript each was copied
+                        // whole first (docs/PERFORMANCE.md section 5).
+                        output.gestures.withUnsafeBufferPointer { events in
+                            for k in events.indices {
+                                let event = events.baseAddress! + k
+                                JSONLines.encode(eventAt: event, quotedDevice: quotedDevice, into: &s.bytes)
+                                s.lines.append(Line(end: s.bytes.count, gesture: event.pointee.gesture))
+                            }
                         }
                     }
                     if forms.compact {
-                        Self.appendCompact(output, device: device, touches: forms.compactTouches, bytes: &s.compactBytes,
+                        Self.appendCompact(output, device: device, quotedDevice: quotedDevice, touches: forms.compactTouches, bytes: &s.compactBytes,
                                            frames: &s.compactFrames, gestures: &s.compactGestures, wireTouches: &s.wireTouches)
                     }
                     events += UInt64(output.gestures.count)
@@ -451,13 +467,22 @@ public struct EncodedBatch: Sendable {
 
     /// The compact frames of one output: the gesture events and changed frames merged by time,
     /// one frame line per time (a frame's events share its time; a timer's event has its own).
-    private static func appendCompact(_ output: PipelineOutput, device: String, touches: Bool, bytes compactBytes: inout [UInt8],
+    private static func appendCompact(_ output: PipelineOutput, device: String, quotedDevice: JSONQuotedString?, touches: Bool, bytes compactBytes: inout [UInt8],
                                       frames compactFrames: inout [CompactFrame], gestures compactGestures: inout [CompactGesture],
                                       wireTouches: inout [WireTouch]) {
+        // The events read where they lie (see `JSONLines.encode(eventAt:into:)`).
+        output.gestures.withUnsafeBufferPointer { gestures in
+            appendCompact(gestures, output.frames, device: device, quotedDevice: quotedDevice, touches: touches, bytes: &compactBytes,
+                          frames: &compactFrames, gestures: &compactGestures, wireTouches: &wireTouches)
+        }
+    }
+
+    private static func appendCompact(_ gestures: UnsafeBufferPointer<GestureEvent>, _ frames: [TouchFrame], device: String,
+                                      quotedDevice: JSONQuotedString?, touches: Bool,
+                                      bytes compactBytes: inout [UInt8], frames compactFrames: inout [CompactFrame],
+                                      gestures compactGestures: inout [CompactGesture], wireTouches: inout [WireTouch]) {
         var g = 0
         var f = 0
-        let gestures = output.gestures
-        let frames = output.frames
         while true {
             while f < frames.count && !(touches && frames[f].hasChanges) { f += 1 }
             let gestureTime = g < gestures.count ? gestures[g].time : Double.infinity
@@ -465,13 +490,13 @@ public struct EncodedBatch: Sendable {
             let time = min(gestureTime, frameTime)
             guard time.isFinite else { return }
             let lineStart = compactBytes.count
-            CompactFrameHeader.write(device: device, time: time, into: &compactBytes)
+            CompactFrameHeader.write(device: device, quotedDevice: quotedDevice, time: time, into: &compactBytes)
             let header = lineStart..<compactBytes.count
             let firstGesture = compactGestures.count
             while g < gestures.count && gestures[g].time == time {
                 compactBytes.append(contentsOf: compactGestures.count == firstGesture ? Self.gesturesKey : Self.comma)
                 let start = compactBytes.count
-                gestures[g].writeCompactObject(into: &compactBytes)
+                GestureEvent.writeCompactObject(at: gestures.baseAddress! + g, into: &compactBytes)
                 compactGestures.append(CompactGesture(bytes: start..<compactBytes.count, gesture: gestures[g].gesture))
                 g += 1
             }

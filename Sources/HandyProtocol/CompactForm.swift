@@ -24,42 +24,48 @@ extension GestureEvent {
     /// the region is sent again whenever the hand changes, and in between `clearSide` is the kept
     /// region's, so they are the ones last sent for the gesture.
     public func writeCompactObject(into bytes: inout [UInt8]) {
-        let carriesHand = phase != .changed || occlusion != nil
+        withUnsafePointer(to: self) { Self.writeCompactObject(at: $0, into: &bytes) }
+    }
+
+    /// Appends the compact object of the event at `e`, read where it lies (see
+    /// ``writeLine(at:into:)``).
+    @inline(__always) public static func writeCompactObject(at e: UnsafePointer<GestureEvent>, into bytes: inout [UInt8]) {
+        let carriesHand = e.pointee.phase != .changed || e.pointee.occlusion != nil
         // The full line's bound covers the object: it has a subset of the line's fields.
-        JSONWriter.append(to: &bytes, bound: maximumLineBytes) { w in
-            w.field("{\"gesture\":", name: gesture.literal)
-            w.field(",\"phase\":", name: phase.literal)
-            w.field(",\"id\":", id)
-            w.field(",\"centroid\":", centroid)
+        JSONWriter.append(to: &bytes, bound: maximumLineBytes(at: e)) { w in
+            w.field("{\"gesture\":", name: e.pointee.gesture.literal)
+            w.field(",\"phase\":", name: e.pointee.phase.literal)
+            w.field(",\"id\":", e.pointee.id)
+            w.field(",\"centroid\":", e.pointee.centroid)
             if carriesHand {
-                if let clearSide { w.field(",\"clearSide\":", name: clearSide.literal) }
-                if let hand { w.field(",\"hand\":", name: hand.literal) }
-                w.field(",\"handConfidence\":", handConfidence)
+                if let clearSide = e.pointee.clearSide { w.field(",\"clearSide\":", name: clearSide.literal) }
+                if let hand = e.pointee.hand { w.field(",\"hand\":", name: hand.literal) }
+                w.field(",\"handConfidence\":", e.pointee.handConfidence)
             }
-            if let direction { w.field(",\"direction\":", name: direction.literal) }
-            w.field(",\"duration\":", duration)
-            if let edge { w.field(",\"edge\":", name: edge.literal) }
-            w.field(",\"fingers\":", fingers)
-            w.field(",\"glideMm\":", glideMm)
-            w.field(",\"glideRotation\":", glideRotation)
-            w.field(",\"glideScale\":", glideScale)
-            if let occlusion {
+            if let direction = e.pointee.direction { w.field(",\"direction\":", name: direction.literal) }
+            w.field(",\"duration\":", e.pointee.duration)
+            if let edge = e.pointee.edge { w.field(",\"edge\":", name: edge.literal) }
+            w.field(",\"fingers\":", e.pointee.fingers)
+            w.field(",\"glideMm\":", e.pointee.glideMm)
+            w.field(",\"glideRotation\":", e.pointee.glideRotation)
+            w.field(",\"glideScale\":", e.pointee.glideScale)
+            if let occlusion = e.pointee.occlusion {
                 w.raw(",\"occlusion\":{\"polygon\":")
                 w.points(occlusion.polygon)
                 w.byte(UInt8(ascii: "}"))
             }
-            w.field(",\"position\":", position)
-            w.field(",\"reason\":", reason)
-            w.field(",\"rotation\":", rotation)
-            w.field(",\"rotationVelocity\":", rotationVelocity)
-            w.field(",\"scale\":", scale)
-            w.field(",\"scaleVelocity\":", scaleVelocity)
-            w.field(",\"spanMm\":", spanMm)
-            w.field(",\"taps\":", taps)
-            w.field(",\"touch\":", touch)
-            w.field(",\"touches\":", touches)
-            w.field(",\"translation\":", translation)
-            w.field(",\"velocity\":", velocity)
+            w.field(",\"position\":", e.pointee.position)
+            w.field(",\"reason\":", e.pointee.reason)
+            w.field(",\"rotation\":", e.pointee.rotation)
+            w.field(",\"rotationVelocity\":", e.pointee.rotationVelocity)
+            w.field(",\"scale\":", e.pointee.scale)
+            w.field(",\"scaleVelocity\":", e.pointee.scaleVelocity)
+            w.field(",\"spanMm\":", e.pointee.spanMm)
+            w.field(",\"taps\":", e.pointee.taps)
+            w.field(",\"touch\":", e.pointee.touch)
+            w.field(",\"touches\":", e.pointee.touches)
+            w.field(",\"translation\":", e.pointee.translation)
+            w.field(",\"velocity\":", e.pointee.velocity)
             w.byte(UInt8(ascii: "}"))
         }
     }
@@ -91,9 +97,11 @@ extension TouchesMessage {
 /// Writes the opening of a compact `frame` line: `{"type":"frame","device":…,"time":…` (no
 /// closing brace: the gestures and touches follow, then `}\n`).
 public enum CompactFrameHeader {
-    public static func write(device: String, time: Double, into bytes: inout [UInt8]) {
+    /// `quotedDevice`: the device id made once for many lines (used when it is `device`).
+    public static func write(device: String, quotedDevice: JSONQuotedString? = nil, time: Double, into bytes: inout [UInt8]) {
         JSONWriter.append(to: &bytes, bound: 40 + JSONWriter.maximumStringBytes(device) + JSONWriter.maximumNumberBytes) { w in
-            w.field("{\"type\":\"frame\",\"device\":", device)
+            w.raw("{\"type\":\"frame\",\"device\":")
+            w.string(device, quoted: quotedDevice)
             w.field(",\"time\":", time)
         }
     }

@@ -56,6 +56,20 @@ public enum JSONLines {
         event.writeLine(into: &buffer)
     }
 
+    /// Appends the line of the event at `event`, read where it lies: for the events of an array
+    /// (`withUnsafeBufferPointer`), which its subscript would copy whole first.
+    /// `quotedDevice`: the device id made once for many lines (used when it is the event's).
+    @inline(__always) public static func encode(eventAt event: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString? = nil,
+                                                into buffer: inout [UInt8]) {
+        GestureEvent.writeLine(at: event, quotedDevice: quotedDevice, into: &buffer)
+    }
+
+    /// Appends a `touches` line, the bytes of `encode(.touches(message), into:)`, with the device
+    /// id made once (used when it is the message's).
+    public static func encode(_ message: TouchesMessage, quotedDevice: JSONQuotedString?, into buffer: inout [UInt8]) {
+        message.writeLine(into: &buffer, quotedDevice: quotedDevice)
+    }
+
     /// Appends a message's line (as ``encode(_:)-swift.type.method`` returns it) to `buffer`, so a
     /// caller can reuse one buffer. `gesture` and `touches`, sent per frame, use a hand-written
     /// writer with the same output as the Foundation encoder the others use.

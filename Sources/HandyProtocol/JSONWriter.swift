@@ -252,6 +252,16 @@ struct JSONWriter {
         fixedDigits(v, count: digits)
     }
 
+    /// `s`, or `quoted`'s bytes when they are `s`'s (the same string: one comparison of its
+    /// storage, then a copy).
+    @inline(__always) mutating func string(_ s: String, quoted: JSONQuotedString?) {
+        guard let quoted, quoted.string == s else { string(s); return }
+        quoted.bytes.withUnsafeBufferPointer { b in
+            cursor.update(from: b.baseAddress!, count: b.count)
+            cursor += b.count
+        }
+    }
+
     mutating func string(_ s: String) {
         byte(UInt8(ascii: "\""))
         // In place: `var s = s; s.withUTF8` retained and released the string for every field.
@@ -370,11 +380,29 @@ extension DisplayEdge {
     }
 }
 
+/// A string as a JSON value (quoted, escaped), made once for a string that many lines carry: the
+/// device id is on every gesture and touches line, and escaped byte by byte it cost ~200
+/// instructions a line (docs/PERFORMANCE.md section 5).
+public struct JSONQuotedString: Sendable {
+    public let string: String
+    let bytes: [UInt8]
+
+    public init(_ string: String) {
+        self.string = string
+        var bytes: [UInt8] = []
+        JSONWriter.append(to: &bytes, bound: JSONWriter.maximumStringBytes(string)) { $0.string(string) }
+        self.bytes = bytes
+    }
+}
+
 extension GestureEvent {
     /// An upper bound on the length of this event's line, summed over the fields present, so a
     /// typical line's buffer (~700 bytes) stays within malloc's small-size cache (glibc's tcache
     /// ends at 1032 bytes; a bound over all 30 fields was ~1,300 bytes and took the slow path).
-    var maximumLineBytes: Int {
+    var maximumLineBytes: Int { withUnsafePointer(to: self) { Self.maximumLineBytes(at: $0) } }
+
+    /// ``maximumLineBytes`` of the event at `e`, read where it lies (see ``writeLine(at:into:)``).
+    @inline(__always) static func maximumLineBytes(at e: UnsafePointer<GestureEvent>) -> Int {
         // `,"rotationVelocity":` is the longest key with its separator.
         let key = 20
         let number = key + JSONWriter.maximumNumberBytes
@@ -382,73 +410,83 @@ extension GestureEvent {
         let point = key + 2 * JSONWriter.maximumNumberBytes + 11   // {"x":…,"y":…}
         let name = key + 14                                        // "touch-flick" and quotes
         // type, gesture, phase, id, time, the closing brace and newline; then device.
-        var n = 20 + 2 * name + integer + number + 4 + key + JSONWriter.maximumStringBytes(device)
-        if fingers != nil { n += integer }
-        if let touches { n += key + 2 + touches.count * (JSONWriter.maximumIntegerBytes + 1) }
-        if touch != nil { n += integer }
-        if centroid != nil { n += point }
-        if centroidMm != nil { n += point }
-        if scale != nil { n += number }
-        if scaleVelocity != nil { n += number }
-        if spanMm != nil { n += number }
-        if hand != nil { n += name }
-        if handConfidence != nil { n += number }
-        if clearSide != nil { n += name }
-        if let occlusion { n += key + 30 + (occlusion.polygon.count + occlusion.polygonMm.count) * (point - key + 1) }
-        if rotation != nil { n += number }
-        if rotationVelocity != nil { n += number }
-        if translation != nil { n += point }
-        if translationMm != nil { n += point }
-        if velocity != nil { n += point }
-        if direction != nil { n += name }
-        if edge != nil { n += name }
-        if taps != nil { n += integer }
-        if position != nil { n += point }
-        if positionMm != nil { n += point }
-        if duration != nil { n += number }
-        if glideMm != nil { n += point }
-        if glideScale != nil { n += number }
-        if glideRotation != nil { n += number }
-        if let reason { n += key + JSONWriter.maximumStringBytes(reason) }
+        var n = 20 + 2 * name + integer + number + 4 + key + JSONWriter.maximumStringBytes(e.pointee.device)
+        if e.pointee.fingers != nil { n += integer }
+        if let touches = e.pointee.touches { n += key + 2 + touches.count * (JSONWriter.maximumIntegerBytes + 1) }
+        if e.pointee.touch != nil { n += integer }
+        if e.pointee.centroid != nil { n += point }
+        if e.pointee.centroidMm != nil { n += point }
+        if e.pointee.scale != nil { n += number }
+        if e.pointee.scaleVelocity != nil { n += number }
+        if e.pointee.spanMm != nil { n += number }
+        if e.pointee.hand != nil { n += name }
+        if e.pointee.handConfidence != nil { n += number }
+        if e.pointee.clearSide != nil { n += name }
+        if let occlusion = e.pointee.occlusion { n += key + 30 + (occlusion.polygon.count + occlusion.polygonMm.count) * (point - key + 1) }
+        if e.pointee.rotation != nil { n += number }
+        if e.pointee.rotationVelocity != nil { n += number }
+        if e.pointee.translation != nil { n += point }
+        if e.pointee.translationMm != nil { n += point }
+        if e.pointee.velocity != nil { n += point }
+        if e.pointee.direction != nil { n += name }
+        if e.pointee.edge != nil { n += name }
+        if e.pointee.taps != nil { n += integer }
+        if e.pointee.position != nil { n += point }
+        if e.pointee.positionMm != nil { n += point }
+        if e.pointee.duration != nil { n += number }
+        if e.pointee.glideMm != nil { n += point }
+        if e.pointee.glideScale != nil { n += number }
+        if e.pointee.glideRotation != nil { n += number }
+        if let reason = e.pointee.reason { n += key + JSONWriter.maximumStringBytes(reason) }
         return n
     }
 
     /// Appends `{"type":"gesture",...}\n` (keys after `type` in sorted order, as JSONEncoder's `.sortedKeys`).
     @inline(__always) func writeLine(into bytes: inout [UInt8]) {
-        JSONWriter.append(to: &bytes, bound: maximumLineBytes) { w in
+        withUnsafePointer(to: self) { Self.writeLine(at: $0, quotedDevice: nil, into: &bytes) }
+    }
+
+    /// Appends the line of the event at `e`, read field by field where it lies. Passed by value,
+    /// or read out of an array by its subscript, an event is copied whole first (~460 bytes, a
+    /// retain and a release of each reference-counted field): ~X instructions a frame in the guest
+    /// (docs/PERFORMANCE.md section 5). `quotedDevice`: the device id made once (used when it is
+    /// the event's).
+    @inline(__always) static func writeLine(at e: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString?, into bytes: inout [UInt8]) {
+        JSONWriter.append(to: &bytes, bound: maximumLineBytes(at: e)) { w in
             w.raw("{\"type\":\"gesture\"")
-            w.field(",\"centroid\":", centroid)
-            w.field(",\"centroidMm\":", centroidMm)
-            if let clearSide { w.field(",\"clearSide\":", name: clearSide.literal) }
-            w.field(",\"device\":", device)
-            if let direction { w.field(",\"direction\":", name: direction.literal) }
-            w.field(",\"duration\":", duration)
-            if let edge { w.field(",\"edge\":", name: edge.literal) }
-            w.field(",\"fingers\":", fingers)
-            w.field(",\"gesture\":", name: gesture.literal)
-            w.field(",\"glideMm\":", glideMm)
-            w.field(",\"glideRotation\":", glideRotation)
-            w.field(",\"glideScale\":", glideScale)
-            if let hand { w.field(",\"hand\":", name: hand.literal) }
-            w.field(",\"handConfidence\":", handConfidence)
-            w.field(",\"id\":", id)
-            w.field(",\"occlusion\":", occlusion)
-            w.field(",\"phase\":", name: phase.literal)
-            w.field(",\"position\":", position)
-            w.field(",\"positionMm\":", positionMm)
-            w.field(",\"reason\":", reason)
-            w.field(",\"rotation\":", rotation)
-            w.field(",\"rotationVelocity\":", rotationVelocity)
-            w.field(",\"scale\":", scale)
-            w.field(",\"scaleVelocity\":", scaleVelocity)
-            w.field(",\"spanMm\":", spanMm)
-            w.field(",\"taps\":", taps)
-            w.field(",\"time\":", time)
-            w.field(",\"touch\":", touch)
-            w.field(",\"touches\":", touches)
-            w.field(",\"translation\":", translation)
-            w.field(",\"translationMm\":", translationMm)
-            w.field(",\"velocity\":", velocity)
+            w.field(",\"centroid\":", e.pointee.centroid)
+            w.field(",\"centroidMm\":", e.pointee.centroidMm)
+            if let clearSide = e.pointee.clearSide { w.field(",\"clearSide\":", name: clearSide.literal) }
+            w.raw(",\"device\":")
+            w.string(e.pointee.device, quoted: quotedDevice)
+            if let direction = e.pointee.direction { w.field(",\"direction\":", name: direction.literal) }
+            w.field(",\"duration\":", e.pointee.duration)
+            if let edge = e.pointee.edge { w.field(",\"edge\":", name: edge.literal) }
+            w.field(",\"fingers\":", e.pointee.fingers)
+            w.field(",\"gesture\":", name: e.pointee.gesture.literal)
+            w.field(",\"glideMm\":", e.pointee.glideMm)
+            w.field(",\"glideRotation\":", e.pointee.glideRotation)
+            w.field(",\"glideScale\":", e.pointee.glideScale)
+            if let hand = e.pointee.hand { w.field(",\"hand\":", name: hand.literal) }
+            w.field(",\"handConfidence\":", e.pointee.handConfidence)
+            w.field(",\"id\":", e.pointee.id)
+            w.field(",\"occlusion\":", e.pointee.occlusion)
+            w.field(",\"phase\":", name: e.pointee.phase.literal)
+            w.field(",\"position\":", e.pointee.position)
+            w.field(",\"positionMm\":", e.pointee.positionMm)
+            w.field(",\"reason\":", e.pointee.reason)
+            w.field(",\"rotation\":", e.pointee.rotation)
+            w.field(",\"rotationVelocity\":", e.pointee.rotationVelocity)
+            w.field(",\"scale\":", e.pointee.scale)
+            w.field(",\"scaleVelocity\":", e.pointee.scaleVelocity)
+            w.field(",\"spanMm\":", e.pointee.spanMm)
+            w.field(",\"taps\":", e.pointee.taps)
+            w.field(",\"time\":", e.pointee.time)
+            w.field(",\"touch\":", e.pointee.touch)
+            w.field(",\"touches\":", e.pointee.touches)
+            w.field(",\"translation\":", e.pointee.translation)
+            w.field(",\"translationMm\":", e.pointee.translationMm)
+            w.field(",\"velocity\":", e.pointee.velocity)
             w.raw("}\n")
         }
     }
@@ -484,12 +522,13 @@ extension JSONWriter {
 
 extension TouchesMessage {
     /// Appends `{"type":"touches","device":…,"time":…,"touches":[…]}\n`.
-    func writeLine(into bytes: inout [UInt8]) {
+    func writeLine(into bytes: inout [UInt8], quotedDevice: JSONQuotedString? = nil) {
         var bound = 80 + JSONWriter.maximumStringBytes(device) + JSONWriter.maximumNumberBytes
         for t in touches { bound += 1 + t.maximumBytes }
         JSONWriter.append(to: &bytes, bound: bound) { w in
             w.raw("{\"type\":\"touches\"")
-            w.field(",\"device\":", device)
+            w.raw(",\"device\":")
+            w.string(device, quoted: quotedDevice)
             w.field(",\"time\":", time)
             w.raw(",\"touches\":[")
             for (i, t) in touches.enumerated() {

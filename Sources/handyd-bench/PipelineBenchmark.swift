@@ -33,20 +33,23 @@ enum PipelineBenchmark {
         var frames = 0, gestures = 0, bytes = 0
         // As the daemon's Broadcaster: one reused line buffer, each message encoded into it.
         var line: [UInt8] = []
+        let quotedDevice = JSONQuotedString(pipeline.deviceID)
         for event in stream.events {
             pipeline.handle(event, into: &out)
             if out.isEmpty { continue }
             frames += out.frames.count
             gestures += out.gestures.count
-            for k in out.gestures.indices {
-                line.removeAll(keepingCapacity: true)
-                JSONLines.encode(out.gestures[k], into: &line)
-                bytes += line.count
+            out.gestures.withUnsafeBufferPointer { events in
+                for k in events.indices {
+                    line.removeAll(keepingCapacity: true)
+                    JSONLines.encode(eventAt: events.baseAddress! + k, quotedDevice: quotedDevice, into: &line)
+                    bytes += line.count
+                }
             }
             if touches {
                 for f in out.frames {
                     line.removeAll(keepingCapacity: true)
-                    JSONLines.encode(.touches(f.wireMessage(device: pipeline.deviceID)), into: &line)
+                    JSONLines.encode(f.wireMessage(device: pipeline.deviceID), quotedDevice: quotedDevice, into: &line)
                     bytes += line.count
                 }
             }

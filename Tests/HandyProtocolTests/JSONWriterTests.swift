@@ -99,6 +99,37 @@ import Testing
         }
     }
 
+    /// The daemon writes each event where it lies, with the device id quoted once per batch: the
+    /// same bytes as the event encoded by value, whichever device was quoted (its bytes are used
+    /// only for that device).
+    @Test func eventsWrittenInPlaceWithAQuotedDeviceMatch() {
+        var r = SplitMix(state: 13)
+        let quoted = Self.strings.map { JSONQuotedString($0) }
+        for _ in 0..<1500 {
+            let events = (0..<3).map { _ in Self.gesture(&r) }
+            let touches = Self.touches(&r)
+            for q in quoted + [nil] {
+                var line: [UInt8] = []
+                events.withUnsafeBufferPointer { b in
+                    for k in b.indices { JSONLines.encode(eventAt: b.baseAddress! + k, quotedDevice: q, into: &line) }
+                }
+                JSONLines.encode(touches, quotedDevice: q, into: &line)
+                var compact: [UInt8] = []
+                events.withUnsafeBufferPointer { b in
+                    for k in b.indices { GestureEvent.writeCompactObject(at: b.baseAddress! + k, into: &compact) }
+                }
+                CompactFrameHeader.write(device: touches.device, quotedDevice: q, time: 1, into: &compact)
+                let expectedLines = events.flatMap { JSONLines.encode(.gesture($0)) } + JSONLines.encode(.touches(touches))
+                var expectedCompact: [UInt8] = []
+                for e in events { e.writeCompactObject(into: &expectedCompact) }
+                CompactFrameHeader.write(device: touches.device, time: 1, into: &expectedCompact)
+                #expect(line == expectedLines, "quoted \(q?.string ?? "none")")
+                #expect(compact == expectedCompact, "quoted \(q?.string ?? "none")")
+                if line != expectedLines || compact != expectedCompact { return }
+            }
+        }
+    }
+
     /// Strings are copied 8 bytes at a time up to the first 8 that may need escaping: a character
     /// to escape at every position of every length, next to multi-byte UTF-8, escapes exactly.
     @Test func stringsEscapeWhereverTheCharacterToEscapeSits() {
