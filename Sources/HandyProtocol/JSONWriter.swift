@@ -448,9 +448,9 @@ extension GestureEvent {
 
     /// Appends the line of the event at `e`, read field by field where it lies. Passed by value,
     /// or read out of an array by its subscript, an event is copied whole first (~460 bytes, a
-    /// retain and a release of each reference-counted field): ~X instructions a frame in the guest
-    /// (docs/PERFORMANCE.md section 5). `quotedDevice`: the device id made once (used when it is
-    /// the event's).
+    /// retain and a release of each reference-counted field): ~1,000 instructions a frame in the
+    /// guest (docs/PERFORMANCE.md section 5). `quotedDevice`: the device id made once (used when
+    /// it is the event's).
     @inline(__always) static func writeLine(at e: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString?, into bytes: inout [UInt8]) {
         JSONWriter.append(to: &bytes, bound: maximumLineBytes(at: e)) { w in
             w.raw("{\"type\":\"gesture\"")
