@@ -470,7 +470,7 @@ public struct EncodedBatch: Sendable {
     private static func appendCompact(_ output: PipelineOutput, device: String, quotedDevice: JSONQuotedString?, touches: Bool, bytes compactBytes: inout [UInt8],
                                       frames compactFrames: inout [CompactFrame], gestures compactGestures: inout [CompactGesture],
                                       wireTouches: inout [WireTouch]) {
-        // The events read where they lie (see `JSONLines.encode(eventAt:into:)`).
+        // The events read where they lie (see `JSONLines.encode(eventAt:quotedDevice:into:)`).
         output.gestures.withUnsafeBufferPointer { gestures in
             appendCompact(gestures, output.frames, device: device, quotedDevice: quotedDevice, touches: touches, bytes: &compactBytes,
                           frames: &compactFrames, gestures: &compactGestures, wireTouches: &wireTouches)

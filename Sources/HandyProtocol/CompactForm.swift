@@ -28,7 +28,7 @@ extension GestureEvent {
     }
 
     /// Appends the compact object of the event at `e`, read where it lies (see
-    /// ``writeLine(at:into:)``).
+    /// ``writeLine(at:quotedDevice:into:)``).
     @inline(__always) public static func writeCompactObject(at e: UnsafePointer<GestureEvent>, into bytes: inout [UInt8]) {
         let carriesHand = e.pointee.phase != .changed || e.pointee.occlusion != nil
         // The full line's bound covers the object: it has a subset of the line's fields.
@@ -54,18 +54,7 @@ extension GestureEvent {
                 w.points(occlusion.polygon)
                 w.byte(UInt8(ascii: "}"))
             }
-            w.field(",\"position\":", e.pointee.position)
-            w.field(",\"reason\":", e.pointee.reason)
-            w.field(",\"rotation\":", e.pointee.rotation)
-            w.field(",\"rotationVelocity\":", e.pointee.rotationVelocity)
-            w.field(",\"scale\":", e.pointee.scale)
-            w.field(",\"scaleVelocity\":", e.pointee.scaleVelocity)
-            w.field(",\"spanMm\":", e.pointee.spanMm)
-            w.field(",\"taps\":", e.pointee.taps)
-            w.field(",\"touch\":", e.pointee.touch)
-            w.field(",\"touches\":", e.pointee.touches)
-            w.field(",\"translation\":", e.pointee.translation)
-            w.field(",\"velocity\":", e.pointee.velocity)
+            writeFields(fromPositionOf: e, lineFields: false, into: &w)
             w.byte(UInt8(ascii: "}"))
         }
     }

@@ -384,6 +384,7 @@ extension DisplayEdge {
 /// device id is on every gesture and touches line, and escaped byte by byte it cost ~200
 /// instructions a line (docs/PERFORMANCE.md section 5).
 public struct JSONQuotedString: Sendable {
+    /// The string it was made from.
     public let string: String
     let bytes: [UInt8]
 
@@ -401,7 +402,7 @@ extension GestureEvent {
     /// ends at 1032 bytes; a bound over all 30 fields was ~1,300 bytes and took the slow path).
     var maximumLineBytes: Int { withUnsafePointer(to: self) { Self.maximumLineBytes(at: $0) } }
 
-    /// ``maximumLineBytes`` of the event at `e`, read where it lies (see ``writeLine(at:into:)``).
+    /// ``maximumLineBytes`` of the event at `e`, read where it lies (see ``writeLine(at:quotedDevice:into:)``).
     @inline(__always) static func maximumLineBytes(at e: UnsafePointer<GestureEvent>) -> Int {
         // `,"rotationVelocity":` is the longest key with its separator.
         let key = 20
@@ -472,23 +473,30 @@ extension GestureEvent {
             w.field(",\"id\":", e.pointee.id)
             w.field(",\"occlusion\":", e.pointee.occlusion)
             w.field(",\"phase\":", name: e.pointee.phase.literal)
-            w.field(",\"position\":", e.pointee.position)
-            w.field(",\"positionMm\":", e.pointee.positionMm)
-            w.field(",\"reason\":", e.pointee.reason)
-            w.field(",\"rotation\":", e.pointee.rotation)
-            w.field(",\"rotationVelocity\":", e.pointee.rotationVelocity)
-            w.field(",\"scale\":", e.pointee.scale)
-            w.field(",\"scaleVelocity\":", e.pointee.scaleVelocity)
-            w.field(",\"spanMm\":", e.pointee.spanMm)
-            w.field(",\"taps\":", e.pointee.taps)
-            w.field(",\"time\":", e.pointee.time)
-            w.field(",\"touch\":", e.pointee.touch)
-            w.field(",\"touches\":", e.pointee.touches)
-            w.field(",\"translation\":", e.pointee.translation)
-            w.field(",\"translationMm\":", e.pointee.translationMm)
-            w.field(",\"velocity\":", e.pointee.velocity)
+            writeFields(fromPositionOf: e, lineFields: true, into: &w)
             w.raw("}\n")
         }
+    }
+
+    /// The fields from `position` to `velocity`, in sorted order: the last ones of both the full
+    /// line and the compact object, which leaves out `time` and the mm twins (`lineFields` false).
+    @inline(__always)
+    static func writeFields(fromPositionOf e: UnsafePointer<GestureEvent>, lineFields: Bool, into w: inout JSONWriter) {
+        w.field(",\"position\":", e.pointee.position)
+        if lineFields { w.field(",\"positionMm\":", e.pointee.positionMm) }
+        w.field(",\"reason\":", e.pointee.reason)
+        w.field(",\"rotation\":", e.pointee.rotation)
+        w.field(",\"rotationVelocity\":", e.pointee.rotationVelocity)
+        w.field(",\"scale\":", e.pointee.scale)
+        w.field(",\"scaleVelocity\":", e.pointee.scaleVelocity)
+        w.field(",\"spanMm\":", e.pointee.spanMm)
+        w.field(",\"taps\":", e.pointee.taps)
+        if lineFields { w.field(",\"time\":", e.pointee.time) }
+        w.field(",\"touch\":", e.pointee.touch)
+        w.field(",\"touches\":", e.pointee.touches)
+        w.field(",\"translation\":", e.pointee.translation)
+        if lineFields { w.field(",\"translationMm\":", e.pointee.translationMm) }
+        w.field(",\"velocity\":", e.pointee.velocity)
     }
 }
 
