@@ -190,7 +190,7 @@ public final class Broadcaster: @unchecked Sendable {
                     for i in batches.indices { batches[i].writeBytes(line) }
                 case .lines(let device, let range, let frames):
                     // A filter may name the kernel node instead of the id.
-                    let node = devices.first { $0.id == device }?.node
+                    let node = devices.firstIndex { $0.id == device }.flatMap { devices[$0].node }
                     for i in subscriptions.indices {
                         if Self.usesCompactLines(subscriptions[i].form, hasFull: batch.hasFull, hasCompact: batch.hasCompact) {
                             batch.writeCompact(frames, device: device, node: node, for: subscriptions[i], into: &batches[i])
@@ -204,11 +204,13 @@ public final class Broadcaster: @unchecked Sendable {
                                 ?? subscriptions[i].wantsTouches(device: device, node: node)
                             if wanted, run == nil { run = start }
                             if !wanted, let from = run {
-                                batches[i].writeBytes(batch.storage.bytes[from..<start])
+                                batches[i].writeBytes(batch.storage.bytes, in: from..<start)
                                 run = nil
                             }
                         }
-                        if let from = run, let last = range.last { batches[i].writeBytes(batch.storage.bytes[from..<batch.storage.lines[last].end]) }
+                        if let from = run, let last = range.last {
+                            batches[i].writeBytes(batch.storage.bytes, in: from..<batch.storage.lines[last].end)
+                        }
                     }
                 }
             }
@@ -542,9 +544,9 @@ public struct EncodedBatch: Sendable {
             if all {
                 // The line as made, or without its touches.
                 if frame.touches == nil || touchesWanted {
-                    buffer.writeBytes(storage.compactBytes[frame.line])
+                    buffer.writeBytes(storage.compactBytes, in: frame.line)
                 } else if !frame.gestures.isEmpty {
-                    buffer.writeBytes(storage.compactBytes[frame.line.lowerBound..<frame.gesturesEnd])
+                    buffer.writeBytes(storage.compactBytes, in: frame.line.lowerBound..<frame.gesturesEnd)
                     buffer.writeStaticString("}\n")
                 }
                 continue
@@ -554,18 +556,18 @@ public struct EncodedBatch: Sendable {
                 if opened {
                     buffer.writeInteger(UInt8(ascii: ","))
                 } else {
-                    buffer.writeBytes(storage.compactBytes[frame.header])
+                    buffer.writeBytes(storage.compactBytes, in: frame.header)
                     buffer.writeStaticString(",\"gestures\":[")
                     opened = true
                 }
-                buffer.writeBytes(storage.compactBytes[storage.compactGestures[k].bytes])
+                buffer.writeBytes(storage.compactBytes, in: storage.compactGestures[k].bytes)
             }
             if opened { buffer.writeInteger(UInt8(ascii: "]")) }
             if touchesWanted, let touches = frame.touches {
-                if !opened { buffer.writeBytes(storage.compactBytes[frame.header]) }
+                if !opened { buffer.writeBytes(storage.compactBytes, in: frame.header) }
                 opened = true
                 buffer.writeStaticString(",\"touches\":")
-                buffer.writeBytes(storage.compactBytes[touches])
+                buffer.writeBytes(storage.compactBytes, in: touches)
             }
             if opened { buffer.writeStaticString("}\n") }
         }
@@ -577,4 +579,13 @@ public struct EncodedBatch: Sendable {
     /// And once for the batch: the writer asks for room for its bound on a line (~2.5 KB for an
     /// event with every field and a region), not for what it writes.
     static let lineBoundSlack = 4096
+}
+
+extension ByteBuffer {
+    /// Appends `bytes[range]` through a raw buffer, which NIO copies at once: an `ArraySlice`
+    /// goes through its generic `Sequence` path (docs/PERFORMANCE.md section 5).
+    @inline(__always)
+    fileprivate mutating func writeBytes(_ bytes: [UInt8], in range: Range<Int>) {
+        bytes.withUnsafeBytes { _ = writeBytes(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
 }
