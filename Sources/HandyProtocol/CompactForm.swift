@@ -89,8 +89,7 @@ public enum CompactFrameHeader {
     /// `quotedDevice`: the device id made once for many lines (used when it is `device`).
     public static func write(device: String, quotedDevice: JSONQuotedString? = nil, time: Double, into bytes: inout [UInt8]) {
         JSONWriter.append(to: &bytes, bound: 40 + JSONWriter.maximumStringBytes(device) + JSONWriter.maximumNumberBytes) { w in
-            w.raw("{\"type\":\"frame\",\"device\":")
-            w.string(device, quoted: quotedDevice)
+            w.field("{\"type\":\"frame\",\"device\":", device, quoted: quotedDevice)
             w.field(",\"time\":", time)
         }
     }

@@ -62,6 +62,11 @@ struct JSONWriter {
     @inline(__always) mutating func field(_ key: StaticString, _ value: UInt64) { raw(key); unsigned(value) }
     @inline(__always) mutating func field(_ key: StaticString, _ value: String) { raw(key); string(value) }
     @inline(__always) mutating func field(_ key: StaticString, _ value: String?) { if let value { raw(key); string(value) } }
+    /// A string field whose value may have been quoted once for many lines (see ``string(_:quoted:)``).
+    @inline(__always) mutating func field(_ key: StaticString, _ value: String, quoted: JSONQuotedString?) {
+        raw(key)
+        string(value, quoted: quoted)
+    }
     /// A protocol name (`"pinch"`, `"left"`): plain ASCII, never escaped.
     @inline(__always) mutating func field(_ key: StaticString, name: StaticString) {
         raw(key)
@@ -458,8 +463,7 @@ extension GestureEvent {
             w.field(",\"centroid\":", e.pointee.centroid)
             w.field(",\"centroidMm\":", e.pointee.centroidMm)
             if let clearSide = e.pointee.clearSide { w.field(",\"clearSide\":", name: clearSide.literal) }
-            w.raw(",\"device\":")
-            w.string(e.pointee.device, quoted: quotedDevice)
+            w.field(",\"device\":", e.pointee.device, quoted: quotedDevice)
             if let direction = e.pointee.direction { w.field(",\"direction\":", name: direction.literal) }
             w.field(",\"duration\":", e.pointee.duration)
             if let edge = e.pointee.edge { w.field(",\"edge\":", name: edge.literal) }
@@ -535,8 +539,7 @@ extension TouchesMessage {
         for t in touches { bound += 1 + t.maximumBytes }
         JSONWriter.append(to: &bytes, bound: bound) { w in
             w.raw("{\"type\":\"touches\"")
-            w.raw(",\"device\":")
-            w.string(device, quoted: quotedDevice)
+            w.field(",\"device\":", device, quoted: quotedDevice)
             w.field(",\"time\":", time)
             w.raw(",\"touches\":[")
             for (i, t) in touches.enumerated() {
