@@ -205,7 +205,7 @@ import HandySynthetic
         for e in events {
             if let f = tracker.handle(e), f.touches.count == 2 {
                 count += 1
-                f.touches.withUnsafeBufferPointer { addresses.insert(UInt(bitPattern: $0.baseAddress)) }
+                _ = f.touches.withUnsafeBufferPointer { addresses.insert(UInt(bitPattern: $0.baseAddress)) }
             }
         }
         #expect(count == 101 && addresses.count == 1)  // k0 (began) … k100 (both ended)

@@ -39,13 +39,13 @@ struct PanMeasure: ContinuousGestureMeasure {
     }
 
     mutating func begin(_ m: FrameMotion, velocity: inout VelocityEstimator, _ c: GestureConfiguration) {
-        velocity.add(m.time, x: 0, y: 0, pauseMs: c.velocityPauseMs)
+        velocity.add(m.time, x: 0, y: 0, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
     }
 
     func apply(_ m: FrameMotion, to translationMm: inout PhysicalPoint, velocity: inout VelocityEstimator, _ c: GestureConfiguration) -> Bool {
         let moved = m.deltaMm.x != 0 || m.deltaMm.y != 0
         translationMm = translationMm + m.deltaMm
-        if moved { velocity.add(m.time, x: translationMm.x, y: translationMm.y, pauseMs: c.velocityPauseMs) }
+        if moved { velocity.add(m.time, x: translationMm.x, y: translationMm.y, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs) }
         return moved
     }
 
@@ -55,12 +55,12 @@ struct PanMeasure: ContinuousGestureMeasure {
     }
 
     func describeChange(_ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration) {
-        let v = velocity.velocity(at: time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
+        let v = velocity.velocity(at: time, pauseMs: c.velocityPauseMs)
         e.velocity = WirePoint(x: wireRounded(v.x, 1), y: wireRounded(v.y, 1))
     }
 
     func describeRelease(_ e: inout GestureEvent, value: PhysicalPoint, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration) {
-        let v = velocity.velocity(at: time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
+        let v = velocity.velocity(at: time, pauseMs: c.velocityPauseMs)
         let tau = c.momentumTimeConstantSeconds
         e.velocity = WirePoint(x: wireRounded(v.x, 1), y: wireRounded(v.y, 1))
         e.glideMm = WirePoint(x: wireRounded(v.x * tau, 2), y: wireRounded(v.y * tau, 2))

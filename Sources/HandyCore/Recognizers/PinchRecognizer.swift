@@ -59,13 +59,13 @@ struct PinchMeasure: ContinuousGestureMeasure {
     }
 
     mutating func begin(_ m: FrameMotion, velocity: inout VelocityEstimator, _ c: GestureConfiguration) {
-        velocity.add(m.time, x: 1, pauseMs: c.velocityPauseMs)
+        velocity.add(m.time, x: 1, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
     }
 
     func apply(_ m: FrameMotion, to scale: inout Double, velocity: inout VelocityEstimator, _ c: GestureConfiguration) -> Bool {
         let changed = m.deltaScale != 1
         scale *= m.deltaScale
-        if changed { velocity.add(m.time, x: scale, pauseMs: c.velocityPauseMs) }
+        if changed { velocity.add(m.time, x: scale, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs) }
         return changed
     }
 
@@ -75,11 +75,11 @@ struct PinchMeasure: ContinuousGestureMeasure {
     }
 
     func describeChange(_ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration) {
-        e.scaleVelocity = wireRounded(velocity.velocityX(at: time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs), 4)
+        e.scaleVelocity = wireRounded(velocity.velocityX(at: time, pauseMs: c.velocityPauseMs), 4)
     }
 
     func describeRelease(_ e: inout GestureEvent, value scale: Double, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration) {
-        let v = velocity.velocityX(at: time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
+        let v = velocity.velocityX(at: time, pauseMs: c.velocityPauseMs)
         e.scaleVelocity = wireRounded(v, 4)
         e.glideScale = wireRounded(exp(c.momentumTimeConstantSeconds * v / Swift.max(scale, 1e-6)), 4)
     }

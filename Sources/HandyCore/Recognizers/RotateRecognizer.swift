@@ -50,13 +50,13 @@ struct RotateMeasure: ContinuousGestureMeasure {
     }
 
     mutating func begin(_ m: FrameMotion, velocity: inout VelocityEstimator, _ c: GestureConfiguration) {
-        velocity.add(m.time, x: 0, pauseMs: c.velocityPauseMs)
+        velocity.add(m.time, x: 0, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
     }
 
     func apply(_ m: FrameMotion, to rotation: inout Double, velocity: inout VelocityEstimator, _ c: GestureConfiguration) -> Bool {
         let turned = m.deltaRotation != 0
         rotation += m.deltaRotation
-        if turned { velocity.add(m.time, x: rotation, pauseMs: c.velocityPauseMs) }
+        if turned { velocity.add(m.time, x: rotation, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs) }
         return turned
     }
 
@@ -65,11 +65,11 @@ struct RotateMeasure: ContinuousGestureMeasure {
     }
 
     func describeChange(_ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration) {
-        e.rotationVelocity = wireRounded(velocity.velocityX(at: time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs), 4)
+        e.rotationVelocity = wireRounded(velocity.velocityX(at: time, pauseMs: c.velocityPauseMs), 4)
     }
 
     func describeRelease(_ e: inout GestureEvent, value: Double, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration) {
-        let v = velocity.velocityX(at: time, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
+        let v = velocity.velocityX(at: time, pauseMs: c.velocityPauseMs)
         e.rotationVelocity = wireRounded(v, 4)
         e.glideRotation = wireRounded(v * c.momentumTimeConstantSeconds, 4)
     }
