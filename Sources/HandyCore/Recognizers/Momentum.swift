@@ -17,8 +17,9 @@ import Darwin
 /// than the window before the newest, or when the ring overwrites it), so a fit costs the same
 /// whatever the rate: summed again over the window at each fit, the three estimators of a frame
 /// took ~1,600 instructions at 240 Hz (docs/PERFORMANCE.md section 5). The sums count time from a
-/// base moved to the oldest sample in the window once a second, when they are also summed afresh,
-/// so the differences stay small and the rounding of a second's adds and removes is all they carry.
+/// base moved to the oldest sample in the window once the newest is four windows past it, when they
+/// are also summed afresh: so the times stay within a few windows of 0, and the rounding of a few
+/// windows' adds and removes is all the sums carry (a 100 ms window at 240 Hz: every ~72 samples).
 struct VelocityEstimator: Sendable {
     private struct Sample: Sendable {
         var t: Int64 = 0
@@ -37,8 +38,8 @@ struct VelocityEstimator: Sendable {
     /// A power of two, so ring indices wrap with a mask.
     private static let capacity = 32
     private static let mask = capacity - 1
-    /// How long the sums run before they start again from a new base (µs).
-    private static let rebaseMicroseconds: Int64 = 1_000_000
+    /// How many windows the newest sample may be past the base before the sums start again.
+    private static let windowsBeforeRebase = 4.0
     private var samples = [Sample](repeating: Sample(), count: capacity)
     private var head = 0   // index of the next write
     private var count = 0
@@ -72,7 +73,7 @@ struct VelocityEstimator: Sendable {
             guard (tLast - Double(samples[oldest].t)) / 1000 > windowMs else { break }
             remove(oldest)
         }
-        if time.microseconds - base > Self.rebaseMicroseconds { rebase() }
+        if Double(time.microseconds &- base) > windowMs * (1000 * Self.windowsBeforeRebase) { rebase() }
     }
 
     @inline(__always) private func seconds(_ t: Int64) -> Double { Double(t &- base) / 1_000_000 }
