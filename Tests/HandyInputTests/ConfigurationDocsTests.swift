@@ -118,6 +118,37 @@ import Testing
         #expect(numbers >= 20)
     }
 
+    /// The guest's CPU comparison plays its stream 50 times slower and gives handyd every time
+    /// threshold scaled to match (scripts/vm/guest/perf_guest.py, docs/PERFORMANCE.md section 5): its
+    /// list must hold every threshold in ms or mm/s with its default, so a threshold added or changed
+    /// here cannot leave the comparison measuring a slow hand. momentum-decay-per-ms is the one left
+    /// out (its range ends below the scaled value; the script says why).
+    @Test func perfGuestScalesEveryTimeThreshold() throws {
+        let script = try String(contentsOf: Self.packageRoot.appendingPathComponent("scripts/vm/guest/perf_guest.py"), encoding: .utf8)
+        func dictionary(_ name: String) throws -> [String: Double] {
+            let start = try #require(script.range(of: "\n\(name) = {"), "\(name) in perf_guest.py")
+            let end = try #require(script[start.upperBound...].firstIndex(of: "}"))
+            var entries: [String: Double] = [:]
+            for entry in script[start.upperBound..<end].split(separator: ",") {
+                let parts = entry.split(separator: ":").map { $0.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\""))) }
+                guard parts.count == 2, let value = Double(parts[1]) else { throw DocsError("\(name): cannot read \(entry)") }
+                entries[parts[0]] = value
+            }
+            return entries
+        }
+        var scaled = try dictionary("TIME_THRESHOLDS_MS").merging(try dictionary("SPEED_THRESHOLDS_MM_S")) { a, _ in a }
+        var listed = 0
+        for setting in GestureConfiguration.overrideSettings {
+            guard case .number(_, let unit) = setting.accepted, unit == "ms" || unit == "mm/s", let value = setting.numericValue else { continue }
+            let listedDefault = scaled.removeValue(forKey: setting.key)
+            let scriptDefault = try #require(listedDefault, "\(setting.key) is not scaled by perf_guest.py")
+            #expect(scriptDefault == value(GestureConfiguration()), "\(setting.key): perf_guest.py says \(scriptDefault)")
+            listed += 1
+        }
+        #expect(scaled.isEmpty, "perf_guest.py scales what is not a threshold in ms or mm/s: \(scaled.keys.sorted())")
+        #expect(listed == 8)
+    }
+
     /// A documented range end is accepted, a value just beyond it is a problem (so a range widened
     /// in the code but not in the docs, or the other way round, fails here too).
     @Test func documentedRangeEndsAreTheBoundary() throws {

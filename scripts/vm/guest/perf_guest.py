@@ -28,13 +28,14 @@ run (no timing assertions). Standard library only.
   HANDYD_PERF_CALLGRIND_OPTIONS (more valgrind options for handyd's profile, e.g. --dump-instr=yes
   to see the cost of each instruction with callgrind_annotate --auto=no and objdump).
 """
-import argparse, json, os, select, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+import argparse, json, os, re, select, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from handyd_guest import W, H, Stream, Failure, cannot_run, connect_unix  # the same synthetic panel and evemu writer as the daemon tests
 
 TICK = os.sysconf("SC_CLK_TCK")
 RATE_HZ = 240
+STREAM_NAME = "handyd-perf touchscreen"
 
 
 def cpu_seconds(pid):
@@ -112,8 +113,45 @@ def recording(directory, frames):
         k += 1
     path = os.path.join(directory, "perf.evemu")
     with open(path, "w") as f:
-        f.write(s.text("handyd-perf touchscreen"))
+        f.write(s.text(STREAM_NAME))
     return path, k
+
+
+# handyd's time thresholds and their defaults (docs/GESTURES.md "Thresholds"): milliseconds, and
+# speeds in mm/s. The test `perfGuestScalesEveryTimeThreshold` checks this list against the code.
+TIME_THRESHOLDS_MS = {"tap-timeout-ms": 180, "double-tap-timeout-ms": 300, "long-press-ms": 500,
+                      "swipe-max-duration-ms": 400, "velocity-window-ms": 100, "velocity-pause-ms": 40}
+SPEED_THRESHOLDS_MM_S = {"swipe-min-speed-mm-s": 150, "flick-min-speed-mm-s": 100}
+
+
+def time_scaled_properties(speed):
+    """udev properties that make handyd read a stream played at `speed` as it would read it at
+    full speed: every time threshold divided by `speed`, every speed threshold multiplied by it.
+    Without them a stream slowed 50 times is a slow hand to handyd (samples 208 ms apart are
+    beyond the 40 ms velocity pause, a still pair of fingers becomes a long press): other gestures
+    than the full-speed stream's, and other work. Not scaled: momentum-decay-per-ms (its range ends
+    below the scaled value; it changes the glide's value on an `ended` event, not the work) and
+    the tracker's 30 ms touch velocity smoothing (not a threshold; its values, not its work)."""
+    props = {}
+    for key, value in TIME_THRESHOLDS_MS.items():
+        props[key] = value / speed
+    for key, value in SPEED_THRESHOLDS_MM_S.items():
+        props[key] = value * speed
+    for key, value in props.items():
+        limit = (1, 60_000) if key.endswith("-ms") else (1, 100_000)
+        if not limit[0] <= value <= limit[1]:
+            raise RuntimeError(f"--speed {speed}: {key} would be {value:g}, outside {limit[0]}…{limit[1]}; choose another speed")
+    return {"HANDYD_THRESHOLD_" + key.upper().replace("-", "_"): f"{value:g}" for key, value in props.items()}
+
+
+def install_time_scale(speed, name):
+    """A udev rule giving the stream's device the time-scaled thresholds (before it is created)."""
+    props = time_scaled_properties(speed)
+    rule = f'SUBSYSTEM=="input", KERNEL=="event*", ATTRS{{name}}=="{name}", ' + ", ".join(f'ENV{{{k}}}="{v}"' for k, v in props.items())
+    with open("/etc/udev/rules.d/71-handyd-perf-time-scale.rules", "w") as f:
+        f.write("# perf_guest.py: the stream is played slower; handyd reads it at full speed\n" + rule + "\n")
+    subprocess.run(["udevadm", "control", "--reload"], check=True)
+    return props
 
 
 class Subscriber(threading.Thread):
@@ -124,6 +162,7 @@ class Subscriber(threading.Thread):
         self.sock.sendall(b'{"type":"subscribe","touches":true,"form":"%s"}\n' % form.encode())
         self.frames = 0
         self.gestures = 0
+        self.kinds = {}
         self.devices = []
         self.lock = threading.Lock()
 
@@ -141,15 +180,22 @@ class Subscriber(threading.Thread):
                         self.frames += 1
                     elif line.startswith(b'{"type":"gesture"'):
                         self.gestures += 1
+                        self.count_kinds(line)
                     elif line.startswith(b'{"type":"frame"'):   # the compact form: a moment's gestures and touches
                         self.frames += b'"touches":[{"id"' in line
                         self.gestures += line.count(b'{"gesture":')
+                        self.count_kinds(line)
                     elif b'"added"' in line:
                         self.devices.append(json.loads(line)["device"].get("path"))
 
+    def count_kinds(self, line):
+        """Gestures by kind (the stream's mix: see `time_scaled_properties`)."""
+        for kind in re.findall(rb'"gesture":"([a-z-]+)"', line):
+            self.kinds[kind.decode()] = self.kinds.get(kind.decode(), 0) + 1
+
     def snapshot(self):
         with self.lock:
-            return self.frames, self.gestures, list(self.devices)
+            return self.frames, self.gestures, list(self.devices), dict(self.kinds)
 
 
 def wait_for(what, predicate, timeout, step=0.1):
@@ -190,15 +236,16 @@ def instructions(readers, frames, seen, folder, form):
         if not totals:
             raise RuntimeError(f"no callgrind profile of {name} in {folder}")
         counts[name] = int(totals[-1].split()[1])
-    got_frames, got_gestures, _ = seen
+    got_frames, got_gestures, _, kinds = seen
     print(f"\n5b. Instructions per frame under callgrind (same uinput device, same {frames} frames; user space, all threads; handyd's subscriber in the {form} form)")
+    print("handyd's gestures: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
     print(f"{'reader':<10} {'instructions':>14} {'per frame':>12}")
     for name, n in counts.items():
         print(f"{name:<10} {n:>14,} {n / frames:>12,.0f}")
     ratio = {k: counts["handyd"] / v for k, v in counts.items() if k != "handyd" and v > 0}
     print("ratio handyd / " + ", handyd / ".join(f"{k}: {v:.2f}" for k, v in ratio.items()))
     print(json.dumps({"bench": "instructions-guest", "form": form, "frames": frames, "handydTouchFrames": got_frames,
-                      "handydGestures": got_gestures, "instructions": counts,
+                      "handydGestures": got_gestures, "handydGesturesByKind": kinds, "instructions": counts,
                       "perFrame": {k: round(v / frames) for k, v in counts.items()},
                       "ratio": {k: round(v, 3) for k, v in ratio.items()}}), flush=True)
     return 0
@@ -256,6 +303,10 @@ def main():
         # The device appears at once; its first event comes after start_delay, by when handyd and
         # libinput have it open (both checked below; a late start fails instead of measuring less).
         start_delay = 20 * scale
+        if args.speed != 1:
+            props = install_time_scale(args.speed, STREAM_NAME)
+            print(f"perf_guest: stream at speed {args.speed:g}, handyd's time thresholds scaled to match: "
+                  + " ".join(f"{k}={v}" for k, v in props.items()), flush=True)
         # The device must stay through the stream, the catch-up and the idle window; inject is
         # stopped at the end (it prints `done` only after the hold, when the device is gone).
         hold = 3600
@@ -329,7 +380,7 @@ def main():
         # Where handyd's CPU went: the input thread (evdev reads, tracker, recognizers) vs the
         # NIO event loop (JSON encoding, socket writes) vs the rest.
         split = {k: round(v - t0.get(k, 0.0), 3) for k, v in t1.items() if v - t0.get(k, 0.0) > 0}
-        got_frames, got_gestures, _ = sub.snapshot()
+        got_frames, got_gestures, _, _ = sub.snapshot()
         cpu = {k: c1[k] - c0[k] for k in c0}
         per10k = {k: v * 10000 / frames for k, v in cpu.items()}
         ratios = {k: (cpu["handyd"] / cpu[k] if cpu[k] > 0 else float("nan")) for k in peers}
