@@ -6,6 +6,12 @@ public struct PipelineOutput: Sendable {
     public var gestures: [GestureEvent] = []
     public init() {}
     public var isEmpty: Bool { frames.isEmpty && gestures.isEmpty }
+    /// Empties both arrays and keeps their room (each only when not empty: an empty array's
+    /// `removeAll(keepingCapacity:)` still costs a call).
+    public mutating func empty() {
+        if !frames.isEmpty { frames.removeAll(keepingCapacity: true) }
+        if !gestures.isEmpty { gestures.removeAll(keepingCapacity: true) }
+    }
 }
 
 /// The per-device chain the daemon and `handyctl replay` both run: events → ``TouchTracker`` →

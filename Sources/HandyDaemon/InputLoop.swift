@@ -36,11 +36,12 @@ public protocol DeviceSource: AnyObject {
     /// recognizer's timeout); nil = no timer, the loop may sleep until a descriptor wakes it.
     var wakeupTime: MonotonicInstant? { get }
     /// Starts: announces the devices already present.
-    func start(now: MonotonicInstant, into notices: inout [InputNotice])
+    func start(now: MonotonicInstant, into notices: inout InputNotices)
     /// Runs after `readable` (some of ``pollDescriptors``) became readable or the wake-up time passed.
-    func service(now: MonotonicInstant, readable: [Int32], into notices: inout [InputNotice])
+    /// A frame's output is best made in ``InputNotices/takeOutput()``'s (no new arrays).
+    func service(now: MonotonicInstant, readable: [Int32], into notices: inout InputNotices)
     /// SIGHUP: re-read configuration (udev properties, thresholds) without dropping devices.
-    func reload(now: MonotonicInstant, into notices: inout [InputNotice])
+    func reload(now: MonotonicInstant, into notices: inout InputNotices)
     /// A signal from the socket side (enough clients subscribed): a paused replay begins.
     func release(now: MonotonicInstant)
     /// Frees every device; no more notices are delivered after this.
@@ -48,7 +49,7 @@ public protocol DeviceSource: AnyObject {
 }
 
 extension DeviceSource {
-    public func reload(now: MonotonicInstant, into notices: inout [InputNotice]) {}
+    public func reload(now: MonotonicInstant, into notices: inout InputNotices) {}
     public func release(now: MonotonicInstant) {}
 }
 
@@ -104,7 +105,7 @@ public final class InputLoop: @unchecked Sendable {
 
     /// Runs on the calling thread until ``Command/stop``.
     public func run() {
-        var notices: [InputNotice] = []
+        var notices = InputNotices()
         let start = MonotonicInstant.now()
         for source in sources { source.start(now: start, into: &notices) }
         flush(&notices)
@@ -171,9 +172,9 @@ public final class InputLoop: @unchecked Sendable {
         logger.debug("input loop stopped")
     }
 
-    private func flush(_ notices: inout [InputNotice]) {
+    private func flush(_ notices: inout InputNotices) {
         guard !notices.isEmpty else { return }
-        deliver(notices)
-        notices.removeAll(keepingCapacity: true)
+        deliver(notices.list)
+        notices.recycle()
     }
 }

@@ -82,13 +82,13 @@ public final class LiveSource: DeviceSource {
         return earliest.map { MonotonicInstant(deviceTime: $0) }
     }
 
-    public func start(now: MonotonicInstant, into notices: inout [InputNotice]) {
+    public func start(now: MonotonicInstant, into notices: inout InputNotices) {
         let found = discovery.enumerateTouchscreens()
         if found.isEmpty { logger.notice("no touchscreen found; waiting for one to be plugged in") }
         for device in found { open(device, into: &notices) }
     }
 
-    public func service(now: MonotonicInstant, readable: [Int32], into notices: inout [InputNotice]) {
+    public func service(now: MonotonicInstant, readable: [Int32], into notices: inout InputNotices) {
         if readable.contains(discovery.monitorFileDescriptor) {
             while let event = discovery.receive() { handle(event, into: &notices) }
         }
@@ -96,15 +96,17 @@ public final class LiveSource: DeviceSource {
         for (node, device) in devices where readable.contains(device.evdev.fileDescriptor) {
             let status: DrainStatus
             let id = device.info.id
-            // Kept between turns: a turn of the loop reads one frame, most often.
-            var output = PipelineOutput()
-            swap(&output, &spareOutput)
-            defer { swap(&output, &spareOutput) }
+            // Made in the arrays of an output delivered before (a turn reads one frame, most often).
+            var output = notices.takeOutput()
+            defer { notices.returnOutput(output) }
             do {
                 status = try device.evdev.drain { event in
                     device.pipeline.handle(event, into: &output)
                     // One notice per event keeps each frame's gestures right after that frame.
-                    if !output.isEmpty { notices.append(.output(device: id, Self.take(&output))) }
+                    if !output.isEmpty {
+                        notices.append(.output(device: id, output))
+                        output = notices.takeOutput()
+                    }
                 }
             } catch {
                 logger.error("read failed, closing device", metadata: ["device.path": "\(node)", "error": "\(error)"])
@@ -122,23 +124,7 @@ public final class LiveSource: DeviceSource {
         }
     }
 
-    /// Where the next frame's output is made, with room for its gesture events (see ``take(_:)``).
-    private var spareOutput = PipelineOutput()
-
-    /// Moves a frame's output out of `output` and leaves it empty with room for the next frame's
-    /// gesture events: a frame has ~4, and grown one by one from nothing the array was allocated
-    /// 2–3 times per frame (docs/PERFORMANCE.md section 5).
-    private static func take(_ output: inout PipelineOutput) -> PipelineOutput {
-        var taken = PipelineOutput()
-        swap(&taken, &output)
-        if !taken.gestures.isEmpty { output.gestures.reserveCapacity(Self.typicalGesturesPerFrame) }
-        return taken
-    }
-
-    /// Pinch, rotate, pan and a touch-pan per finger, changing together.
-    private static let typicalGesturesPerFrame = 4
-
-    public func reload(now: MonotonicInstant, into notices: inout [InputNotice]) {
+    public func reload(now: MonotonicInstant, into notices: inout InputNotices) {
         for (node, device) in devices {
             guard let current = discovery.device(devnode: node) else { continue }
             guard current.configuration != device.configuration else { continue }
@@ -180,7 +166,7 @@ public final class LiveSource: DeviceSource {
 
     // MARK: -
 
-    private func handle(_ event: UdevEvent, into notices: inout [InputNotice]) {
+    private func handle(_ event: UdevEvent, into notices: inout InputNotices) {
         let node = event.device.devnode
         switch event.action {
         case .added:
@@ -194,7 +180,7 @@ public final class LiveSource: DeviceSource {
         }
     }
 
-    private func open(_ found: DiscoveredDevice, into notices: inout [InputNotice]) {
+    private func open(_ found: DiscoveredDevice, into notices: inout InputNotices) {
         guard !found.isIgnored else {
             logger.info("ignoring device (HANDYD_IGNORE)", metadata: ["device.path": "\(found.devnode)"])
             return
@@ -218,7 +204,7 @@ public final class LiveSource: DeviceSource {
     }
 
     /// Lists a device that could not be opened, with the reason and the fix, and watches its node's directory.
-    private func markUnreadable(_ found: DiscoveredDevice, baseID: String, error: InputError, into notices: inout [InputNotice]) {
+    private func markUnreadable(_ found: DiscoveredDevice, baseID: String, error: InputError, into notices: inout InputNotices) {
         let node = found.devnode
         let fix = Self.fix(for: error, node: node)
         let id = unreadable[node]?.info.id ?? uniqueID(baseID, excludingNode: node)
@@ -241,7 +227,7 @@ public final class LiveSource: DeviceSource {
     }
 
     /// Drains the inotify queue and tries again to open each unreadable node whose attributes changed.
-    private func retryAfterAttributeChange(into notices: inout [InputNotice]) {
+    private func retryAfterAttributeChange(into notices: inout InputNotices) {
         var changed = Set<String>()
         let directoryByWatch = Dictionary(directoryWatches.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
         let bufferSize = 4096
@@ -294,7 +280,7 @@ public final class LiveSource: DeviceSource {
     }
 
     /// Opens again the unreadable devices at `nodes`, with their current udev properties.
-    private func retryUnreadable(nodes: [String], into notices: inout [InputNotice]) {
+    private func retryUnreadable(nodes: [String], into notices: inout InputNotices) {
         for node in nodes.sorted() {
             guard let known = unreadable[node] else { continue }
             let found = discovery.device(devnode: node) ?? known.found
@@ -361,7 +347,7 @@ public final class LiveSource: DeviceSource {
             + "systemd/handyd.service has); \(retry)"
     }
 
-    private func close(node: String, into notices: inout [InputNotice]) {
+    private func close(node: String, into notices: inout InputNotices) {
         guard let device = devices.removeValue(forKey: node) else { return }
         let output = device.pipeline.deviceRemoved(at: EvdevDevice.monotonicNow())
         if !output.isEmpty { notices.append(.output(device: device.info.id, output)) }

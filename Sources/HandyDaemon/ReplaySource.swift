@@ -98,7 +98,7 @@ public final class ReplaySource: DeviceSource {
         return next
     }
 
-    public func start(now: MonotonicInstant, into notices: inout [InputNotice]) {
+    public func start(now: MonotonicInstant, into notices: inout InputNotices) {
         for problem in configuration.problems {
             logger.warning("bad --device-property, default used", metadata: ["device.id": "\(info.id)", "problem": "\(problem)"])
         }
@@ -116,9 +116,10 @@ public final class ReplaySource: DeviceSource {
         if startedAt == nil { startedAt = now }
     }
 
-    public func service(now: MonotonicInstant, readable: [Int32], into notices: inout [InputNotice]) {
+    public func service(now: MonotonicInstant, readable: [Int32], into notices: inout InputNotices) {
         guard startedAt != nil else { return }
-        var output = PipelineOutput()
+        var output = notices.takeOutput()
+        defer { notices.returnOutput(output) }
         let limit = notices.count + Self.maximumOutputsPerService
         var behind = false
         passes: while true {
@@ -135,7 +136,7 @@ public final class ReplaySource: DeviceSource {
                 // right after that frame on the wire.
                 if !output.isEmpty {
                     notices.append(.output(device: info.id, output))
-                    output = PipelineOutput()
+                    output = notices.takeOutput()
                 }
             }
             guard index == events.count, options.loop else { break }

@@ -270,9 +270,9 @@ final class PacedSource: DeviceSource {
     let pollDescriptors: [Int32]
     var wakeupTime: MonotonicInstant? { nil }
 
-    func start(now: MonotonicInstant, into notices: inout [InputNotice]) { notices.append(.added(info)) }
+    func start(now: MonotonicInstant, into notices: inout InputNotices) { notices.append(.added(info)) }
 
-    func service(now: MonotonicInstant, readable: [Int32], into notices: inout [InputNotice]) {
+    func service(now: MonotonicInstant, readable: [Int32], into notices: inout InputNotices) {
         var bytes = [UInt8](repeating: 0, count: 256)
         let n = read(readFD, &bytes, bytes.count)
         guard n > 0 else { return }

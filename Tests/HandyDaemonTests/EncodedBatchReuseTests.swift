@@ -48,13 +48,15 @@ import Testing
     static func catchUpBatches(of path: String) throws -> [[InputNotice]] {
         try onLargeStack { () throws -> [[InputNotice]] in
             let source = try ReplaySource.load(path: path, descPath: nil, options: .init(), logger: Logger(label: "test"))
-            var batches: [[InputNotice]] = [[]]
+            var added = InputNotices()
             let start = MonotonicInstant.now()
-            source.start(now: start, into: &batches[0])
+            source.start(now: start, into: &added)
+            var batches: [[InputNotice]] = [added.list]
             let late = start.adding(nanoseconds: 3_600_000_000_000)
             while batches.count < 100_000 {
-                var batch: [InputNotice] = []
-                source.service(now: late, readable: [], into: &batch)
+                var notices = InputNotices()
+                source.service(now: late, readable: [], into: &notices)
+                var batch = notices.list
                 if batch.isEmpty { break }
                 // Every third batch split in two: a batch of one output follows one of sixteen.
                 if batches.count % 3 == 0, batch.count > 1 {

@@ -13,17 +13,17 @@ import Testing
         let expected = try ExpectedOutput(recordingPath: path)
         let batches = try onLargeStack { () throws -> [[InputNotice]] in
             let source = try ReplaySource.load(path: path, descPath: nil, options: .init(), logger: Logger(label: "test"))
-            var added: [InputNotice] = []
+            var added = InputNotices()
             let start = MonotonicInstant.now()
             source.start(now: start, into: &added)
             // An hour late: every event of the recording is due at once.
             let late = start.adding(nanoseconds: 3_600_000_000_000)
             var batches: [[InputNotice]] = []
             while batches.count < 100_000 {
-                var batch: [InputNotice] = []
+                var batch = InputNotices()
                 source.service(now: late, readable: [], into: &batch)
                 if batch.isEmpty { break }
-                batches.append(batch)
+                batches.append(batch.list)
             }
             return batches
         }
