@@ -42,19 +42,18 @@ struct VelocityEstimator: Sendable {
     private static let windowsBeforeRebase = 4.0
     private var samples = [Sample](repeating: Sample(), count: capacity)
     private var head = 0   // index of the next write
-    private var count = 0
-    /// The newest `windowed` samples are in ``sums``.
+    /// The newest `windowed` samples are in ``sums``: those in the window (the newest always is).
     private var windowed = 0
     private var sums = Sums()
     private var base: Int64 = 0
 
     init() {}
 
-    mutating func reset() { count = 0; windowed = 0; sums = Sums() }
+    mutating func reset() { windowed = 0; sums = Sums() }
 
     /// Adds the cumulative value (x, y) at `time`. Call when the value changed.
     mutating func add(_ time: Timestamp, x vx: Double, y vy: Double = 0, windowMs: Double, pauseMs: Double) {
-        if count > 0 {
+        if windowed > 0 {
             let last = (head &- 1) & Self.mask
             // A pause starts over; so does time going backwards (the window is the newest samples).
             if (Double(time.microseconds) - Double(samples[last].t)) / 1000 > pauseMs || time.microseconds < samples[last].t { reset() }
@@ -62,7 +61,6 @@ struct VelocityEstimator: Sendable {
         if windowed == Self.capacity { remove(head) }   // overwritten
         samples[head] = Sample(t: time.microseconds, x: vx, y: vy)
         head = (head &+ 1) & Self.mask
-        count = Swift.min(count + 1, Self.capacity)
         if windowed == 0 { base = time.microseconds }
         windowed += 1
         sums.add(seconds(time.microseconds), vx, vy, sign: 1)
@@ -107,13 +105,13 @@ struct VelocityEstimator: Sendable {
 
     @inline(__always)
     private func fit(at time: Timestamp, pauseMs: Double, y withY: Bool) -> (x: Double, y: Double) {
-        guard count >= 2 else { return (0, 0) }
+        guard windowed >= 2 else { return (0, 0) }
         let tLast = samples[(head &- 1) & Self.mask].t
         if (Double(time.microseconds) - Double(tLast)) / 1000 > pauseMs { return (0, 0) }
         // Least-squares slope over the samples in the window.
         let s = sums
         let den = s.n * s.stt - s.st * s.st
-        guard windowed >= 2, den > 1e-15 else { return (0, 0) }
+        guard den > 1e-15 else { return (0, 0) }
         return (Self.settled((s.n * s.stx - s.st * s.sx) / den), withY ? Self.settled((s.n * s.sty - s.st * s.sy) / den) : 0)
     }
 
