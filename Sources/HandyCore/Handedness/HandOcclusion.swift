@@ -180,22 +180,35 @@ public struct HandOcclusionModel: Hashable, Sendable {
             }
         }
         guard points.count >= 3 else { hull.append(contentsOf: points); return }
-        func cross(_ o: PhysicalPoint, _ a: PhysicalPoint, _ b: PhysicalPoint) -> Double {
+        @inline(__always) func cross(_ o: PhysicalPoint, _ a: PhysicalPoint, _ b: PhysicalPoint) -> Double {
             (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
         }
-        hull.reserveCapacity(2 * points.count)
-        for p in points {
-            while hull.count >= 2 && cross(hull[hull.count - 2], hull[hull.count - 1], p) <= 1e-6 { hull.removeLast() }
-            hull.append(p)
+        // The chains are built in the hull's spare room through a pointer, as a stack with its top
+        // in `n`: appended and popped one by one, the array checked its uniqueness and room at each
+        // step (~2,000 instructions a hull of 16 corners, docs/PERFORMANCE.md section 5). At most
+        // 2·count corners are pushed in all, and the count is set once at the end.
+        points.withUnsafeBufferPointer { sorted in
+            hull.append(addingCapacity: 2 * sorted.count) { span in
+                span.withUnsafeMutableBufferPointer { buffer, count in
+                    let h = buffer.baseAddress!
+                    var n = 0
+                    for p in sorted {
+                        while n >= 2 && cross(h[n - 2], h[n - 1], p) <= 1e-6 { n -= 1 }
+                        (h + n).initialize(to: p)
+                        n += 1
+                    }
+                    n -= 1
+                    // The upper chain, on top of the lower one: it may not pop below where it starts.
+                    let lowerEnd = n
+                    for p in sorted.reversed() {
+                        while n >= lowerEnd + 2 && cross(h[n - 2], h[n - 1], p) <= 1e-6 { n -= 1 }
+                        (h + n).initialize(to: p)
+                        n += 1
+                    }
+                    count = n - 1
+                }
+            }
         }
-        hull.removeLast()
-        // The upper chain, on top of the lower one: it may not pop below where it starts.
-        let lowerEnd = hull.count
-        for p in points.reversed() {
-            while hull.count >= lowerEnd + 2 && cross(hull[hull.count - 2], hull[hull.count - 1], p) <= 1e-6 { hull.removeLast() }
-            hull.append(p)
-        }
-        hull.removeLast()
     }
 
     /// `polygon` clipped to the display rectangle (Sutherland–Hodgman, four edges).
