@@ -161,10 +161,13 @@ struct JSONWriter {
     /// number instead of ~114, docs/PERFORMANCE.md section 5).
     @inline(__always)
     private mutating func sixDecimals(_ v: Double, magnitude a: Double) -> Bool {
-        // Int64, not UInt64: on x86-64 the unsigned conversions take a dozen instructions each way.
-        let signed = Int64(a * 1e6 + 0.5)
-        guard Double(signed) / 1e6 == a else { return false }
-        let n = UInt64(bitPattern: signed)   // ≥ 0; unsigned for the divisions below
+        // The nearest integer to a·10^6 (< 10^12 < 2^51) by adding 2^52, where a double's spacing is
+        // 1: the sum is that integer plus 2^52, exactly, and its low bits are the integer. Rounding
+        // to nearest instead of `+ 0.5` and truncating changes nothing: a·10^6 is within 2.3·10^-4 of
+        // the candidate when there is one. No conversion, so none of its range checks.
+        let shifted = a * 1e6 + 0x1p52
+        guard (shifted - 0x1p52) / 1e6 == a else { return false }
+        let n = shifted.bitPattern &- (0x1p52 as Double).bitPattern
         var p = cursor
         if v.sign == .minus { p.initialize(to: UInt8(ascii: "-")); p += 1 }   // "-0" for -0.0, as JSONEncoder
         let whole = n / 1_000_000
@@ -187,7 +190,9 @@ struct JSONWriter {
             raw.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(mid) &* 2, as: UInt16.self), toByteOffset: 2, as: UInt16.self)
             raw.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(lo &- mid &* 100) &* 2, as: UInt16.self), toByteOffset: 4, as: UInt16.self)
             p += 6
-            while p[-1] == UInt8(ascii: "0") { p -= 1 }   // stops at a digit: frac is not 0
+            // Two zeros at a time, then one: stops at a digit, frac is not 0.
+            while UnsafeRawPointer(p - 2).loadUnaligned(as: UInt16.self) == Self.twoZeros { p -= 2 }
+            if p[-1] == UInt8(ascii: "0") { p -= 1 }
         }
         cursor = p
         return true
@@ -254,6 +259,9 @@ struct JSONWriter {
         }
         return false
     }
+
+    /// "00" as one 16-bit load sees it (a literal: a stored static is checked for initialisation at each use).
+    @inline(__always) private static var twoZeros: UInt16 { 0x3030 }
 
     /// "00" "01" … "99": two digits per division.
     private static var digitPairs: StaticString { "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" }
