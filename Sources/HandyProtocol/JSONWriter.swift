@@ -157,7 +157,7 @@ struct JSONWriter {
     /// parse back to `v`, and returns true; false when 6 decimals are not enough. The argument is
     /// ``nineDecimals(_:magnitude:)``'s with 10^6 for 10^9 (two candidates 10^-6 apart cannot both
     /// round to `v` either). The six decimals are written whole, two digits a store, and the
-    /// trailing zeros taken back: cheaper than finding them by division first (~90 instructions a
+    /// trailing zeros taken back: cheaper than finding them by division first (~80 instructions a
     /// number instead of ~114, docs/PERFORMANCE.md section 5).
     @inline(__always)
     private mutating func sixDecimals(_ v: Double, magnitude a: Double) -> Bool {
