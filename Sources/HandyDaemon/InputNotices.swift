@@ -34,8 +34,9 @@ public struct InputNotices {
     }
 
     /// After delivery: empties the list and keeps its outputs' arrays, emptied, for ``takeOutput()``.
-    /// The delivered list must not be held elsewhere (the encoder reads it and lets go), so the
-    /// arrays are the spares' alone and are emptied in place.
+    /// The encoder reads the delivered list and lets it go, so the arrays are the spares' alone and
+    /// are emptied in place (were a copy still held, emptying would copy on write: the holder's
+    /// values stay, only the saving is lost).
     public mutating func recycle() {
         let firstNew = spares.count
         list.withUnsafeBufferPointer { delivered in
