@@ -63,6 +63,7 @@ let package = Package(
                 "HandyProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         // `handyctl actions`: gesture bindings (TOML) to commands and uinput key chords.
@@ -72,6 +73,7 @@ let package = Package(
                 "HandyProtocol", "HandyClient", "HandyInput",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .executableTarget(

@@ -5,7 +5,7 @@ import Musl
 #endif
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Starts commands without waiting for them, and reaps them later: the gesture stream never waits
 /// for a command, and a finished command leaves no zombie. A command that cannot start, or exits
@@ -13,7 +13,7 @@ import Synchronization
 public final class CommandLauncher: Sendable {
     private let logger: Logger
     /// Running children: pid → what to call it in the log.
-    private let running = Mutex<[pid_t: String]>([:])
+    private let running = NIOLockedValueBox<[pid_t: String]>([:])
 
     public init(logger: Logger) { self.logger = logger }
 
@@ -62,7 +62,7 @@ public final class CommandLauncher: Sendable {
             logger.error("\(label): cannot run \(shown): \(String(cString: strerror(rc)))")
             return nil
         }
-        running.withLock { $0[pid] = "\(label): \(shown) (pid \(pid))" }
+        running.withLockedValue { $0[pid] = "\(label): \(shown) (pid \(pid))" }
         logger.info("\(label): started \(shown) (pid \(pid))")
         return pid
     }
@@ -71,13 +71,13 @@ public final class CommandLauncher: Sendable {
     /// - Returns: how many finished.
     @discardableResult
     public func reap() -> Int {
-        let pids = running.withLock { Array($0.keys) }
+        let pids = running.withLockedValue { Array($0.keys) }
         var finished = 0
         for pid in pids {
             var status: Int32 = 0
             let rc = waitpid(pid, &status, WNOHANG)
             guard rc == pid || (rc < 0 && errno == ECHILD) else { continue }
-            let what = running.withLock { $0.removeValue(forKey: pid) } ?? "pid \(pid)"
+            let what = running.withLockedValue { $0.removeValue(forKey: pid) } ?? "pid \(pid)"
             finished += 1
             guard rc == pid else { continue }
             // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift does not import.
@@ -97,8 +97,8 @@ public final class CommandLauncher: Sendable {
     }
 
     /// Children started and not reaped yet.
-    public var runningCount: Int { running.withLock { $0.count } }
-    public var runningProcessIDs: [pid_t] { running.withLock { Array($0.keys) } }
+    public var runningCount: Int { running.withLockedValue { $0.count } }
+    public var runningProcessIDs: [pid_t] { running.withLockedValue { Array($0.keys) } }
 
     /// Reaps every `interval` until the task is cancelled.
     public func reapPeriodically(every interval: Duration = .milliseconds(200)) async {

@@ -1,7 +1,7 @@
 import HandyProtocol
 import NIOCore
 import NIOPosix
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A subscriber of handyd: connects to its socket, subscribes, and delivers what the daemon sends
 /// as typed ``ServerMessage``s. Reconnects with backoff when the daemon restarts.
@@ -47,20 +47,22 @@ public struct HandyClient: Sendable {
     /// consumer stops iterating; with ``reconnect`` nil also when the connection closes.
     public func messages() -> AsyncThrowingStream<ServerMessage, any Error> {
         let (stream, continuation) = AsyncThrowingStream<ServerMessage, any Error>.makeStream()
-        let current = Mutex<(any Channel)?>(nil)
+        // NIO's lock (a pthread mutex), not Synchronization's Mutex: ThreadSanitizer cannot see the
+        // latter on Linux and reported this hand-over as a race (docs/RELIABILITY.md).
+        let current = NIOLockedValueBox<(any Channel)?>(nil)
         let task = Task { [self] in
             var delay = reconnect?.initialDelaySeconds ?? 0
             while !Task.isCancelled {
                 do {
                     let channel = try await connect(continuation)
-                    current.withLock { $0 = channel }
+                    current.withLockedValue { $0 = channel }
                     if Task.isCancelled { try? await channel.close() }
                     delay = reconnect?.initialDelaySeconds ?? 0
                     if let subscription {
                         try await channel.writeAndFlush(ByteBuffer(bytes: JSONLines.encode(.subscribe(subscription))))
                     }
                     try? await channel.closeFuture.get()
-                    current.withLock { $0 = nil }
+                    current.withLockedValue { $0 = nil }
                 } catch {
                     guard reconnect != nil else {
                         continuation.finish(throwing: error)
@@ -75,7 +77,7 @@ public struct HandyClient: Sendable {
         }
         continuation.onTermination = { _ in
             task.cancel()
-            current.withLock { $0?.close(promise: nil) }
+            current.withLockedValue { $0?.close(promise: nil) }
         }
         return stream
     }
@@ -113,7 +115,7 @@ public enum HandyClientError: Error, Sendable {
 final class MessageReader: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     private let continuation: AsyncThrowingStream<ServerMessage, any Error>.Continuation
-    private let splitter = Mutex(LineSplitter())
+    private let splitter = NIOLockedValueBox(LineSplitter())
 
     init(continuation: AsyncThrowingStream<ServerMessage, any Error>.Continuation) {
         self.continuation = continuation
@@ -123,7 +125,7 @@ final class MessageReader: ChannelInboundHandler, Sendable {
         let buffer = unwrapInboundIn(data)
         let lines: [[UInt8]]
         do {
-            lines = try splitter.withLock { try $0.append(buffer.readableBytesView) }
+            lines = try splitter.withLockedValue { try $0.append(buffer.readableBytesView) }
         } catch {
             context.close(promise: nil)
             return
