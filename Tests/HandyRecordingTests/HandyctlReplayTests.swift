@@ -181,6 +181,7 @@ struct HandyctlReplayTests {
     @Test("a truncated or garbage file: exit status 1 and one line on stderr naming file and line")
     func badFiles() throws {
         let folder = try FixturePaths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let full = try Data(contentsOf: URL(fileURLWithPath: FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events")))
         let cut = folder.appendingPathComponent("Wacom ISDv4 E6 Finger.cut.events")
         try full.prefix(300).write(to: cut)

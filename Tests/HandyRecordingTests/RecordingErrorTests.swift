@@ -46,6 +46,7 @@ struct RecordingErrorTests {
     @Test("an evemu file cut in the middle of a line")
     func truncatedEvemu() throws {
         let folder = try FixturePaths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let full = try [UInt8](Data(contentsOf: URL(fileURLWithPath: FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events"))))
         // Byte 300 falls inside "E: 1330496004.684643 0003 0000 1488" (line 9), cutting "1488" off.
         let cut = Array(full.prefix(300))
@@ -67,6 +68,7 @@ struct RecordingErrorTests {
     @Test("a libinput record file cut in the middle of an event row")
     func truncatedYAML() throws {
         let folder = try FixturePaths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let full = try [UInt8](Data(contentsOf: URL(fileURLWithPath: FixturePaths.path("libinput-record/wacom-isdv4-2fg-tap.yml"))))
         let text = String(decoding: full, as: UTF8.self)
         // Cut just after "[  0,  36112," of the last row: an unclosed list and no newline.
@@ -88,6 +90,7 @@ struct RecordingErrorTests {
     @Test("garbage and binary files")
     func garbage() throws {
         let folder = try FixturePaths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         // Deterministic pseudo-random bytes.
         var state: UInt32 = 0x1234_5678
         let noise = (0..<4096).map { _ -> UInt8 in
@@ -184,6 +187,7 @@ struct RecordingErrorTests {
     @Test("events without a description anywhere")
     func missingDescription() throws {
         let folder = try FixturePaths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let events = try [UInt8](Data(contentsOf: URL(fileURLWithPath: FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events"))))
         let path = try write(events, "Lonely Device.tap.events", in: folder)
         // A .desc whose name is not a prefix does not count.
@@ -216,6 +220,7 @@ struct RecordingErrorTests {
     @Test("a folder, a missing file")
     func unreadable() throws {
         let folder = try FixturePaths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         #expect(failure(loading: folder.path)?.description == folder.path + ": is a directory, not a recording")
         #expect(failure(loading: folder.appendingPathComponent("missing.events").path)?.description
                 == folder.appendingPathComponent("missing.events").path + ": no such file")
@@ -243,6 +248,7 @@ struct RecordingErrorTests {
         #expect(Recording.pathExtension(of: "x.d/trace") == "")
         // The caller's spelling of the folder is kept; a file in the working folder gets a bare name.
         let folder = try FixturePaths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         for name in ["panel.desc", "panel.tap.events", "panel-other.desc"] {
             #expect(FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data()))
         }
