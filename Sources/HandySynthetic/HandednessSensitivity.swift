@@ -108,7 +108,10 @@ public enum HandednessSensitivity {
         let seedMetrics = HandednessMetrics(seedOutcomes)
         let evidenceMetrics = HandednessMetrics(evidenceOutcomes)
         let atSeed = HandednessMetrics(evidenceOutcomes, fixedCoverage: seedMetrics.coverage).accuracyAtFixedCoverage
-        let tolerance = 1 / Double(Swift.max(1, evidenceOutcomes.count))
+        // One pinch of those compared: the seed rule's answered ones, as many as handyd's most confident.
+        let seenCount = evidenceOutcomes.filter { $0.hand != nil }.count
+        let compared = (Double(seenCount) * seedMetrics.coverage).rounded()
+        let tolerance = 1 / Swift.max(1, compared)
         let slice = evidenceOutcomes.filter { $0.ambiguous && $0.hand != nil }
         let answered = slice.filter { $0.hand != .unknown }
         let right = answered.filter { $0.hand == $0.truth }.count

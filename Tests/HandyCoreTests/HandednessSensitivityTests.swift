@@ -40,7 +40,11 @@ import Testing
             let evidence = HandednessMetrics(pinches.map { HandednessEvaluation.outcome($0, classifier: EvidenceHandednessClassifier()) })
             let row = rows.first { $0.member == "defaults" && $0.tier == tier.rawValue }
             #expect(row?.seed == seed && row?.evidence == evidence, "\(tier)")
-            if let row { #expect(row.holds == (row.evidenceAtSeedCoverage + 1.0 / 20 >= row.seed.accuracy)) }
+            // "Holds" to one pinch of those compared: as many as the seed rule answers.
+            if let row {
+                let compared = (Double(20 - row.evidence.missed) * row.seed.coverage).rounded()
+                #expect(row.holds == (row.evidenceAtSeedCoverage + 1 / Swift.max(1, compared) >= row.seed.accuracy))
+            }
         }
         let table = HandednessSensitivity.table(rows)
         let lines = table.split(separator: "\n")
@@ -107,6 +111,34 @@ import Testing
                 right += n * r.ambiguousAccuracy
             }
             #expect(answered == 0 || right / answered >= 0.9, "\(tier): the ambiguous slice answered \(right / answered) right over the family")
+        }
+    }
+
+    /// Where hands turn little (rotation spread 10°) the lean is right on every pinch the seed rule
+    /// answers; on 2,000 pinches of the orientation tier, handyd let its ellipse axes and thumb cues
+    /// overturn a clear lean on 10 of them (99.5 % against 100 % at the seed rule's coverage; 40 in
+    /// 10,000 on another seed). A clear lean is not overturned now (docs/HANDEDNESS.md "Sensitivity").
+    @Test func aClearLeanIsNotOverturnedWhereHandsTurnLittle() {
+        var model = HandModel()
+        model.handRotationSdDegrees = 10
+        let pinches = HandednessEvaluation.syntheticPinches(tier: .orientation, count: 2_000, seed: 11, model: model)
+            .enumerated().map { i, p in LabelledPinch(name: "\(i)", p) }
+        let c = EvidenceHandednessClassifier()
+        let both = pinches.map { HandednessEvaluation.outcomes($0, classifiers: [SeedHandednessRule(), c], slice: c) }
+        let row = HandednessSensitivity.row(member: "hand rotation spread 10°", tier: .orientation,
+                                            seed: both.map { $0[0] }, evidence: both.map { $0[1] })
+        #expect(row.seed.accuracy == 1, "the seed rule is right on every pinch it answers here")
+        #expect(row.evidenceAtSeedCoverage >= row.seed.accuracy, "handyd \(row.evidenceAtSeedCoverage) at the seed rule's coverage \(row.seed.coverage)")
+        // The rule is why: some of these pinches have cues that contradict a clear lean.
+        let overturned = pinches.compactMap(HandednessEvaluation.features).filter(c.overturnsClearLean)
+        #expect(!overturned.isEmpty)
+        for f in overturned {
+            let seed = SeedHandednessRule().classify(f).hand
+            if seed != .unknown { #expect(c.bestGuess(f).hand == seed, "a clear lean overturned: \(f)") }
+            // Mirror symmetry holds through the rule: the mirrored pinch gets the mirrored answer.
+            let m = f.mirroredX(about: 0)
+            #expect(c.overturnsClearLean(m))
+            #expect(c.bestGuess(m).hand == c.bestGuess(f).hand.mirrored && c.bestGuess(m).confidence == c.bestGuess(f).confidence)
         }
     }
 

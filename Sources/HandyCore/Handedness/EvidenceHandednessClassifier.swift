@@ -176,11 +176,43 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// The hand the score favours and its confidence, ignoring ``minimumConfidence``, the ambiguous
     /// slice and the span limit: what the classifier would answer with every threshold at zero
     /// (the evaluation compares classifiers at equal coverage with it). `unknown` only at score 0.
+    ///
+    /// A clear lean is not overturned (``overturnsClearLean(_:)``): where the other cues contradict
+    /// it, the answer takes the lean's side with the weaker of the two confidences.
     public func bestGuess(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) {
-        let s = score(f)
+        var s = score(f)
+        if overturnsClearLean(f) {
+            let w = weights(for: Self.tier(of: f))
+            let lean = Self.score(f, weights: Weights(geometry: w.geometry, motion: w.motion, landing: w.landing, turn: 0,
+                                                       area: w.area, pressure: w.pressure, lean: w.lean))
+            s = (lean > 0 ? 1 : -1) * Swift.min(Swift.abs(s), Swift.abs(lean))
+        }
         guard s != 0 else { return (.unknown, 0) }
         return (s > 0 ? .right : .left, wireRounded(1 / (1 + exp(-Swift.abs(s))), 3))
     }
+
+    /// Whether the geometry (the line's direction, with the thumb cues that pick which end is the
+    /// thumb) and the rest (the ellipse axes, the line's turn) favour different hands where the lean
+    /// is clear: the cues disagree (``disagreementLogOdds`` each way), or, in the vertical slice,
+    /// the two point opposite ways while the top finger is beyond the seed rule's dead zones.
+    ///
+    /// Why the lean wins there: on a hand model whose hands turn little (rotation spread 10°) the
+    /// lean is right on every pinch it answers, while the ellipse axes and thumb cues, whose model
+    /// no published measurement backs, sometimes say the other hand; letting them overturn a clear
+    /// lean cost handyd 40 pinches in 10,000 against the seed rule there (docs/HANDEDNESS.md
+    /// "Sensitivity"). Steep hands pay for it in the guesses handyd does not publish.
+    public func overturnsClearLean(_ f: HandednessFeatures) -> Bool {
+        let (g, r) = geometryAndRest(f)
+        guard g * r < 0 else { return false }
+        let dx = Swift.abs(f.topMm.x - f.bottomMm.x), dy = Swift.abs(f.bottomMm.y - f.topMm.y)
+        if atan2(dx, dy) < Self.ambiguousVerticalRadians {
+            return dx > Self.clearLeanMm.horizontal && dy > Self.clearLeanMm.vertical
+        }
+        return Swift.abs(g) >= Self.disagreementLogOdds && Swift.abs(r) >= Self.disagreementLogOdds
+    }
+
+    /// The seed rule's default dead zones (``SeedHandednessRule``): beyond both the lean is clear.
+    public static let clearLeanMm = (vertical: 5.0, horizontal: 3.0)
 
     /// The line between the two contacts within this angle of vertical: one finger above the other,
     /// where which side the hand is on rests on a few degrees of lean.
@@ -195,13 +227,18 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     public func isAmbiguous(_ f: HandednessFeatures) -> Bool {
         let dx = Swift.abs(f.topMm.x - f.bottomMm.x), dy = Swift.abs(f.bottomMm.y - f.topMm.y)
         if atan2(dx, dy) < Self.ambiguousVerticalRadians { return true }
+        let (g, r) = geometryAndRest(f)
+        return g * r < 0 && Swift.abs(g) >= Self.disagreementLogOdds && Swift.abs(r) >= Self.disagreementLogOdds
+    }
+
+    /// The score of the geometry alone (with the thumb cues, which only pick the thumb) and of
+    /// everything else (the lean, the line's turn, the ellipse axes, the thumb cues).
+    func geometryAndRest(_ f: HandednessFeatures) -> (geometry: Double, rest: Double) {
         let w = weights(for: Self.tier(of: f))
-        var geometryOnly = Weights(geometry: w.geometry, motion: w.motion, landing: w.landing, turn: 0, area: w.area, pressure: w.pressure)
+        let geometryOnly = Weights(geometry: w.geometry, motion: w.motion, landing: w.landing, turn: 0, area: w.area, pressure: w.pressure)
         var rest = w
         rest.geometry = 0
-        geometryOnly.orientation = 0
-        let g = Self.score(f, weights: geometryOnly), r = Self.score(f, weights: rest)
-        return g * r < 0 && Swift.abs(g) >= Self.disagreementLogOdds && Swift.abs(r) >= Self.disagreementLogOdds
+        return (Self.score(f, weights: geometryOnly), Self.score(f, weights: rest))
     }
 
     /// The features mirrored about x = 0 (exact: negation).
