@@ -44,11 +44,11 @@ import Testing
         let evidence = HandednessMetrics(Self.outcomes.map { $0[0] })
         let seed = HandednessMetrics(Self.outcomes.map { $0[1] })
         // Measured when added: evidence 93.8 % at 61.5 %, seed 94.4 % at 88.9 %; evidence at the
-        // seed rule's coverage 94.4 %.
+        // seed rule's coverage 94.4 %, 94.8 % since a clear lean is not overturned (one pinch).
         #expect(evidence.accuracy >= 0.9 && evidence.coverage >= 0.5, "\(evidence)")
         #expect(seed.accuracy >= 0.9 && seed.coverage >= 0.8, "\(seed)")
         let atSeed = HandednessMetrics(Self.outcomes.map { $0[0] }, fixedCoverage: seed.coverage).accuracyAtFixedCoverage
-        #expect(atSeed >= seed.accuracy - 0.02, "evidence \(atSeed) at the seed rule's coverage, seed \(seed.accuracy)")
+        #expect(atSeed >= seed.accuracy, "evidence \(atSeed) at the seed rule's coverage, seed \(seed.accuracy)")
     }
 
     /// A left hand's pinch is a right hand's mirrored: every real attempt mirrored on its own

@@ -35,7 +35,8 @@ public enum HandednessTier: String, CaseIterable, Hashable, Sendable, Codable {
 ///   above and beside the other, in mm).
 ///
 /// In the ambiguous slice (``isAmbiguous(_:)``) it answers only on the orientation tier and only
-/// when sure (``ambiguousMinimumConfidence``).
+/// when sure (``ambiguousMinimumConfidence``). A clear lean is not overturned by the other cues
+/// (``overturnsClearLean(_:)``).
 ///
 /// Mirror symmetry by construction: the score is `g(f) − g(mirror(f))` where `g` is the log
 /// posterior mass of the right hand and `mirror` negates every x and orientation. Mirroring the
