@@ -291,7 +291,7 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         // The lean, as the seed rule sees it: half here, since the score is this minus the mirror's.
         var lean = 0.0
         if w.lean != 0 {
-            let vMargin = Swift.abs(up) - 5, hMargin = Swift.abs(dx) - 3
+            let vMargin = Swift.abs(up) - clearLeanMm.vertical, hMargin = Swift.abs(dx) - clearLeanMm.horizontal
             if vMargin > 0, hMargin > 0 {
                 lean = w.lean / 2 * (dx > 0 ? 1 : -1) * Swift.min(1, vMargin / 15) * Swift.min(1, hMargin / 15)
             }
