@@ -96,10 +96,17 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
 
     // Fitted by `handyctl eval handedness /tmp/train --fit` on `handyctl generate pinches /tmp/train
     // --count 1000 --seed 1 --mixture` (every pinch from its own member of the sensitivity family;
-    // log loss 0.323 / 0.366 / 0.206 on the training set; ridge 1e-4 Σ w²).
-    public static let fittedPositions = Weights(geometry: 3.75, motion: 7.38, landing: 0.82, turn: -0.16, lean: 0.31)
-    public static let fittedSize = Weights(geometry: 3.50, motion: 5.27, landing: 0.06, turn: -0.16, area: 5.86, pressure: 2.20, lean: 0.03)
-    public static let fittedOrientation = Weights(geometry: 3.42, motion: 5.06, landing: 0.59, turn: -0.21, area: 8.14, pressure: 4.11, orientation: 3.38, lean: 0.20)
+    // log loss 0.327 / 0.371 / 0.216 on the training set, the thumb cues floored; ridge 1e-4 Σ w²).
+    public static let fittedPositions = Weights(geometry: 3.62, motion: 7.35, landing: 0.87, turn: -0.18, lean: 0.36)
+    public static let fittedSize = Weights(geometry: 3.44, motion: 5.13, landing: 0.12, turn: -0.18, area: 5.88, pressure: 1.97, lean: 0.04)
+    public static let fittedOrientation = Weights(geometry: 3.30, motion: 4.88, landing: 0.49, turn: -0.21, area: 7.44, pressure: 3.58, orientation: 3.23, lean: 0.18)
+
+    /// The share of pinches in which the thumb cues (which finger moved more, landed first, is
+    /// larger, presses harder) point at the wrong contact whatever their strength: a millimetre of
+    /// sensor jitter or two fingers that move alike make the motion cue say the wrong finger now and
+    /// then, and a wrong thumb turns the geometry to the other hand. Without a floor the sensitivity
+    /// family's position-noise member (1 mm) fell 7–15 pinches in 10,000 short of the seed rule.
+    public static let thumbCueFloor = 0.1
 
     /// Added to the two contacts' early motion before comparing them: a sensor's jitter (about a
     /// millimetre on each sample) must not pass for the index's motion.
@@ -298,8 +305,11 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         }
 
         // a = +1: bottom is the thumb (thumb→index = bottom→top); a = −1: top is the thumb.
+        // The thumb cues' odds, floored: whatever they say, the other contact is the thumb at least
+        // `thumbCueFloor` / 2 of the time (log σ(a·t) − log σ(−a·t) = a·t without the floor).
+        let floor = Self.thumbCueFloor
         func logLikelihood(_ a: Double) -> Double {
-            var l = a * thumb / 2 + turn + lean
+            var l = log((1 - floor) / (1 + exp(-a * thumb)) + floor / 2) + turn + lean
             l += w.geometry * a * (ux * cos(pinchLineRadians) + uy * sin(pinchLineRadians))
             if w.orientation != 0 {
                 for (contact, isBottom) in [(bottom, true), (top, false)] {
