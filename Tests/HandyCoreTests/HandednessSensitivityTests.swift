@@ -114,6 +114,16 @@ import Testing
         }
     }
 
+    /// One member's row of the table from 2,000 pinches (seed 11), and the pinches.
+    static func row(of model: HandModel, tier: HandednessTier) -> (HandednessSensitivity.Row, [LabelledPinch]) {
+        let pinches = HandednessEvaluation.syntheticPinches(tier: tier, count: 2_000, seed: 11, model: model)
+            .enumerated().map { i, p in LabelledPinch(name: "\(i)", p) }
+        let c = EvidenceHandednessClassifier()
+        let both = pinches.map { HandednessEvaluation.outcomes($0, classifiers: [SeedHandednessRule(), c], slice: c) }
+        let row = HandednessSensitivity.row(member: "one member", tier: tier, seed: both.map { $0[0] }, evidence: both.map { $0[1] })
+        return (row, pinches)
+    }
+
     /// Where hands turn little (rotation spread 10°) the lean is right on every pinch the seed rule
     /// answers; on 2,000 pinches of the orientation tier, handyd let its ellipse axes and thumb cues
     /// overturn a clear lean on 10 of them (99.5 % against 100 % at the seed rule's coverage; 40 in
@@ -121,12 +131,8 @@ import Testing
     @Test func aClearLeanIsNotOverturnedWhereHandsTurnLittle() {
         var model = HandModel()
         model.handRotationSdDegrees = 10
-        let pinches = HandednessEvaluation.syntheticPinches(tier: .orientation, count: 2_000, seed: 11, model: model)
-            .enumerated().map { i, p in LabelledPinch(name: "\(i)", p) }
+        let (row, pinches) = Self.row(of: model, tier: .orientation)
         let c = EvidenceHandednessClassifier()
-        let both = pinches.map { HandednessEvaluation.outcomes($0, classifiers: [SeedHandednessRule(), c], slice: c) }
-        let row = HandednessSensitivity.row(member: "hand rotation spread 10°", tier: .orientation,
-                                            seed: both.map { $0[0] }, evidence: both.map { $0[1] })
         #expect(row.seed.accuracy == 1, "the seed rule is right on every pinch it answers here")
         #expect(row.evidenceAtSeedCoverage >= row.seed.accuracy, "handyd \(row.evidenceAtSeedCoverage) at the seed rule's coverage \(row.seed.coverage)")
         // The rule is why: some of these pinches have cues that contradict a clear lean.
@@ -149,12 +155,7 @@ import Testing
     @Test func sensorJitterDoesNotPutHandydBelowTheSeedRule() {
         var model = HandModel()
         model.positionNoiseMm = 1
-        let pinches = HandednessEvaluation.syntheticPinches(tier: .positions, count: 2_000, seed: 11, model: model)
-            .enumerated().map { i, p in LabelledPinch(name: "\(i)", p) }
-        let c = EvidenceHandednessClassifier()
-        let both = pinches.map { HandednessEvaluation.outcomes($0, classifiers: [SeedHandednessRule(), c], slice: c) }
-        let row = HandednessSensitivity.row(member: "position noise 1 mm", tier: .positions,
-                                            seed: both.map { $0[0] }, evidence: both.map { $0[1] })
+        let (row, _) = Self.row(of: model, tier: .positions)
         // To one pinch of the ~1,800 compared, as the table holds a row (93.93 % against 93.99 %).
         #expect(row.holds, "handyd \(row.evidenceAtSeedCoverage) at the seed rule's coverage \(row.seed.coverage), seed \(row.seed.accuracy)")
     }
