@@ -108,15 +108,13 @@ public enum HandednessSensitivity {
         let seedMetrics = HandednessMetrics(seedOutcomes)
         let evidenceMetrics = HandednessMetrics(evidenceOutcomes)
         let atSeed = HandednessMetrics(evidenceOutcomes, fixedCoverage: seedMetrics.coverage).accuracyAtFixedCoverage
+        let seen = evidenceOutcomes.filter { $0.hand != nil }.count
         // One pinch of those compared: the seed rule's answered ones, as many as handyd's most confident.
-        let seenCount = evidenceOutcomes.filter { $0.hand != nil }.count
-        let compared = (Double(seenCount) * seedMetrics.coverage).rounded()
-        let tolerance = 1 / Swift.max(1, compared)
+        let tolerance = 1 / Swift.max(1, (Double(seen) * seedMetrics.coverage).rounded())
         let slice = evidenceOutcomes.filter { $0.ambiguous && $0.hand != nil }
         let answered = slice.filter { $0.hand != .unknown }
         let right = answered.filter { $0.hand == $0.truth }.count
         let accuracy = answered.isEmpty ? 0 : Double(right) / Double(answered.count)
-        let seen = evidenceOutcomes.filter { $0.hand != nil }.count
         return Row(member: member, tier: tier.rawValue, seed: seedMetrics, evidence: evidenceMetrics,
                    evidenceAtSeedCoverage: atSeed, holds: atSeed + tolerance >= seedMetrics.accuracy,
                    ambiguousShare: seen == 0 ? 0 : Double(slice.count) / Double(seen),

@@ -173,9 +173,10 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
 
     public func classify(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) {
         guard f.topMm.distance(to: f.bottomMm) <= maximumHandSpanMm else { return (.unknown, 0) }
-        let (hand, confidence) = bestGuess(f)
+        let cues = cueSplit(f)
+        let (hand, confidence) = bestGuess(f, cues)
         guard hand != .unknown, confidence >= minimumConfidence else { return (.unknown, 0) }
-        if isAmbiguous(f) && (Self.tier(of: f) != .orientation || confidence < ambiguousMinimumConfidence) {
+        if cues.isAmbiguous && (Self.tier(of: f) != .orientation || confidence < ambiguousMinimumConfidence) {
             return (.unknown, 0)
         }
         return (hand, confidence)
@@ -188,8 +189,12 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// A clear lean is not overturned (``overturnsClearLean(_:)``): where the other cues contradict
     /// it, the answer takes the lean's side with the weaker of the two confidences.
     public func bestGuess(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) {
+        bestGuess(f, cueSplit(f))
+    }
+
+    private func bestGuess(_ f: HandednessFeatures, _ cues: CueSplit) -> (hand: Hand, confidence: Double) {
         var s = score(f)
-        if overturnsClearLean(f) {
+        if cues.overturnsClearLean {
             let w = weights(for: Self.tier(of: f))
             let lean = Self.score(f, weights: Weights(geometry: w.geometry, motion: w.motion, landing: w.landing, turn: 0,
                                                        area: w.area, pressure: w.pressure, lean: w.lean))
@@ -209,18 +214,11 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// no published measurement backs, sometimes say the other hand; letting them overturn a clear
     /// lean cost handyd 40 pinches in 10,000 against the seed rule there (docs/HANDEDNESS.md
     /// "Sensitivity"). Steep hands pay for it in the guesses handyd does not publish.
-    public func overturnsClearLean(_ f: HandednessFeatures) -> Bool {
-        let (g, r) = geometryAndRest(f)
-        guard g * r < 0 else { return false }
-        let dx = Swift.abs(f.topMm.x - f.bottomMm.x), dy = Swift.abs(f.bottomMm.y - f.topMm.y)
-        if atan2(dx, dy) < Self.ambiguousVerticalRadians {
-            return dx > Self.clearLeanMm.horizontal && dy > Self.clearLeanMm.vertical
-        }
-        return Swift.abs(g) >= Self.disagreementLogOdds && Swift.abs(r) >= Self.disagreementLogOdds
-    }
+    public func overturnsClearLean(_ f: HandednessFeatures) -> Bool { cueSplit(f).overturnsClearLean }
 
     /// The seed rule's default dead zones (``SeedHandednessRule``): beyond both the lean is clear.
-    public static let clearLeanMm = (vertical: 5.0, horizontal: 3.0)
+    public static let clearLeanMm = (vertical: SeedHandednessRule().verticalDeadZoneMm,
+                                     horizontal: SeedHandednessRule().horizontalDeadZoneMm)
 
     /// The line between the two contacts within this angle of vertical: one finger above the other,
     /// where which side the hand is on rests on a few degrees of lean.
@@ -232,21 +230,33 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// The ambiguous slice (docs/HANDEDNESS.md "Sensitivity"): the line between the contacts within
     /// ``ambiguousVerticalRadians`` of vertical, or the geometry and the other hand cues (the line's
     /// turn, the ellipse axes) favouring different hands. Mirror-symmetric like the score.
-    public func isAmbiguous(_ f: HandednessFeatures) -> Bool {
-        let dx = Swift.abs(f.topMm.x - f.bottomMm.x), dy = Swift.abs(f.bottomMm.y - f.topMm.y)
-        if atan2(dx, dy) < Self.ambiguousVerticalRadians { return true }
-        let (g, r) = geometryAndRest(f)
-        return g * r < 0 && Swift.abs(g) >= Self.disagreementLogOdds && Swift.abs(r) >= Self.disagreementLogOdds
+    public func isAmbiguous(_ f: HandednessFeatures) -> Bool { cueSplit(f).isAmbiguous }
+
+    /// What the ambiguous slice and the clear-lean rule read, computed once per decision: the score
+    /// of the geometry alone (with the thumb cues, which only pick the thumb), the score of
+    /// everything else (the lean, the line's turn, the ellipse axes, the thumb cues), and where the
+    /// top finger is.
+    private struct CueSplit {
+        var vertical: Bool
+        var leanIsClear: Bool
+        var disagree: Bool
+        var opposite: Bool
+        var isAmbiguous: Bool { vertical || disagree }
+        var overturnsClearLean: Bool { vertical ? opposite && leanIsClear : disagree }
     }
 
-    /// The score of the geometry alone (with the thumb cues, which only pick the thumb) and of
-    /// everything else (the lean, the line's turn, the ellipse axes, the thumb cues).
-    func geometryAndRest(_ f: HandednessFeatures) -> (geometry: Double, rest: Double) {
+    private func cueSplit(_ f: HandednessFeatures) -> CueSplit {
+        let dx = Swift.abs(f.topMm.x - f.bottomMm.x), dy = Swift.abs(f.bottomMm.y - f.topMm.y)
         let w = weights(for: Self.tier(of: f))
         let geometryOnly = Weights(geometry: w.geometry, motion: w.motion, landing: w.landing, turn: 0, area: w.area, pressure: w.pressure)
         var rest = w
         rest.geometry = 0
-        return (Self.score(f, weights: geometryOnly), Self.score(f, weights: rest))
+        let g = Self.score(f, weights: geometryOnly), r = Self.score(f, weights: rest)
+        let opposite = g * r < 0
+        return CueSplit(vertical: atan2(dx, dy) < Self.ambiguousVerticalRadians,
+                        leanIsClear: dx > Self.clearLeanMm.horizontal && dy > Self.clearLeanMm.vertical,
+                        disagree: opposite && Swift.abs(g) >= Self.disagreementLogOdds && Swift.abs(r) >= Self.disagreementLogOdds,
+                        opposite: opposite)
     }
 
     /// The features mirrored about x = 0 (exact: negation).
