@@ -37,9 +37,10 @@ extension ActionsConfiguration {
     }
 
     /// Parses TOML `text` (TOMLKit, i.e. toml++) and checks every binding. `path` only names the
-    /// file in errors. One problem is thrown and nothing of a bad file is used: an unknown key
-    /// first (the first in the file), then binding by binding in file order, each binding's keys in
-    /// a fixed order (gesture, phase, fingers … then the action; docs/ACTIONS.md "Errors").
+    /// file in errors. One problem is thrown and nothing of a bad file is used: a top-level key
+    /// other than `binding` first, then binding by binding in file order — in each, an unknown key
+    /// (the first in the file), then its keys in a fixed order (gesture, phase, which keys the
+    /// gesture has, their values, then the action; docs/ACTIONS.md "Errors").
     public static func parse(_ text: String, path: String) throws(ActionsConfigurationError) -> ActionsConfiguration {
         let table: TOMLTable
         do {

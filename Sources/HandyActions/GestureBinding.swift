@@ -50,7 +50,7 @@ public struct GestureMatch: Sendable, Equatable {
     public var direction: SwipeDirection?
     public var edge: DisplayEdge?
     public var hand: Hand?
-    /// A device id (`EP0430M09@pci-0000:00:14.0-usb-0:2:1.0`, `replay:demo`), its kernel node
+    /// A device id (`ep0430m09@pci-0000:00:14.0-usb-0:2:1.0`, `replay:demo`), its kernel node
     /// (`event5`, which can change on replug) or its name (`EP0430M09`), as subscribe filters take.
     public var device: String?
 

@@ -77,7 +77,9 @@ public struct DeviceConfiguration: Sendable, Equatable {
         }
 
         if origin == .udev, let value = properties[Self.ignoreProperty] {
-            switch value.trimmingSpaces.lowercased() {
+            // Exactly the values 90-handyd-systemd.rules matches (no trimming): a device the daemon
+            // ignores is one udev does not start the service for, and the other way round.
+            switch value.lowercased() {
             case "1", "true", "yes": ignore = true; applied.append(Self.ignoreProperty)
             case "0", "false", "no", "": ignore = false; applied.append(Self.ignoreProperty)
             default: problem(Self.ignoreProperty, value, "expected 1 or 0; using 0")

@@ -151,7 +151,7 @@ public struct GestureEvent: Codable, Hashable, Sendable {
     /// Radians an inertial glide would add.
     public var glideRotation: Double?
 
-    /// Why it was cancelled (`palm`, `resync`, `device-removed`, `gated`, ...).
+    /// Why it was cancelled: `palm`, `resync`, `touch-cancelled`, `device-removed` (docs/GESTURES.md).
     public var reason: String?
 
     public init(gesture: GestureKind, phase: GesturePhase, id: UInt64, time: Double, device: String) {

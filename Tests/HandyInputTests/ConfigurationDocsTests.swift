@@ -165,4 +165,25 @@ import Testing
             }
         }
     }
+
+    /// udev/90-handyd-systemd.rules starts the service for a device unless HANDYD_IGNORE matches its
+    /// pattern; the daemon ignores a device when it reads the value as "ignore". The two must agree
+    /// on every value, or udev starts a service for a device the daemon then ignores (or the other
+    /// way round). The rule's pattern is read from the file and matched as udev does (`|` between
+    /// fnmatch patterns).
+    @Test func theSystemdRuleAndTheDaemonIgnoreTheSameValues() throws {
+        let rules = try String(contentsOf: Self.packageRoot.appendingPathComponent("udev/90-handyd-systemd.rules"), encoding: .utf8)
+        let line = try #require(rules.split(separator: "\n").first { $0.hasPrefix("ENV{HANDYD_IGNORE}==") })
+        let quoted = line.split(separator: "\"", omittingEmptySubsequences: false)
+        try #require(quoted.count >= 3, "\(line)")
+        let patterns = quoted[1].split(separator: "|").map(String.init)
+        #expect(patterns.count >= 3)
+        let values = ["1", "0", "", "true", "TRUE", "True", "yes", "YES", "yEs", "no", "false", "on", "2",
+                      " 1", "1 ", "\t1", "true ", " yes", "11", "yess", "tru"]
+        for value in values {
+            let udevIgnores = patterns.contains { fnmatch($0, value, 0) == 0 }
+            let daemonIgnores = DeviceConfiguration(properties: ["HANDYD_IGNORE": value]).ignore
+            #expect(udevIgnores == daemonIgnores, "HANDYD_IGNORE=\"\(value)\": udev ignores \(udevIgnores), the daemon \(daemonIgnores)")
+        }
+    }
 }
