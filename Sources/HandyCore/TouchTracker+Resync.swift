@@ -22,21 +22,6 @@ extension TouchTracker {
     /// After a raw-kernel SYN_DROPPED: everything active is cancelled; slots holding a contact stay
     /// ignored until they get a new tracking id (or a lift).
     mutating func finishDiscardResync(at time: Timestamp) -> TouchFrame? {
-        for i in slots.indices {
-            if slots[i].touchID >= 0 {
-                finish(touchID: Int(slots[i].touchID), phase: .cancelled, at: time)
-                slots[i].touchID = -1
-            }
-            if slots[i].trackingID >= 0 { slots[i].stale = true }
-            slots[i].startedThisFrame = false
-        }
-        if singleTouchID >= 0 {
-            finish(touchID: Int(singleTouchID), phase: .cancelled, at: time)
-            singleTouchID = -1
-        }
-        for id in idStates.indices where idStates[id] == .active {
-            finish(touchID: id, phase: .cancelled, at: time)
-        }
-        return buildFrame(at: time)
+        cancelEveryContact(at: time)
     }
 }

@@ -648,6 +648,13 @@ public struct TouchTracker: Sendable {
             touchesByID[id].time = time
             counters.cancelledTouches &+= 1
         }
+        return cancelEveryContact(at: time)
+    }
+
+    /// Cancels every active touch (slots and the single-touch contact) and builds the frame that
+    /// says so. Slots that still hold a contact are marked stale: ignored until their next
+    /// tracking id, since the contact they hold was never confirmed to be the same touch.
+    mutating func cancelEveryContact(at time: Timestamp) -> TouchFrame {
         for i in slots.indices {
             if slots[i].touchID >= 0 {
                 finish(touchID: Int(slots[i].touchID), phase: .cancelled, at: time)
@@ -656,6 +663,7 @@ public struct TouchTracker: Sendable {
             if slots[i].trackingID >= 0 { slots[i].stale = true }
             slots[i].startedThisFrame = false
         }
+        // The single-touch contact's id is active too: the loop below finishes it.
         singleTouchID = -1
         for id in idStates.indices where idStates[id] == .active {
             finish(touchID: id, phase: .cancelled, at: time)
