@@ -9,6 +9,13 @@ if [ "$mode" = --host ]; then scripts/install-deps.sh; else scripts/install-deps
 start=$(date +%s)
 swift build --build-tests
 swift test --skip-build
+# README command 1 as a user runs it (no stdin, no terminal): the bundled replay reaches a
+# subscriber, with the right- and the left-hand pinch it holds.
+scripts/demo.sh > .build/demo.out < /dev/null
+for hand in right left; do
+  grep -q "pinch began .* hand=$hand(" .build/demo.out \
+    || { echo "test.sh: scripts/demo.sh showed no $hand-hand pinch:" >&2; cat .build/demo.out >&2; exit 1; }
+done
 # The benchmark in its short mode, so it keeps building and running (no timing assertions).
 scripts/bench.sh --short
 # Soak in its short mode: 64 clients on a looping replay, RSS/fd flat, identical counts (docs/RELIABILITY.md).
