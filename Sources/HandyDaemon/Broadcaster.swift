@@ -18,13 +18,13 @@ public struct DaemonCounters: Hashable, Sendable {
 /// The fan-out point: knows the devices and the connected clients, encodes each message once and
 /// writes it to every client that wants it.
 ///
-/// Confined to one event loop (the server's); the input thread reaches it through
-/// ``EventLoop/execute(_:)``. Nothing here blocks: writes go to NIO's per-channel buffer and a client
+/// Confined to one event loop (the server's); the input thread reaches it through ``encode(_:)``
+/// and ``deliver(_:)``, whose batches wait in a ``DeliveryWindow`` for one hop. Nothing here blocks: writes go to NIO's per-channel buffer and a client
 /// whose buffer passes ``ServerLimits/maximumQueuedBytes`` is dropped.
 ///
 /// `@unchecked Sendable`: its mutable state (clients, devices, counters) is touched only on
 /// ``eventLoop`` (checked by `preconditionInEventLoop`), which is how NIO confines state; other
-/// threads only call `eventLoop.execute`.
+/// threads only call `encode` and `deliver`, which touch nothing but locked state.
 public final class Broadcaster: @unchecked Sendable {
     public let eventLoop: any EventLoop
     let limits: ServerLimits
@@ -47,6 +47,23 @@ public final class Broadcaster: @unchecked Sendable {
     /// Which forms the input thread encodes (written on the event loop), and the arrays of a
     /// published batch handed back for the next one: one lock per batch on each side.
     private let inputSide = NIOLockedValueBox(InputSide())
+    /// The batches on their way from the input thread (``deliver(_:)``) to the event loop.
+    let delivery = DeliveryWindow()
+    /// The array the event loop takes delivered batches into (kept empty between drains).
+    private var taken: [EncodedBatch] = []
+    /// Called on the event loop before and after each delivered batch is published: what the
+    /// fan-out benchmark measures (docs/PERFORMANCE.md section 2). Nil in the daemon. Set on the
+    /// event loop.
+    @_spi(Benchmarks) public var publishObserver: PublishObserver?
+
+    @_spi(Benchmarks) public struct PublishObserver {
+        public var willPublish: () -> Void
+        public var didPublish: () -> Void
+        public init(willPublish: @escaping () -> Void, didPublish: @escaping () -> Void) {
+            self.willPublish = willPublish
+            self.didPublish = didPublish
+        }
+    }
 
     private struct InputSide: Sendable {
         var forms = EncodedForms()
@@ -120,23 +137,57 @@ public final class Broadcaster: @unchecked Sendable {
         return EncodedBatch(notices, forms: forms, reusing: &storage)
     }
 
-    /// Hands `batch`'s arrays back to the input thread to encode the next batch in. Made there and
-    /// freed here, each batch cost an allocation per array it filled (three in the full form,
-    /// three more in the compact form), among them the ~9 KB of its bytes, freed across threads
-    /// (docs/PERFORMANCE.md section 5). Only the channels keep its bytes (copied
-    /// into their buffers), so once the hop's closure is gone the arrays are the spare's alone.
-    private func recycle(_ batch: borrowing EncodedBatch) {
-        guard batch.storage.bytes.capacity <= EncodedBatch.Storage.largestKeptBytes,
-              batch.storage.compactBytes.capacity <= EncodedBatch.Storage.largestKeptBytes else { return }
-        var storage: EncodedBatch.Storage? = batch.storage
-        inputSide.withLockedValue { swap(&$0.spare, &storage) }
+    /// Hands a published batch's arrays back to the input thread to encode the next batch in. Made there and freed here, each batch cost an
+    /// allocation per array it filled (three in the full form, three more in the compact form),
+    /// among them the ~9 KB of its bytes, freed across threads (docs/PERFORMANCE.md section 5).
+    /// Only the channels keep its bytes (copied into their buffers), so the arrays are the spare's
+    /// alone.
+    private func recycle(_ storage: consuming EncodedBatch.Storage) {
+        guard storage.bytes.capacity <= EncodedBatch.Storage.largestKeptBytes,
+              storage.compactBytes.capacity <= EncodedBatch.Storage.largestKeptBytes else { return }
+        var spare: EncodedBatch.Storage? = consume storage
+        inputSide.withLockedValue { swap(&$0.spare, &spare) }
+    }
+
+    /// Called on the input thread: hands `batch` (from ``encode(_:)``) to the event loop, which
+    /// publishes it after every batch delivered before, and before anything the input thread
+    /// queues on the event loop afterwards. The batch is moved, not captured: a hop's closure that
+    /// held it cost its allocation and a copy of the batch, and there is at most one hop queued,
+    /// however many batches wait (docs/PERFORMANCE.md section 5).
+    public func deliver(_ batch: consuming EncodedBatch) {
+        if delivery.post(batch) {
+            eventLoop.execute { self.publishDelivered() }
+        }
+    }
+
+    private func publishDelivered() {
+        eventLoop.preconditionInEventLoop()
+        var batches: [EncodedBatch] = []
+        swap(&batches, &taken)
+        delivery.take(into: &batches)
+        let count = batches.count
+        // Popped from the end, so each batch is moved out whole and its arrays move on to the
+        // spare: nothing retained, nothing left behind to destroy. Nearly always one batch.
+        if count > 1 { batches.reverse() }
+        while let batch = batches.popLast() {
+            publishObserver?.willPublish()
+            publishUnrecycled(batch)
+            publishObserver?.didPublish()
+            recycle(batch.storage)
+        }
+        swap(&batches, &taken)
+        delivery.release(count)
     }
 
     /// Publishes what the input thread produced (encoded there by ``encode(_:)``), in order.
     public func publish(_ batch: EncodedBatch) {
+        publishUnrecycled(batch)
+        recycle(batch.storage)
+    }
+
+    private func publishUnrecycled(_ batch: borrowing EncodedBatch) {
         eventLoop.preconditionInEventLoop()
         guard !shuttingDown else { return }
-        defer { recycle(batch) }
         counters.frames += batch.frames
         counters.events += batch.events
         // The backlog is judged before new data is added: what is still unwritten from earlier

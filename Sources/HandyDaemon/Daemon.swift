@@ -69,7 +69,6 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
     } else {
         sources = try liveSources(logger: logger)
     }
-    let window = DeliveryWindow()
     let inputStarted = broadcaster.eventLoop.makePromise(of: Void.self)
     let started: @Sendable () -> Void = {
         // Queued behind the scan's notices on the same event loop: they are published first.
@@ -80,12 +79,7 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
     }
     let loop = try InputLoop(sources: sources, logger: logger, started: started) { notices in
         // Encoded here, on the input thread: the event loop only copies bytes to the clients.
-        let batch = broadcaster.encode(notices)
-        window.acquire()
-        broadcaster.eventLoop.execute {
-            broadcaster.publish(batch)
-            window.release()
-        }
+        broadcaster.deliver(broadcaster.encode(notices))
     }
     if options.waitForClients > 0 {
         let count = options.waitForClients

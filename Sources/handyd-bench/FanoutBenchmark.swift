@@ -4,9 +4,10 @@ import Glibc
 import Foundation
 import HandyCore
 import HandySynthetic
-import HandyDaemon
+@_spi(Benchmarks) import HandyDaemon
 import HandyProtocol
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -90,22 +91,30 @@ enum FanoutBenchmark {
         let source = PacedSource(readFD: pipeFDs[0], description: description, frames: frames, handoff: handoff)
         let publishCpu = StampBuffer(count: 1)
         let written = StampBuffer(count: frames.count)
+        // The frames whose gestures each delivered batch carries, in delivery order: found on the
+        // input thread (only bytes cross to the loop) and stamped when the batch is published.
+        let carriedByBatch = NIOLockedValueBox<[[Int]]>([])
+        let publishStart = StampBuffer(count: 1)
+        try broadcaster.eventLoop.submit {
+            broadcaster.publishObserver = .init(
+                willPublish: { publishStart[0] = threadCpuNanoseconds() },
+                didPublish: {
+                    publishCpu[0] += threadCpuNanoseconds() - publishStart[0]
+                    let now = MonotonicInstant.now().nanoseconds
+                    let carried = carriedByBatch.withLockedValue { $0.removeFirst() }
+                    for index in carried where written[index] == 0 { written[index] = now }
+                })
+        }.wait()
         let loop = try InputLoop(sources: [source], logger: logger) { notices in
-            let batch = broadcaster.encode(notices)
-            // The frames whose gestures this batch carries, found here: only bytes cross to the loop.
             var carried: [Int] = []
             for case .output(_, let output) in notices {
                 for gesture in output.gestures {
                     if let index = indexOfK[frameNumber(seconds: gesture.time)] { carried.append(index) }
                 }
             }
-            broadcaster.eventLoop.execute { [carried] in
-                let t0 = threadCpuNanoseconds()
-                broadcaster.publish(batch)
-                publishCpu[0] += threadCpuNanoseconds() - t0
-                let now = MonotonicInstant.now().nanoseconds
-                for index in carried where written[index] == 0 { written[index] = now }
-            }
+            carriedByBatch.withLockedValue { $0.append(carried) }
+            // Delivered exactly as runDaemon's closure delivers.
+            broadcaster.deliver(broadcaster.encode(notices))
         }
         let inputDone = DispatchSemaphore(value: 0)
         let inputCpu = StampBuffer(count: 1)
