@@ -19,8 +19,9 @@ public struct DaemonCounters: Hashable, Sendable {
 /// writes it to every client that wants it.
 ///
 /// Confined to one event loop (the server's); the input thread reaches it through ``encode(_:)``
-/// and ``deliver(_:)``, whose batches wait in a ``DeliveryWindow`` for one hop. Nothing here blocks: writes go to NIO's per-channel buffer and a client
-/// whose buffer passes ``ServerLimits/maximumQueuedBytes`` is dropped.
+/// and ``deliver(_:)``, whose batches wait in a ``DeliveryWindow`` for one hop. Nothing here
+/// blocks: writes go to NIO's per-channel buffer and a client whose buffer passes
+/// ``ServerLimits/maximumQueuedBytes`` is dropped.
 ///
 /// `@unchecked Sendable`: its mutable state (clients, devices, counters) is touched only on
 /// ``eventLoop`` (checked by `preconditionInEventLoop`), which is how NIO confines state; other
@@ -137,11 +138,11 @@ public final class Broadcaster: @unchecked Sendable {
         return EncodedBatch(notices, forms: forms, reusing: &storage)
     }
 
-    /// Hands a published batch's arrays back to the input thread to encode the next batch in. Made there and freed here, each batch cost an
-    /// allocation per array it filled (three in the full form, three more in the compact form),
-    /// among them the ~9 KB of its bytes, freed across threads (docs/PERFORMANCE.md section 5).
-    /// Only the channels keep its bytes (copied into their buffers), so the arrays are the spare's
-    /// alone.
+    /// Hands a published batch's arrays back to the input thread to encode the next batch in.
+    /// Made there and freed here, each batch cost an allocation per array it filled (three in the
+    /// full form, three more in the compact form), among them the ~9 KB of its bytes, freed across
+    /// threads (docs/PERFORMANCE.md section 5). Only the channels keep its bytes (copied into
+    /// their buffers), so the arrays are the spare's alone.
     private func recycle(_ storage: consuming EncodedBatch.Storage) {
         guard storage.bytes.capacity <= EncodedBatch.Storage.largestKeptBytes,
               storage.compactBytes.capacity <= EncodedBatch.Storage.largestKeptBytes else { return }
@@ -171,7 +172,7 @@ public final class Broadcaster: @unchecked Sendable {
         if count > 1 { batches.reverse() }
         while let batch = batches.popLast() {
             publishObserver?.willPublish()
-            publishUnrecycled(batch)
+            publish(batch)
             publishObserver?.didPublish()
             recycle(batch.storage)
         }
@@ -179,13 +180,9 @@ public final class Broadcaster: @unchecked Sendable {
         delivery.release(count)
     }
 
-    /// Publishes what the input thread produced (encoded there by ``encode(_:)``), in order.
-    public func publish(_ batch: EncodedBatch) {
-        publishUnrecycled(batch)
-        recycle(batch.storage)
-    }
-
-    private func publishUnrecycled(_ batch: borrowing EncodedBatch) {
+    /// Publishes one batch the input thread produced (encoded there by ``encode(_:)``); its arrays
+    /// are the caller's to recycle.
+    private func publish(_ batch: borrowing EncodedBatch) {
         eventLoop.preconditionInEventLoop()
         guard !shuttingDown else { return }
         counters.frames += batch.frames
