@@ -1,7 +1,6 @@
 import HandyCore
 import HandyProtocol
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 
 /// Counters reported by `{"type":"status"}`.
@@ -45,11 +44,9 @@ public final class Broadcaster: @unchecked Sendable {
     /// Called once when `subscribedClients` reaches the `--wait-clients` count.
     var onSubscribedClients: (count: Int, action: @Sendable () -> Void)?
     private var shuttingDown = false
-    /// Which forms the input thread encodes (written on the event loop), and the arrays of a
-    /// published batch handed back for the next one: one lock per batch on each side.
-    private let inputSide = NIOLockedValueBox(InputSide())
-    /// The batches on their way from the input thread (``deliver(_:)``) to the event loop.
-    let delivery = DeliveryWindow()
+    /// The batches on their way from the input thread (``deliver(_:)``) to the event loop, and what
+    /// flows back: the forms to encode and the arrays of a published batch.
+    private let delivery = DeliveryWindow()
     /// The array the event loop takes delivered batches into (kept empty between drains).
     private var taken: [EncodedBatch] = []
     /// Called on the event loop before and after each delivered batch is published: what the
@@ -64,11 +61,6 @@ public final class Broadcaster: @unchecked Sendable {
             self.willPublish = willPublish
             self.didPublish = didPublish
         }
-    }
-
-    private struct InputSide: Sendable {
-        var forms = EncodedForms()
-        var spare: EncodedBatch.Storage?
     }
 
     public init(eventLoop: any EventLoop, limits: ServerLimits, version: String, logger: Logger) {
@@ -127,27 +119,21 @@ public final class Broadcaster: @unchecked Sendable {
     /// thread (any thread): the event loop then only copies bytes. Each form is made only while
     /// some client receives it, and touches only while some client of that form subscribes to them.
     public func encode(_ notices: [InputNotice]) -> EncodedBatch {
-        // Swapped out, not copied: a copy retains and releases each of its arrays.
-        var spare: EncodedBatch.Storage?
-        let forms = inputSide.withLockedValue { side in
-            swap(&spare, &side.spare)
-            return side.forms
-        }
+        var (forms, spare) = delivery.prepare()
         var storage = EncodedBatch.Storage()
         if spare != nil { swap(&storage, &spare!) }
         return EncodedBatch(notices, forms: forms, reusing: &storage)
     }
 
-    /// Hands a published batch's arrays back to the input thread to encode the next batch in.
-    /// Made there and freed here, each batch cost an allocation per array it filled (three in the
-    /// full form, three more in the compact form), among them the ~9 KB of its bytes, freed across
-    /// threads (docs/PERFORMANCE.md section 5). Only the channels keep its bytes (copied into
-    /// their buffers), so the arrays are the spare's alone.
-    private func recycle(_ storage: consuming EncodedBatch.Storage) {
-        guard storage.bytes.capacity <= EncodedBatch.Storage.largestKeptBytes,
-              storage.compactBytes.capacity <= EncodedBatch.Storage.largestKeptBytes else { return }
-        var spare: EncodedBatch.Storage? = consume storage
-        inputSide.withLockedValue { swap(&$0.spare, &spare) }
+    /// Whether a published batch's arrays are worth handing back to the input thread to encode the
+    /// next batch in. Made there and freed here, each batch cost an allocation per array it filled
+    /// (three in the full form, three more in the compact form), among them the ~9 KB of its bytes,
+    /// freed across threads (docs/PERFORMANCE.md section 5). Only the channels keep its bytes
+    /// (copied into their buffers), so the arrays are the spare's alone. A burst's large arrays are
+    /// let go.
+    private static func keeps(_ storage: borrowing EncodedBatch.Storage) -> Bool {
+        storage.bytes.capacity <= EncodedBatch.Storage.largestKeptBytes
+            && storage.compactBytes.capacity <= EncodedBatch.Storage.largestKeptBytes
     }
 
     /// Called on the input thread: hands `batch` (from ``encode(_:)``) to the event loop, which
@@ -170,14 +156,16 @@ public final class Broadcaster: @unchecked Sendable {
         // Popped from the end, so each batch is moved out whole and its arrays move on to the
         // spare: nothing retained, nothing left behind to destroy. Nearly always one batch.
         if count > 1 { batches.reverse() }
+        // One spare goes back (the input thread encodes into one at a time): the last kept.
+        var spare: EncodedBatch.Storage?
         while let batch = batches.popLast() {
             publishObserver?.willPublish()
             publish(batch)
             publishObserver?.didPublish()
-            recycle(batch.storage)
+            if Self.keeps(batch.storage) { spare = batch.storage }
         }
         swap(&batches, &taken)
-        delivery.release(count)
+        delivery.release(count, spare: spare)
     }
 
     /// Publishes one batch the input thread produced (encoded there by ``encode(_:)``); its arrays
@@ -309,7 +297,7 @@ public final class Broadcaster: @unchecked Sendable {
                 wanted.compactTouches = wanted.compactTouches || client.subscription.touches
             }
         }
-        inputSide.withLockedValue { $0.forms = wanted }
+        delivery.setForms(wanted)
     }
 
     // MARK: shutdown

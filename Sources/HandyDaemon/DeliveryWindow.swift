@@ -9,6 +9,12 @@
 /// The wait is bounded too (``maximumWaitSeconds`` at a time), so a stopped event loop cannot wedge
 /// the input thread: it then carries on without the bound, as before.
 ///
+/// It is also the one place the two threads share for what flows back: which forms the input
+/// thread encodes (``setForms(_:)``, from the event loop) and the arrays of a published batch to
+/// encode the next one in (``release(_:spare:)``). One lock for all of it: a batch costs the
+/// input thread two (``prepare()``, ``post(_:)``) and a drain costs the event loop two
+/// (``take(into:)``, ``release(_:spare:)``).
+///
 /// `@unchecked Sendable`: its state is touched only with `condition` locked. A condition variable
 /// because the input thread must wait with a deadline for the event loop's signal.
 final class DeliveryWindow: @unchecked Sendable {
@@ -23,10 +29,32 @@ final class DeliveryWindow: @unchecked Sendable {
     private var drainQueued = false
     /// Times the input thread had to wait (status and tests).
     private(set) var waits = 0
+    /// Which forms the input thread encodes; set by the event loop when the clients change.
+    private var forms = EncodedForms()
+    /// A published batch's arrays, for the input thread to encode the next batch in.
+    private var spare: EncodedBatch.Storage?
 
     init(limit: Int = 64, maximumWaitSeconds: Double = 1) {
         self.limit = limit
         self.maximumWaitSeconds = maximumWaitSeconds
+    }
+
+    /// Called on the input thread before it encodes a batch: the forms to encode and, swapped out
+    /// (a copy would retain and release each array), the arrays to encode into, if any came back.
+    func prepare() -> (forms: EncodedForms, spare: EncodedBatch.Storage?) {
+        var taken: EncodedBatch.Storage?
+        condition.lock()
+        swap(&taken, &spare)
+        let forms = self.forms
+        condition.unlock()
+        return (forms, taken)
+    }
+
+    /// Called on the event loop when the clients or their subscriptions change.
+    func setForms(_ forms: EncodedForms) {
+        condition.lock()
+        self.forms = forms
+        condition.unlock()
     }
 
     /// Called on the input thread: queues `batch` behind those posted before, waiting while the
@@ -55,10 +83,13 @@ final class DeliveryWindow: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Called on the event loop once `count` taken batches are published.
-    func release(_ count: Int) {
+    /// Called on the event loop once `count` taken batches are published, with the arrays of one of
+    /// them (the input thread's next spare, replacing any it has not taken).
+    func release(_ count: Int, spare storage: consuming EncodedBatch.Storage? = nil) {
+        var storage = storage
         condition.lock()
         inFlight = Swift.max(0, inFlight - count)
+        if storage != nil { swap(&spare, &storage) }
         condition.signal()
         condition.unlock()
     }

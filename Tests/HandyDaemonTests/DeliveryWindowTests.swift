@@ -71,4 +71,29 @@ import Testing
         window.take(into: &taken)
         #expect(Self.ids(taken) == ["a", "b"])
     }
+
+    /// What flows back shares the window's lock: the forms the event loop set, and the arrays of a
+    /// published batch, handed to the input thread once (a second `prepare` has none to give) and
+    /// kept across a release that brings none.
+    @Test func formsAndTheSpareArraysFlowBackToTheInputThread() {
+        let window = DeliveryWindow(limit: 8)
+        #expect(window.prepare().forms == EncodedForms(), "until a client comes: the full form, as before forms existed")
+        #expect(window.prepare().spare == nil)
+        let compact = EncodedForms(full: false, fullTouches: false, compact: true, compactTouches: true)
+        window.setForms(compact)
+        #expect(window.prepare().forms == compact)
+
+        _ = window.post(Self.batch("a"))
+        var taken: [EncodedBatch] = []
+        window.take(into: &taken)
+        var storage = taken[0].storage
+        storage.bytes.reserveCapacity(4096)
+        let room = storage.bytes.capacity
+        window.release(1, spare: storage)
+        _ = window.post(Self.batch("b"))
+        window.release(1)   // without arrays: the spare stays
+        let first = window.prepare()
+        #expect(first.spare?.bytes.capacity == room)
+        #expect(window.prepare().spare == nil, "handed back once")
+    }
 }
