@@ -3,24 +3,24 @@ import HandyProtocol
 import Logging
 import NIOCore
 
-/// Counters reported by `{"type":"status"}`.
-public struct DaemonCounters: Hashable, Sendable {
+/// What one broadcaster published, reported by `{"type":"status"}` (the clients and the drops
+/// span a group's broadcasters: ``ClientTally``).
+struct PublishedCounts: Hashable, Sendable {
     /// Touch frames published (frames in which something changed).
-    public var frames: UInt64 = 0
+    var frames: UInt64 = 0
     /// Gesture events published.
-    public var events: UInt64 = 0
-    /// Clients disconnected because they read too slowly.
-    public var drops: UInt64 = 0
-    public init() {}
+    var events: UInt64 = 0
 }
 
-/// The fan-out point: knows the devices and the connected clients, encodes each message once and
-/// writes it to every client that wants it.
+/// The fan-out point of one event loop: knows the devices and the clients whose channels live on
+/// that loop, and writes each batch's lines to every one of them that wants them.
 ///
-/// Confined to one event loop (the server's); the input thread reaches it through ``encode(_:)``
-/// and ``deliver(_:)``, whose batches wait in a ``DeliveryWindow`` for one hop. Nothing here
+/// Confined to its event loop; the input thread reaches it through ``encode(_:)`` and
+/// ``deliver(_:)``, whose batches wait in a ``DeliveryWindow`` for one hop. Nothing here
 /// blocks: writes go to NIO's per-channel buffer and a client whose buffer passes
-/// ``ServerLimits/maximumQueuedBytes`` is dropped.
+/// ``ServerLimits/maximumQueuedBytes`` is dropped. With more than one event loop
+/// (`handyd --event-loops`), a ``BroadcasterGroup`` has one broadcaster per loop, each with its
+/// share of the clients, and the counts that span them (clients, drops) in a ``ClientTally``.
 ///
 /// `@unchecked Sendable`: its mutable state (clients, devices, counters) is touched only on
 /// ``eventLoop`` (checked by `preconditionInEventLoop`), which is how NIO confines state; other
@@ -39,10 +39,16 @@ public final class Broadcaster: @unchecked Sendable {
     private var groupMembers: [[ClientConnection]] = []
     private var groupBuffers: [ByteBuffer] = []
     private var devices: [DeviceInfo] = []
-    private(set) var counters = DaemonCounters()
-    private var subscribedClients = 0
-    /// Called once when `subscribedClients` reaches the `--wait-clients` count.
-    var onSubscribedClients: (count: Int, action: @Sendable () -> Void)?
+    private var counters = PublishedCounts()
+    /// The clients of every broadcaster of the group: the limit, `--wait-clients`, drops.
+    let tally: ClientTally
+    /// Which of its group's broadcasters this is, and how many there are (logs: the first one
+    /// speaks for the group where they all see the same thing).
+    let index: Int
+    let groupSize: Int
+    /// Whether a published batch's arrays go back to the input thread: only the first's in a group
+    /// (they all read the same batch).
+    private var recycles: Bool { index == 0 }
     private var shuttingDown = false
     /// The batches on their way from the input thread (``deliver(_:)``) to the event loop, and what
     /// flows back: the forms to encode and the arrays of a published batch.
@@ -63,21 +69,24 @@ public final class Broadcaster: @unchecked Sendable {
         }
     }
 
-    public init(eventLoop: any EventLoop, limits: ServerLimits, version: String, logger: Logger) {
+    /// A broadcaster on `eventLoop`, number `index` of a group of `groupSize` that share `tally`.
+    init(eventLoop: any EventLoop, limits: ServerLimits, version: String, logger: Logger, tally: ClientTally = ClientTally(),
+         index: Int = 0, of groupSize: Int = 1) {
         self.eventLoop = eventLoop
         self.limits = limits
         self.version = version
         self.logger = logger
+        self.tally = tally
+        self.index = index
+        self.groupSize = groupSize
     }
-
-    var clientCount: Int { clients.count }
 
     // MARK: clients
 
     /// Registers a connected client; false when the server is full (the caller refuses it).
     func register(_ client: ClientConnection) -> Bool {
         eventLoop.preconditionInEventLoop()
-        guard !shuttingDown, clients.count < limits.maximumClients else { return false }
+        guard !shuttingDown, tally.admit(maximum: limits.maximumClients) else { return false }
         clients[ObjectIdentifier(client)] = client
         subscriptionsChanged()
         return true
@@ -85,30 +94,29 @@ public final class Broadcaster: @unchecked Sendable {
 
     func unregister(_ client: ClientConnection) {
         eventLoop.preconditionInEventLoop()
-        if clients.removeValue(forKey: ObjectIdentifier(client)) != nil, client.hasSubscribed {
-            subscribedClients -= 1
+        if clients.removeValue(forKey: ObjectIdentifier(client)) != nil {
+            tally.leave(subscribed: client.hasSubscribed)
         }
         subscriptionsChanged()
     }
 
     func clientSubscribed(_ client: ClientConnection) {
         eventLoop.preconditionInEventLoop()
-        subscribedClients += 1
-        if let waiting = onSubscribedClients, subscribedClients >= waiting.count {
-            onSubscribedClients = nil
-            logger.info("enough clients subscribed, starting replay", metadata: ["clients.subscribed": "\(subscribedClients)"])
-            waiting.action()
+        if let (subscribed, action) = tally.subscribed() {
+            logger.info("enough clients subscribed, starting replay", metadata: ["clients.subscribed": "\(subscribed)"])
+            action()
         }
     }
 
-    func clientDropped() { counters.drops += 1 }
+    func clientDropped() { tally.dropped() }
 
     var hello: HelloMessage { HelloMessage(version: version, devices: devices) }
 
     var status: StatusMessage {
         let unreadable = devices.filter { !$0.isReadable }
-        return StatusMessage(clients: clients.count, devices: devices.count - unreadable.count, frames: counters.frames,
-                             events: counters.events, drops: counters.drops,
+        let (clientCount, drops) = tally.counts
+        return StatusMessage(clients: clientCount, devices: devices.count - unreadable.count, frames: counters.frames,
+                             events: counters.events, drops: drops,
                              uptime: Double((MonotonicInstant.now().nanoseconds - startedAt.nanoseconds) / 1_000_000) / 1000,
                              unreadable: unreadable.isEmpty ? nil : unreadable)
     }
@@ -118,22 +126,23 @@ public final class Broadcaster: @unchecked Sendable {
     /// Encodes the frames and gesture events of `notices` for ``publish(_:)``. Called on the input
     /// thread (any thread): the event loop then only copies bytes. Each form is made only while
     /// some client receives it, and touches only while some client of that form subscribes to them.
-    public func encode(_ notices: [InputNotice]) -> EncodedBatch {
+    func encode(_ notices: [InputNotice]) -> EncodedBatch {
         var (forms, spare) = delivery.prepare()
         var storage = EncodedBatch.Storage()
         if spare != nil { swap(&storage, &spare!) }
         return EncodedBatch(notices, forms: forms, reusing: &storage)
     }
 
-    /// Whether a published batch's arrays are worth handing back to the input thread to encode the
-    /// next batch in. Made there and freed here, each batch cost an allocation per array it filled
+    /// Keeps a published batch's arrays as `spare`, to hand back to the input thread to encode the
+    /// next batch in, when they are worth it and this broadcaster recycles. Made there and freed here, each batch cost an allocation per array it filled
     /// (three in the full form, three more in the compact form), among them the ~9 KB of its bytes,
     /// freed across threads (docs/PERFORMANCE.md section 5). Only the channels keep its bytes
     /// (copied into their buffers), so the arrays are the spare's alone. A burst's large arrays are
     /// let go.
-    private static func keeps(_ storage: borrowing EncodedBatch.Storage) -> Bool {
-        storage.bytes.capacity <= EncodedBatch.Storage.largestKeptBytes
-            && storage.compactBytes.capacity <= EncodedBatch.Storage.largestKeptBytes
+    private func offer(_ storage: consuming EncodedBatch.Storage, as spare: inout EncodedBatch.Storage?) {
+        guard recycles, storage.bytes.capacity <= EncodedBatch.Storage.largestKeptBytes,
+              storage.compactBytes.capacity <= EncodedBatch.Storage.largestKeptBytes else { return }
+        spare = consume storage
     }
 
     /// Called on the input thread: hands `batch` (from ``encode(_:)``) to the event loop, which
@@ -141,10 +150,16 @@ public final class Broadcaster: @unchecked Sendable {
     /// queues on the event loop afterwards. The batch is moved, not captured: a hop's closure that
     /// held it cost its allocation and a copy of the batch, and there is at most one hop queued,
     /// however many batches wait (docs/PERFORMANCE.md section 5).
-    public func deliver(_ batch: consuming EncodedBatch) {
+    func deliver(_ batch: consuming EncodedBatch) {
         if delivery.post(batch) {
             eventLoop.execute { self.publishDelivered() }
         }
+    }
+
+    /// For a ``BroadcasterGroup`` encoding once for all its broadcasters (input thread): what this
+    /// one's clients receive, and the arrays handed back (only from a broadcaster that recycles).
+    func prepareEncoding() -> (forms: EncodedForms, spare: EncodedBatch.Storage?) {
+        delivery.prepare()
     }
 
     private func publishDelivered() {
@@ -156,16 +171,20 @@ public final class Broadcaster: @unchecked Sendable {
         // Popped from the end, so each batch is moved out whole and its arrays move on to the
         // spare: nothing retained, nothing left behind to destroy. Nearly always one batch.
         if count > 1 { batches.reverse() }
-        // One spare goes back (the input thread encodes into one at a time): the last kept.
+        // The arrays of one go back with the release, under the same lock (the input thread
+        // encodes into one spare at a time).
         var spare: EncodedBatch.Storage?
         while let batch = batches.popLast() {
             publishObserver?.willPublish()
             publish(batch)
             publishObserver?.didPublish()
-            if Self.keeps(batch.storage) { spare = batch.storage }
+            // Unconditionally handed on as the batch's last use, so its arrays are moved, not
+            // copied (a copy retains each array, and the batch's end releases them again: ~350
+            // instructions a frame, measured).
+            offer(batch.storage, as: &spare)
         }
         swap(&batches, &taken)
-        delivery.release(count, spare: spare)
+        delivery.release(count, spare: &spare)
     }
 
     /// Publishes one batch the input thread produced (encoded there by ``encode(_:)``); its arrays
@@ -212,7 +231,7 @@ public final class Broadcaster: @unchecked Sendable {
                     // A device that could not be read and now can is announced again under its id.
                     devices.removeAll { $0.id == info.id }
                     devices.append(info)
-                    if info.isReadable {
+                    if info.isReadable && index == 0 {
                         logger.info("device added", metadata: ["device.id": "\(info.id)", "device.name": "\(info.name)"])
                     }
                     line.removeAll(keepingCapacity: true)
@@ -220,7 +239,7 @@ public final class Broadcaster: @unchecked Sendable {
                     for i in batches.indices { batches[i].writeBytes(line) }
                 case .removed(let info):
                     devices.removeAll { $0.id == info.id }
-                    logger.info("device removed", metadata: ["device.id": "\(info.id)"])
+                    if index == 0 { logger.info("device removed", metadata: ["device.id": "\(info.id)"]) }
                     line.removeAll(keepingCapacity: true)
                     JSONLines.encode(.device(DeviceMessage(event: .removed, device: info)), into: &line)
                     for i in batches.indices { batches[i].writeBytes(line) }
@@ -286,7 +305,8 @@ public final class Broadcaster: @unchecked Sendable {
             }
         }
         groupBuffers = [ByteBuffer](repeating: ByteBuffer(), count: groupSubscriptions.count)
-        var wanted = EncodedForms(full: clients.isEmpty, fullTouches: false, compact: false, compactTouches: false)
+        var wanted = EncodedForms(full: clients.isEmpty, fullTouches: false, compact: false, compactTouches: false,
+                                  someClient: !clients.isEmpty)
         for client in clients.values {
             switch client.subscription.form {
             case .full:
@@ -331,6 +351,22 @@ struct EncodedForms: Sendable, Equatable {
     var fullTouches = false
     var compact = false
     var compactTouches = false
+    /// Whether these are some client's forms (false: the full form, made for no one yet).
+    var someClient = false
+
+    /// The forms a batch shared by several broadcasters needs: every form some client of one of
+    /// them receives; the full form when none has a client.
+    static func union(_ all: some Sequence<EncodedForms>) -> EncodedForms {
+        var union = EncodedForms(full: false)
+        for forms in all where forms.someClient {
+            union.full = union.full || forms.full
+            union.fullTouches = union.fullTouches || forms.fullTouches
+            union.compact = union.compact || forms.compact
+            union.compactTouches = union.compactTouches || forms.compactTouches
+            union.someClient = true
+        }
+        return union.someClient ? union : EncodedForms()
+    }
 }
 
 /// A batch of ``InputNotice``s with every frame and gesture event already encoded, in each form

@@ -46,6 +46,8 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
 
     init(broadcaster: Broadcaster, logger: Logger, mayReceiveTouches: Bool = true) {
         self.broadcaster = broadcaster
+        var logger = logger
+        if broadcaster.groupSize > 1 { logger[metadataKey: "client.eventLoop"] = "\(broadcaster.index)" }
         self.logger = logger
         self.mayReceiveTouches = mayReceiveTouches
     }

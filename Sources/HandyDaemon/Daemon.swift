@@ -25,6 +25,11 @@ public struct DaemonOptions: Sendable {
     /// Run every thread under `SCHED_RR` at this priority (``RealtimeScheduling``); nil = normal
     /// scheduling. Refused by the system: logged, and the daemon runs at normal priority.
     public var realtimePriority: Int32?
+    /// Event loops serving the clients (``BroadcasterGroup``): one costs the least CPU per frame;
+    /// more write to many subscribers on more cores at once.
+    public var eventLoops: Int = 1
+    /// The accepted range of ``eventLoops``.
+    public static let eventLoopRange = 1...16
     public var version: String = handydVersion
 
     public init() {}
@@ -33,8 +38,8 @@ public struct DaemonOptions: Sendable {
 /// Builds the daemon from `options` and runs it on the calling thread (the process's main thread)
 /// until SIGTERM or SIGINT; SIGHUP reloads the devices' configuration.
 ///
-/// Threads: the input thread (``InputLoop``: devices, recognizers), NIO's one event loop (every
-/// socket), and this one, which starts them, then sleeps in `sigwait` until a signal comes. No
+/// Threads: the input thread (``InputLoop``: devices, recognizers), NIO's event loop (every
+/// socket; `eventLoops` of them, the clients spread over them), and this one, which starts them, then sleeps in `sigwait` until a signal comes. No
 /// Swift concurrency and no libdispatch global queue: an idle daemon wakes for nothing.
 ///
 /// Start: the listeners bind only after the initial device scan reached the broadcaster, so a
@@ -52,13 +57,13 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
             logger.info("real-time scheduling", metadata: ["scheduling.policy": "SCHED_RR", "scheduling.priority": "\(priority)"])
         }
     }
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: options.eventLoops)
     var stoppedOnRequest = false
     defer {
         try? group.syncShutdownGracefully()
         if stoppedOnRequest { logger.info("stopped") }
     }
-    let broadcaster = Broadcaster(eventLoop: group.next(), limits: options.limits, version: options.version, logger: logger)
+    let broadcasters = BroadcasterGroup(group: group, limits: options.limits, version: options.version, logger: logger)
     let readiness = Readiness(parts: options.webSocket == nil ? ["socket", "input"] : ["socket", "input", "websocket"], logger: logger)
 
     let sources: [any DeviceSource]
@@ -69,23 +74,20 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
     } else {
         sources = try liveSources(logger: logger)
     }
-    let inputStarted = broadcaster.eventLoop.makePromise(of: Void.self)
+    let inputStarted = group.next().makePromise(of: Void.self)
     let started: @Sendable () -> Void = {
-        // Queued behind the scan's notices on the same event loop: they are published first.
-        broadcaster.eventLoop.execute {
+        // Queued behind the scan's notices on each event loop: they are published first.
+        broadcasters.publishedSoFar().whenComplete { _ in
             readiness.markReady("input")
             inputStarted.succeed()
         }
     }
     let loop = try InputLoop(sources: sources, logger: logger, started: started) { notices in
-        // Encoded here, on the input thread: the event loop only copies bytes to the clients.
-        broadcaster.deliver(broadcaster.encode(notices))
+        // Encoded here, on the input thread: the event loops only copy bytes to the clients.
+        broadcasters.deliver(notices)
     }
     if options.waitForClients > 0 {
-        let count = options.waitForClients
-        try broadcaster.eventLoop.submit {
-            broadcaster.onSubscribedClients = (count, { loop.send(.release) })
-        }.wait()
+        broadcasters.whenSubscribed(count: options.waitForClients) { loop.send(.release) }
     }
     let address = ListenAddress.fromSystemd() ?? .path(options.socketPath, group: options.socketGroup)
 
@@ -94,10 +96,10 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
     var webSocket: WebSocketListener?
     do {
         try inputStarted.futureResult.wait()
-        socket = try UnixSocketListener.start(address: address, broadcaster: broadcaster, group: group, logger: logger)
+        socket = try UnixSocketListener.start(address: address, broadcasters: broadcasters, group: group, logger: logger)
         readiness.markReady("socket")
         if let options = options.webSocket {
-            webSocket = try WebSocketListener.start(options: options, broadcaster: broadcaster, group: group, logger: logger)
+            webSocket = try WebSocketListener.start(options: options, broadcasters: broadcasters, group: group, logger: logger)
             readiness.markReady("websocket")
         }
     } catch {

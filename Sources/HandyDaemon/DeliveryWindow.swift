@@ -84,13 +84,18 @@ final class DeliveryWindow: @unchecked Sendable {
     }
 
     /// Called on the event loop once `count` taken batches are published, with the arrays of one of
-    /// them (the input thread's next spare, replacing any it has not taken).
-    func release(_ count: Int, spare storage: consuming EncodedBatch.Storage? = nil) {
-        var storage = storage
+    /// them, if any, for the input thread's next batch (swapped in, replacing any it has not taken).
+    func release(_ count: Int, spare storage: inout EncodedBatch.Storage?) {
         condition.lock()
         inFlight = Swift.max(0, inFlight - count)
         if storage != nil { swap(&spare, &storage) }
         condition.signal()
         condition.unlock()
+    }
+
+    /// ``release(_:spare:)`` without arrays.
+    func release(_ count: Int) {
+        var none: EncodedBatch.Storage?
+        release(count, spare: &none)
     }
 }

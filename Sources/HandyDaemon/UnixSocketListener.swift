@@ -24,8 +24,9 @@ public enum ListenAddress: Hashable, Sendable {
 }
 
 /// The Unix socket: bound at a path (or taken from systemd), serving every client through the
-/// ``Broadcaster`` from the moment ``start(address:broadcaster:group:logger:)`` returns until
-/// ``stop()``, which says goodbye to every client.
+/// ``Broadcaster`` of the event loop NIO places it on, from the moment
+/// ``start(address:broadcasters:group:logger:)`` returns until ``stop()``, which says goodbye to
+/// every client.
 ///
 /// Both block the calling thread (never call them on an event loop): the daemon's main thread
 /// starts the listeners after the initial device scan and stops them on SIGTERM.
@@ -33,19 +34,20 @@ public final class UnixSocketListener: Sendable {
     let server: any Channel
     /// The socket file this listener created, removed on stop (nil under socket activation).
     let boundPath: String?
-    let broadcaster: Broadcaster
+    let broadcasters: BroadcasterGroup
     let logger: Logger
 
-    private init(server: any Channel, boundPath: String?, broadcaster: Broadcaster, logger: Logger) {
+    private init(server: any Channel, boundPath: String?, broadcasters: BroadcasterGroup, logger: Logger) {
         self.server = server
         self.boundPath = boundPath
-        self.broadcaster = broadcaster
+        self.broadcasters = broadcasters
         self.logger = logger
     }
 
     /// Binds (or, under socket activation, accepts on) `address`. Errors name the path and the
-    /// errno in one line; a socket whose permissions cannot be set is closed and removed.
-    public static func start(address: ListenAddress, broadcaster: Broadcaster, group: any EventLoopGroup,
+    /// errno in one line; a socket whose permissions cannot be set is closed and removed. `group`:
+    /// the loops of `broadcasters`, over which the clients are spread.
+    public static func start(address: ListenAddress, broadcasters: BroadcasterGroup, group: any EventLoopGroup,
                              logger: Logger) throws -> UnixSocketListener {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 64)
@@ -54,7 +56,8 @@ public final class UnixSocketListener: Sendable {
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ClientConnection(broadcaster: broadcaster, logger: logger))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ClientConnection(broadcaster: broadcasters.broadcaster(on: channel.eventLoop), logger: logger))
                 }
             }
 
@@ -62,7 +65,7 @@ public final class UnixSocketListener: Sendable {
         case .inherited(let fd):
             let server = try bootstrap.withBoundSocket(fd).wait()
             logger.info("listening on socket from systemd", metadata: ["socket.fd": "\(fd)"])
-            return UnixSocketListener(server: server, boundPath: nil, broadcaster: broadcaster, logger: logger)
+            return UnixSocketListener(server: server, boundPath: nil, broadcasters: broadcasters, logger: logger)
         case .path(let path, let groupName):
             try prepare(path: path)
             let server: any Channel
@@ -78,7 +81,7 @@ public final class UnixSocketListener: Sendable {
                 throw error
             }
             logger.info("listening", metadata: ["socket.path": "\(path)"])
-            return UnixSocketListener(server: server, boundPath: path, broadcaster: broadcaster, logger: logger)
+            return UnixSocketListener(server: server, boundPath: path, broadcasters: broadcasters, logger: logger)
         }
     }
 
@@ -87,8 +90,7 @@ public final class UnixSocketListener: Sendable {
     public func stop() {
         logger.info("stopping: sending shutdown to clients")
         try? server.close().wait()
-        let broadcaster = self.broadcaster
-        try? broadcaster.eventLoop.flatSubmit { broadcaster.shutdown(reason: "daemon stopping") }.wait()
+        broadcasters.shutdown(reason: "daemon stopping")
         if let boundPath { unlink(boundPath) }
     }
 

@@ -56,7 +56,7 @@ public final class WebSocketListener: Sendable {
     private init(server: any Channel) { self.server = server }
 
     /// Binds `options.host:options.port`; an error names the address and the errno in one line.
-    public static func start(options: WebSocketOptions, broadcaster: Broadcaster, group: any EventLoopGroup,
+    public static func start(options: WebSocketOptions, broadcasters: BroadcasterGroup, group: any EventLoopGroup,
                              logger: Logger) throws -> WebSocketListener {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 64)
@@ -85,7 +85,7 @@ public final class WebSocketListener: Sendable {
                                 minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 64,
                                 maxAccumulatedFrameSize: JSONLines.maximumLineLength))
                             try sync.addHandler(WebSocketLineBridge())
-                            try sync.addHandler(ClientConnection(broadcaster: broadcaster, logger: logger,
+                            try sync.addHandler(ClientConnection(broadcaster: broadcasters.broadcaster(on: channel.eventLoop), logger: logger,
                                                                  mayReceiveTouches: options.sendsTouches))
                         }
                     })

@@ -62,26 +62,29 @@ enum FanoutBenchmark {
     }
 
     static func run(subscribers: Int, frames count: Int, rateHz: Double, serverRealtimePriority: Int32? = nil,
-                    readerRealtimePriority: Int32? = nil) throws -> Result {
+                    readerRealtimePriority: Int32? = nil, loops: Int = 1) throws -> Result {
         let (description, frames, indexOfK) = Self.frames(count: count)
         let handoff = StampBuffer(count: frames.count)
         let logs = (0..<subscribers).map { _ in StampBuffer(count: frames.count) }
         var logger = Logger(label: "handyd-bench")
         logger.logLevel = .error
 
-        // The server, built as runDaemon builds it.
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // The server, built as runDaemon builds it (`loops`: `handyd --event-loops`, the
+        // subscribers spread over them by NIO).
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: loops)
         defer { try? group.syncShutdownGracefully() }
-        let broadcaster = Broadcaster(eventLoop: group.next(), limits: ServerLimits(), version: "bench", logger: logger)
-        // The server's two threads as `handyd --realtime-priority` runs them (every thread of the
+        let broadcasters = BroadcasterGroup(group: group, limits: ServerLimits(), version: "bench", logger: logger)
+        // The server's threads as `handyd --realtime-priority` runs them (every thread of the
         // daemon inherits the policy); the subscribers stay as they are.
         if let priority = serverRealtimePriority {
-            if let refused = try broadcaster.eventLoop.submit({ RealtimeScheduling.enter(priority: priority) }).wait() {
-                throw BenchError("SCHED_RR \(priority): \(refused)")
+            for broadcaster in broadcasters.broadcasters {
+                if let refused = try broadcaster.eventLoop.submit({ RealtimeScheduling.enter(priority: priority) }).wait() {
+                    throw BenchError("SCHED_RR \(priority): \(refused)")
+                }
             }
         }
         let path = NSTemporaryDirectory() + "handyd-bench-\(getpid()).sock"
-        let socket = try UnixSocketListener.start(address: .path(path, group: nil), broadcaster: broadcaster, group: group,
+        let socket = try UnixSocketListener.start(address: .path(path, group: nil), broadcasters: broadcasters, group: group,
                                                   logger: logger)
 
         // The input side: the real InputLoop, delivering exactly as runDaemon's closure does.
@@ -89,22 +92,26 @@ enum FanoutBenchmark {
         guard pipe(&pipeFDs) == 0 else { throw BenchError("pipe: \(String(cString: strerror(errno)))") }
         _ = fcntl(pipeFDs[0], F_SETFL, fcntl(pipeFDs[0], F_GETFL) | O_NONBLOCK)
         let source = PacedSource(readFD: pipeFDs[0], description: description, frames: frames, handoff: handoff)
-        let publishCpu = StampBuffer(count: 1)
-        let written = StampBuffer(count: frames.count)
+        let publishCpu = StampBuffer(count: loops)
+        // Per loop; a frame is written when the last loop has published it.
+        let writtenByLoop = (0..<loops).map { _ in StampBuffer(count: frames.count) }
         // The frames whose gestures each delivered batch carries, in delivery order: found on the
         // input thread (only bytes cross to the loop) and stamped when the batch is published.
-        let carriedByBatch = NIOLockedValueBox<[[Int]]>([])
-        let publishStart = StampBuffer(count: 1)
-        try broadcaster.eventLoop.submit {
-            broadcaster.publishObserver = .init(
-                willPublish: { publishStart[0] = threadCpuNanoseconds() },
-                didPublish: {
-                    publishCpu[0] += threadCpuNanoseconds() - publishStart[0]
-                    let now = MonotonicInstant.now().nanoseconds
-                    let carried = carriedByBatch.withLockedValue { $0.removeFirst() }
-                    for index in carried where written[index] == 0 { written[index] = now }
-                })
-        }.wait()
+        let carriedByBatch = (0..<loops).map { _ in NIOLockedValueBox<[[Int]]>([]) }
+        let publishStart = StampBuffer(count: loops)
+        for (l, broadcaster) in broadcasters.broadcasters.enumerated() {
+            let written = writtenByLoop[l], carriedByBatch = carriedByBatch[l]
+            try broadcaster.eventLoop.submit {
+                broadcaster.publishObserver = .init(
+                    willPublish: { publishStart[l] = threadCpuNanoseconds() },
+                    didPublish: {
+                        publishCpu[l] += threadCpuNanoseconds() - publishStart[l]
+                        let now = MonotonicInstant.now().nanoseconds
+                        let carried = carriedByBatch.withLockedValue { $0.removeFirst() }
+                        for index in carried where written[index] == 0 { written[index] = now }
+                    })
+            }.wait()
+        }
         let loop = try InputLoop(sources: [source], logger: logger) { notices in
             var carried: [Int] = []
             for case .output(_, let output) in notices {
@@ -112,9 +119,9 @@ enum FanoutBenchmark {
                     if let index = indexOfK[frameNumber(seconds: gesture.time)] { carried.append(index) }
                 }
             }
-            carriedByBatch.withLockedValue { $0.append(carried) }
+            for queue in carriedByBatch { queue.withLockedValue { $0.append(carried) } }
             // Delivered exactly as runDaemon's closure delivers.
-            broadcaster.deliver(broadcaster.encode(notices))
+            broadcasters.deliver(notices)
         }
         let inputDone = DispatchSemaphore(value: 0)
         let inputCpu = StampBuffer(count: 1)
@@ -182,7 +189,8 @@ enum FanoutBenchmark {
             }
             if any {
                 framesWithLines += 1
-                if written[i] > 0 { serverSide.append(written[i] - handoff[i]) }
+                let written = writtenByLoop.map { $0[i] }
+                if written.allSatisfy({ $0 > 0 }), let last = written.max() { serverSide.append(last - handoff[i]) }
                 missing += logs.filter { $0[i] == 0 }.count
                 last.append(worst)
             }
@@ -196,7 +204,7 @@ enum FanoutBenchmark {
                       linesPerFrame: Double(totalLines) / Double(subscribers * frames.count),
                       bytesPerFrame: Double(totalBytes) / Double(subscribers * frames.count),
                       latenciesNs: latencies, lastSubscriberNs: last, writtenNs: serverSide, missing: missing,
-                      publishCpuNsPerFrame: Double(publishCpu[0]) / Double(frames.count),
+                      publishCpuNsPerFrame: Double((0..<loops).reduce(Int64(0)) { $0 + publishCpu[$1] }) / Double(frames.count),
                       inputCpuNsPerFrame: Double(inputCpu[0]) / Double(frames.count))
     }
 

@@ -93,6 +93,9 @@ if wanted("fanout") {
     let realtime = option("--fanout-rr").flatMap { Int32($0) }
     // The subscribers' reader threads too (an application that is itself prioritised).
     let readersRealtime = option("--fanout-readers-rr").flatMap { Int32($0) }
+    // The server's clients spread over this many event loops (`handyd --event-loops`).
+    let fanoutLoops = option("--fanout-loops").flatMap { Int($0) } ?? 1
+    let subscriberCounts = option("--fanout-subscribers").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [1, 16, 64]
     let spinners = (0..<load).compactMap { _ -> Process? in
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -102,10 +105,11 @@ if wanted("fanout") {
     defer { for p in spinners { p.terminate(); p.waitUntilExit() } }
     if spinners.count < load { failedFigures.append("fanout load (\(spinners.count) of \(load) spinners started)") }
     var rows: [[String]] = []
-    for subscribers in [1, 16, 64] {
+    for subscribers in subscriberCounts {
         do {
             let r = try FanoutBenchmark.run(subscribers: subscribers, frames: frames, rateHz: rateHz,
-                                                   serverRealtimePriority: realtime, readerRealtimePriority: readersRealtime)
+                                                   serverRealtimePriority: realtime, readerRealtimePriority: readersRealtime,
+                                                   loops: fanoutLoops)
             let us = { (ns: Int64) in Double(ns) / 1000 }
             figures.append(Figure(name: "fanout", values: [
                 ("subscribers", Double(subscribers)), ("rateHz", rateHz), ("frames", Double(r.frames)),
@@ -117,7 +121,7 @@ if wanted("fanout") {
                 ("lastSubscriberP99Us", us(percentile(r.lastSubscriberNs, 0.99))),
                 ("writtenP50Us", us(percentile(r.writtenNs, 0.5))), ("writtenP99Us", us(percentile(r.writtenNs, 0.99))),
                 ("loadProcesses", Double(spinners.count)), ("serverRealtimePriority", Double(realtime ?? 0)),
-                ("readerRealtimePriority", Double(readersRealtime ?? 0)),
+                ("readerRealtimePriority", Double(readersRealtime ?? 0)), ("eventLoops", Double(fanoutLoops)),
                 ("publishCpuUsPerFrame", r.publishCpuNsPerFrame / 1000), ("inputCpuUsPerFrame", r.inputCpuNsPerFrame / 1000),
             ]))
             rows.append([String(subscribers), formatted(rateHz), formatted(Double(r.framesWithLines)),
@@ -137,7 +141,8 @@ if wanted("fanout") {
     print("\n2. Socket fan-out latency: frame handed to the pipeline -> subscriber has read its gesture lines (µs)"
           + (load > 0 ? ", beside \(spinners.count) spinning processes" : "")
           + (realtime.map { ", server threads SCHED_RR \($0)" } ?? "")
-          + (readersRealtime.map { ", subscribers SCHED_RR \($0)" } ?? ""))
+          + (readersRealtime.map { ", subscribers SCHED_RR \($0)" } ?? "")
+          + (fanoutLoops > 1 ? ", \(fanoutLoops) event loops" : ""))
     print(table(["subscribers", "frames/s", "frames", "lines/frame", "bytes/frame", "p50", "p99", "max", "p99 last subscriber",
                  "written p50", "written p99", "missing",
                        "publish CPU µs/frame", "input CPU µs/frame"], rows))

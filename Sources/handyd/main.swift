@@ -48,12 +48,19 @@ struct Handyd: ParsableCommand {
         "Run under SCHED_RR at this priority (\(RealtimeScheduling.priorities.lowerBound) … \(RealtimeScheduling.priorities.upperBound)), so a busy machine does not delay frames (systemd/handyd.service uses 10). Refused by the system: a notice, and normal priority. Off by default.",
         valueName: "N"))
     var realtimePriority: Int32?
+    @Option(help: ArgumentHelp(
+        "Event loops writing to the clients (\(DaemonOptions.eventLoopRange.lowerBound) … \(DaemonOptions.eventLoopRange.upperBound)): one costs the least CPU per frame; with many subscribers, more write to them on more cores at once (docs/PERFORMANCE.md).",
+        valueName: "N"))
+    var eventLoops: Int = 1
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown log level \(logLevel)") }
         guard maxClients > 0 else { throw ValidationError("--max-clients must be positive") }
+        guard DaemonOptions.eventLoopRange.contains(eventLoops) else {
+            throw ValidationError("--event-loops \(eventLoops): expected \(DaemonOptions.eventLoopRange.lowerBound) … \(DaemonOptions.eventLoopRange.upperBound)")
+        }
         guard clientQueueBytes > 0 else { throw ValidationError("--client-queue-bytes must be positive") }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number") }
         guard replay != nil || (desc == nil && !loop && waitClients == 0 && deviceProperty.isEmpty) else {
@@ -99,6 +106,7 @@ struct Handyd: ParsableCommand {
         options.replay = .init(loop: loop, speed: speed, deviceProperties: properties)
         options.waitForClients = waitClients
         options.realtimePriority = realtimePriority
+        options.eventLoops = eventLoops
         options.webSocket = websocket.flatMap {
             WebSocketOptions(listen: $0, allowedOrigins: Set(websocketOrigin), sendsTouches: websocketTouches)
         }

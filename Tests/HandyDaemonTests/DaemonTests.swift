@@ -16,13 +16,17 @@ let busyFixture = "whot-evemu-devices/tablets/Wacom DTH2242 Finger.events"
 /// Each test starts the real handyd binary on a temporary socket and talks to it over real sockets.
 @Suite(.serialized)
 struct DaemonTests {
-    @Test func everyClientReceivesTheRecordingInOrderWithItsFilters() throws {
+    /// With `--event-loops 3` the four clients are spread over three loops (NIO places each
+    /// accepted client on the next loop): each gets the same, and the counts span the loops.
+    @Test(arguments: [1, 3])
+    func everyClientReceivesTheRecordingInOrderWithItsFilters(eventLoops: Int) throws {
         let expected = try ExpectedOutput(recordingPath: fixture(twoFingerFixture))
         #expect(expected.touches.count == twoFingerFrameCount, "the model itself sees every frame of the fixture")
         // Both fingers stay down 0.51 s, past the 500 ms long-press delay.
         #expect(expected.gestures.contains(.init(gesture: .longPress, phase: .began)))
 
-        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--wait-clients", "4"])
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--wait-clients", "4",
+                                                   "--event-loops", "\(eventLoops)"])
         let all = try LineClient(socketPath: daemon.socketPath)          // touches + gestures
         let noisy = try LineClient(socketPath: daemon.socketPath)        // touches only, sends garbage
         let gesturesOnly = try LineClient(socketPath: daemon.socketPath) // the default subscription
@@ -64,13 +68,22 @@ struct DaemonTests {
         #expect(noisyTouches == expected.touches)
         #expect(noisyErrors == ["invalid-json", "invalid-message"])
 
-        // Asking for status afterwards: whatever arrives before the reply is everything that client got.
+        // Asking for status afterwards: whatever arrives before a reply that counts every frame and
+        // event is everything that client got. (With several event loops each publishes on its
+        // own: `all` having read everything on its loop does not mean another loop is done.)
         func messagesBeforeStatus(_ client: LineClient) throws -> ([ServerMessage], StatusMessage?) {
-            try client.send(#"{"type":"status"}"# + "\n")
             var before: [ServerMessage] = []
-            while let m = try client.readMessage() {
-                if case .status(let s) = m { return (before, s) }
-                before.append(m)
+            for _ in 0..<500 {
+                try client.send(#"{"type":"status"}"# + "\n")
+                while let m = try client.readMessage() {
+                    guard case .status(let s) = m else {
+                        before.append(m)
+                        continue
+                    }
+                    if s.frames >= UInt64(expected.touches.count) && s.events >= UInt64(expected.gestures.count) { return (before, s) }
+                    break
+                }
+                usleep(20_000)
             }
             return (before, nil)
         }
@@ -88,6 +101,9 @@ struct DaemonTests {
         #expect(status?.events == UInt64(expected.gestures.count))
         #expect(status?.drops == 0)
         #expect(!daemon.log.contains("handyd bug"))
+        // Logged with more than one loop only; four clients in turn fill three loops.
+        #expect(eventLoopsServingClients(daemon.log) == (eventLoops == 1 ? [] : Set(0..<eventLoops)))
+        #expect(daemon.log.components(separatedBy: "device added").count - 1 == 1, "one broadcaster speaks for the group")
     }
 
     /// The bundled demo recording: a right-hand pinch (1.66 s), then a left-hand one (3.21 s),
@@ -257,8 +273,11 @@ struct DaemonTests {
         }
     }
 
-    @Test func clientsBeyondTheMaximumAreRefusedPolitely() throws {
-        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--max-clients", "2"])
+    /// The maximum counts the clients of every event loop.
+    @Test(arguments: [1, 2])
+    func clientsBeyondTheMaximumAreRefusedPolitely(eventLoops: Int) throws {
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--max-clients", "2",
+                                                   "--event-loops", "\(eventLoops)"])
         let a = try LineClient(socketPath: daemon.socketPath)
         let b = try LineClient(socketPath: daemon.socketPath)
         _ = try a.readMessage()
@@ -412,4 +431,16 @@ struct DaemonCommandLineTests {
         #expect(text.hasPrefix("replay:EP0430M09.2-fingers-touch-release\tEP0430M09\t"))
         #expect(text.contains("5 slots"))
     }
+}
+
+/// The event loops whose broadcaster served a client, from the daemon's debug log (logged only
+/// with more than one loop: `client.eventLoop=N`).
+func eventLoopsServingClients(_ log: String) -> Set<Int> {
+    var loops = Set<Int>()
+    for line in log.split(separator: "\n") where line.contains("client connected") {
+        guard let range = line.range(of: "client.eventLoop=") else { continue }
+        let digits = line[range.upperBound...].prefix { $0.isNumber }
+        if let loop = Int(digits) { loops.insert(loop) }
+    }
+    return loops
 }

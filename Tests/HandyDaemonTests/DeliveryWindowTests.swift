@@ -89,11 +89,26 @@ import Testing
         var storage = taken[0].storage
         storage.bytes.reserveCapacity(4096)
         let room = storage.bytes.capacity
-        window.release(1, spare: storage)
+        var spare: EncodedBatch.Storage? = storage
+        window.release(1, spare: &spare)
+        #expect(spare == nil, "swapped in")
         _ = window.post(Self.batch("b"))
         window.release(1)   // without arrays: the spare stays
         let first = window.prepare()
         #expect(first.spare?.bytes.capacity == room)
         #expect(window.prepare().spare == nil, "handed back once")
+    }
+
+    /// With several event loops one batch serves every broadcaster: it is made in each form some
+    /// client of one of them receives, and a broadcaster without clients adds nothing (its own
+    /// forms say "the full form", made for no one).
+    @Test func aSharedBatchIsMadeInEveryFormSomeLoopNeeds() {
+        let noClient = EncodedForms()
+        let compact = EncodedForms(full: false, compact: true, compactTouches: true, someClient: true)
+        let full = EncodedForms(full: true, fullTouches: true, someClient: true)
+        #expect(EncodedForms.union([noClient, noClient]) == noClient)
+        #expect(EncodedForms.union([noClient, compact]) == compact)
+        #expect(EncodedForms.union([compact, full]) == EncodedForms(full: true, fullTouches: true, compact: true, compactTouches: true,
+                                                                   someClient: true))
     }
 }

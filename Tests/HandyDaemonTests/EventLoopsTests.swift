@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HandyProtocol
+import Testing
+
+/// `handyd --event-loops N`: the clients spread over N event loops, each with its own broadcaster
+/// (docs/PERFORMANCE.md section 2). What every client receives with several loops is checked by
+/// DaemonTests and CompactFormTests, which run with one loop and with several.
+@Suite(.serialized)
+struct EventLoopsTests {
+    /// The daemon's NIO event-loop threads: (policy, real-time priority) of each, from
+    /// /proc/PID/task/TID/stat (fields 41 and 40; SCHED_RR is 2).
+    static func eventLoopThreads(of pid: Int32) throws -> [(policy: Int, priority: Int)] {
+        var threads: [(policy: Int, priority: Int)] = []
+        for tid in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+            let name = try String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8)
+            guard name.hasPrefix("NIO-ELT-") else { continue }
+            let stat = try String(contentsOfFile: "/proc/\(pid)/task/\(tid)/stat", encoding: .utf8)
+            let fields = stat[stat.range(of: ")", options: .backwards)!.upperBound...].split(separator: " ")
+            threads.append((Int(fields[41 - 3]) ?? -1, Int(fields[40 - 3]) ?? -1))
+        }
+        return threads
+    }
+
+    @Test func aCountOutsideTheRangeIsAUsageError() throws {
+        for value in ["0", "17", "-1", "x"] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: handydBinary)
+            p.arguments = ["--socket", "/tmp/handyd-unused-\(UUID().uuidString.prefix(6)).sock", "--event-loops", value]
+            p.standardError = FileHandle.nullDevice
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 64, "--event-loops \(value): status \(p.terminationStatus)")
+        }
+    }
+
+    /// N loops are N threads, and each inherits the daemon's scheduling (`--realtime-priority`
+    /// is entered before any thread starts).
+    @Test func everyLoopIsAThreadUnderTheDaemonsScheduling() throws {
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(14), &limit)  // RLIMIT_RTPRIO
+        let allowed = geteuid() == 0 || limit.rlim_cur >= 7
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--loop", "--event-loops", "3",
+                                                   "--realtime-priority", "7"])
+        try RealtimeSchedulingTests.expectServes(daemon)
+        let loops = try Self.eventLoopThreads(of: daemon.process.processIdentifier)
+        #expect(loops.count == 3, "\(loops)")
+        if allowed {
+            #expect(loops.allSatisfy { $0.policy == 2 && $0.priority == 7 }, "\(loops)")
+        } else {
+            #expect(loops.allSatisfy { $0.policy == 0 }, "\(loops)")
+        }
+    }
+
+    /// A web client and a Unix-socket client on different loops both get every gesture; the
+    /// replay waits for both, counted over the loops.
+    @Test func aWebAndAUnixClientOnDifferentLoopsGetEveryGesture() throws {
+        let port = try freeLoopbackPort()
+        let recording = hostileRecording
+        let expected = try ExpectedOutput(recordingPath: recording)
+        let daemon = try DaemonProcess(arguments: ["--replay", recording, "--speed", "4", "--wait-clients", "2", "--event-loops", "2"]
+                                       + HostileClientTests.WebSocketTests.arguments(port: port))
+        let unix = try LineClient(socketPath: daemon.socketPath)
+        guard case .hello? = try unix.readMessage() else { Issue.record("no hello on the Unix socket"); return }
+        let web = try HostileClientTests.WebSocketTests.connect(port: port)
+        guard let helloText = try web.readText(), case .hello = try HostileClientTests.WebSocketTests.decode(helloText) else {
+            Issue.record("no hello frame"); return
+        }
+        try unix.send(#"{"type":"subscribe"}"# + "\n")
+        web.sendText(#"{"type":"subscribe"}"#)
+
+        var unixGestures: [ExpectedOutput.GestureKey] = []
+        while unixGestures.count < expected.gestures.count, let message = try unix.readMessage(timeoutSeconds: 30) {
+            if case .gesture(let g) = message { unixGestures.append(.init(gesture: g.gesture, phase: g.phase)) }
+        }
+        var webGestures: [ExpectedOutput.GestureKey] = []
+        while webGestures.count < expected.gestures.count, let text = try web.readText(timeoutSeconds: 30) {
+            if case .gesture(let g) = try HostileClientTests.WebSocketTests.decode(text) { webGestures.append(.init(gesture: g.gesture, phase: g.phase)) }
+        }
+        #expect(unixGestures == expected.gestures, "\(daemon.stateForFailure)")
+        #expect(webGestures == expected.gestures, "\(daemon.stateForFailure)")
+        #expect(eventLoopsServingClients(daemon.log) == [0, 1], "\(daemon.stateForFailure)")
+    }
+}
