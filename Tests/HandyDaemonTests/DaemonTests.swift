@@ -201,8 +201,10 @@ struct DaemonTests {
         #expect(sleeperFrames < Int(frames))
     }
 
-    @Test func sigtermSendsShutdownAndExitsCleanly() throws {
-        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--loop"])
+    /// With two event loops the two clients are on different loops: each loop says goodbye to its own.
+    @Test(arguments: [1, 2])
+    func sigtermSendsShutdownAndExitsCleanly(eventLoops: Int) throws {
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--loop", "--event-loops", "\(eventLoops)"])
         let a = try LineClient(socketPath: daemon.socketPath)
         let b = try LineClient(socketPath: daemon.socketPath)
         _ = try a.readMessage()
@@ -216,6 +218,7 @@ struct DaemonTests {
         }
         #expect(daemon.waitForExit(timeoutSeconds: 10) == 0)
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "the socket file is removed")
+        #expect(eventLoopsServingClients(daemon.log) == (eventLoops == 1 ? [] : [0, 1]))
     }
 
     @Test func sighupReloadsWithoutDroppingClients() throws {
