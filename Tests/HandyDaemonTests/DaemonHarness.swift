@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import HandyProtocol
+import Testing
 
 /// The package root, found from this file's path (no resource bundles).
 let packageRoot: URL = {
@@ -246,4 +247,17 @@ final class LineClient {
         while let m = try readMessage(timeoutSeconds: timeoutSeconds) { seen.append(m) }
         return seen
     }
+}
+
+/// Runs handyd with `arguments` (and an unused socket path) and expects the usage error, exit
+/// status 64, before it listens.
+func expectUsageError(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: handydBinary)
+    p.arguments = ["--socket", "/tmp/handyd-unused-\(UUID().uuidString.prefix(6)).sock"] + arguments
+    p.standardError = FileHandle.nullDevice
+    p.standardOutput = FileHandle.nullDevice
+    try p.run()
+    p.waitUntilExit()
+    #expect(p.terminationStatus == 64, "\(arguments): status \(p.terminationStatus)", sourceLocation: sourceLocation)
 }

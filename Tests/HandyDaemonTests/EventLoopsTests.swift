@@ -25,16 +25,7 @@ struct EventLoopsTests {
     }
 
     @Test func aCountOutsideTheRangeIsAUsageError() throws {
-        for value in ["0", "17", "-1", "x"] {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: handydBinary)
-            p.arguments = ["--socket", "/tmp/handyd-unused-\(UUID().uuidString.prefix(6)).sock", "--event-loops", value]
-            p.standardError = FileHandle.nullDevice
-            p.standardOutput = FileHandle.nullDevice
-            try p.run()
-            p.waitUntilExit()
-            #expect(p.terminationStatus == 64, "--event-loops \(value): status \(p.terminationStatus)")
-        }
+        for value in ["0", "17", "-1", "x"] { try expectUsageError(["--event-loops", value]) }
     }
 
     /// N loops are N threads, and each inherits the daemon's scheduling (`--realtime-priority`

@@ -74,15 +74,6 @@ struct RealtimeSchedulingTests {
     }
 
     @Test func aPriorityOutsideTheRangeIsAUsageError() throws {
-        for value in ["0", "50", "-1", "x"] {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: handydBinary)
-            p.arguments = ["--socket", "/tmp/handyd-unused-\(UUID().uuidString.prefix(6)).sock", "--realtime-priority", value]
-            p.standardError = FileHandle.nullDevice
-            p.standardOutput = FileHandle.nullDevice
-            try p.run()
-            p.waitUntilExit()
-            #expect(p.terminationStatus == 64, "--realtime-priority \(value): status \(p.terminationStatus)")
-        }
+        for value in ["0", "50", "-1", "x"] { try expectUsageError(["--realtime-priority", value]) }
     }
 }

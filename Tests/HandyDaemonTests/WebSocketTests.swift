@@ -208,14 +208,7 @@ extension HostileClientTests {
     @Test func badCommandLinesAreUsageErrors() throws {
         for args in [["--websocket", "99999"], ["--websocket", "host:"], ["--websocket-origin", "http://a"],
                      ["--websocket", "7345", "--websocket-origin", "127.0.0.1:8080"]] {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: handydBinary)
-            p.arguments = ["--socket", "/tmp/handyd-unused-\(UUID().uuidString.prefix(6)).sock"] + args
-            p.standardError = FileHandle.nullDevice
-            p.standardOutput = FileHandle.nullDevice
-            try p.run()
-            p.waitUntilExit()
-            #expect(p.terminationStatus == 64, "\(args): status \(p.terminationStatus)")
+            try expectUsageError(args)
         }
     }
 }
