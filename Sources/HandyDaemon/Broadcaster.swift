@@ -70,8 +70,8 @@ public final class Broadcaster: @unchecked Sendable {
     }
 
     /// A broadcaster on `eventLoop`, number `index` of a group of `groupSize` that share `tally`.
-    init(eventLoop: any EventLoop, limits: ServerLimits, version: String, logger: Logger, tally: ClientTally = ClientTally(),
-         index: Int = 0, of groupSize: Int = 1) {
+    init(eventLoop: any EventLoop, limits: ServerLimits, version: String, logger: Logger, tally: ClientTally,
+         index: Int, of groupSize: Int) {
         self.eventLoop = eventLoop
         self.limits = limits
         self.version = version
@@ -305,19 +305,9 @@ public final class Broadcaster: @unchecked Sendable {
             }
         }
         groupBuffers = [ByteBuffer](repeating: ByteBuffer(), count: groupSubscriptions.count)
-        var wanted = EncodedForms(full: clients.isEmpty, fullTouches: false, compact: false, compactTouches: false,
-                                  someClient: !clients.isEmpty)
-        for client in clients.values {
-            switch client.subscription.form {
-            case .full:
-                wanted.full = true
-                wanted.fullTouches = wanted.fullTouches || client.subscription.touches
-            case .compact:
-                wanted.compact = true
-                wanted.compactTouches = wanted.compactTouches || client.subscription.touches
-            }
-        }
-        delivery.setForms(wanted)
+        var wanted = EncodedForms.nothing
+        for client in clients.values { wanted.include(EncodedForms(receivedBy: client.subscription)) }
+        delivery.setForms(wanted.toEncode)
     }
 
     // MARK: shutdown
@@ -354,18 +344,31 @@ struct EncodedForms: Sendable, Equatable {
     /// Whether these are some client's forms (false: the full form, made for no one yet).
     var someClient = false
 
-    /// The forms a batch shared by several broadcasters needs: every form some client of one of
-    /// them receives; the full form when none has a client.
-    static func union(_ all: some Sequence<EncodedForms>) -> EncodedForms {
-        var union = EncodedForms(full: false)
-        for forms in all where forms.someClient {
-            union.full = union.full || forms.full
-            union.fullTouches = union.fullTouches || forms.fullTouches
-            union.compact = union.compact || forms.compact
-            union.compactTouches = union.compactTouches || forms.compactTouches
-            union.someClient = true
-        }
-        return union.someClient ? union : EncodedForms()
+    /// Nothing yet: what ``include(_:)`` starts from.
+    static let nothing = EncodedForms(full: false)
+
+    /// Adds every form `other` makes for some client (a client's, or another broadcaster's). A
+    /// broadcaster without clients adds nothing: its "full form" is made for no one.
+    mutating func include(_ other: EncodedForms) {
+        guard other.someClient else { return }
+        full = full || other.full
+        fullTouches = fullTouches || other.fullTouches
+        compact = compact || other.compact
+        compactTouches = compactTouches || other.compactTouches
+        someClient = true
+    }
+
+    /// What to encode: these forms, or the full form when no client was included (as before forms
+    /// existed).
+    var toEncode: EncodedForms { someClient ? self : EncodedForms() }
+}
+
+extension EncodedForms {
+    /// The forms one client receives.
+    init(receivedBy subscription: Subscription) {
+        self.init(full: subscription.form == .full, fullTouches: subscription.form == .full && subscription.touches,
+                  compact: subscription.form == .compact, compactTouches: subscription.form == .compact && subscription.touches,
+                  someClient: true)
     }
 }
 

@@ -52,15 +52,14 @@ public final class BroadcasterGroup: Sendable {
             single.deliver(single.encode(notices))
             return
         }
-        var forms: [EncodedForms] = []
-        forms.reserveCapacity(broadcasters.count)
+        var forms = EncodedForms.nothing
         var storage = EncodedBatch.Storage()
         for broadcaster in broadcasters {
             var (wanted, spare) = broadcaster.prepareEncoding()
-            forms.append(wanted)
+            forms.include(wanted)
             if spare != nil { swap(&storage, &spare!) }
         }
-        let batch = EncodedBatch(notices, forms: EncodedForms.union(forms), reusing: &storage)
+        let batch = EncodedBatch(notices, forms: forms.toEncode, reusing: &storage)
         for broadcaster in broadcasters { broadcaster.deliver(batch) }
     }
 

@@ -106,9 +106,24 @@ import Testing
         let noClient = EncodedForms()
         let compact = EncodedForms(full: false, compact: true, compactTouches: true, someClient: true)
         let full = EncodedForms(full: true, fullTouches: true, someClient: true)
-        #expect(EncodedForms.union([noClient, noClient]) == noClient)
-        #expect(EncodedForms.union([noClient, compact]) == compact)
-        #expect(EncodedForms.union([compact, full]) == EncodedForms(full: true, fullTouches: true, compact: true, compactTouches: true,
-                                                                   someClient: true))
+        func union(_ all: [EncodedForms]) -> EncodedForms {
+            var forms = EncodedForms.nothing
+            for each in all { forms.include(each) }
+            return forms.toEncode
+        }
+        #expect(union([noClient, noClient]) == noClient)
+        #expect(union([noClient, compact]) == compact)
+        #expect(union([compact, full]) == EncodedForms(full: true, fullTouches: true, compact: true, compactTouches: true,
+                                                      someClient: true))
+    }
+
+    /// A broadcaster's forms are those its clients receive: a full client without touches and a
+    /// compact one with them need neither full touches nor compact gestures without touches.
+    @Test func aBroadcastersFormsAreItsClients() {
+        var forms = EncodedForms.nothing
+        forms.include(EncodedForms(receivedBy: Subscription()))
+        forms.include(EncodedForms(receivedBy: Subscription(touches: true, form: .compact)))
+        #expect(forms == EncodedForms(full: true, fullTouches: false, compact: true, compactTouches: true, someClient: true))
+        #expect(EncodedForms.nothing.toEncode == EncodedForms(), "no client: the full form, for no one")
     }
 }
