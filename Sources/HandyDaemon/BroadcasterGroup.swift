@@ -53,13 +53,13 @@ public final class BroadcasterGroup: Sendable {
             return
         }
         var forms = EncodedForms.nothing
-        var storage = EncodedBatch.Storage()
+        var storage: EncodedBatch.Storage?
         for broadcaster in broadcasters {
-            var (wanted, spare) = broadcaster.prepareEncoding()
+            let (wanted, spare) = broadcaster.prepareEncoding()
             forms.include(wanted)
-            if spare != nil { swap(&storage, &spare!) }
+            if let spare { storage = spare }
         }
-        let batch = EncodedBatch(notices, forms: forms.toEncode, reusing: &storage)
+        let batch = EncodedBatch(notices, forms: forms.toEncode, reusing: storage ?? EncodedBatch.Storage())
         for broadcaster in broadcasters { broadcaster.deliver(batch) }
     }
 
