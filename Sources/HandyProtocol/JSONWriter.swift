@@ -570,20 +570,21 @@ extension WireTouch {
 
 extension JSONWriter {
     /// One touch's object; `mm`: with `xMm`/`yMm` (the full form) or without (the compact form).
-    mutating func touch(_ t: WireTouch, mm: Bool) {
-        field("{\"id\":", t.id)
-        field(",\"majorMm\":", t.majorMm)
-        field(",\"minorMm\":", t.minorMm)
-        field(",\"orientation\":", t.orientation)
-        field(",\"phase\":", t.phase)
-        field(",\"pressure\":", t.pressure)
-        field(",\"tool\":", t.tool)
-        field(",\"vxMm\":", t.vxMm)
-        field(",\"vyMm\":", t.vyMm)
-        field(",\"x\":", t.x)
-        if mm { field(",\"xMm\":", t.xMm) }
-        field(",\"y\":", t.y)
-        if mm { field(",\"yMm\":", t.yMm) }
+    /// Read where it lies: passed by value, each touch was copied (its strings retained and released).
+    mutating func touch(at t: UnsafePointer<WireTouch>, mm: Bool) {
+        field("{\"id\":", t.pointee.id)
+        field(",\"majorMm\":", t.pointee.majorMm)
+        field(",\"minorMm\":", t.pointee.minorMm)
+        field(",\"orientation\":", t.pointee.orientation)
+        field(",\"phase\":", t.pointee.phase)
+        field(",\"pressure\":", t.pointee.pressure)
+        field(",\"tool\":", t.pointee.tool)
+        field(",\"vxMm\":", t.pointee.vxMm)
+        field(",\"vyMm\":", t.pointee.vyMm)
+        field(",\"x\":", t.pointee.x)
+        if mm { field(",\"xMm\":", t.pointee.xMm) }
+        field(",\"y\":", t.pointee.y)
+        if mm { field(",\"yMm\":", t.pointee.yMm) }
         byte(UInt8(ascii: "}"))
     }
 }
@@ -591,18 +592,21 @@ extension JSONWriter {
 extension TouchesMessage {
     /// Appends `{"type":"touches","device":…,"time":…,"touches":[…]}\n`.
     func writeLine(into bytes: inout [UInt8], quotedDevice: JSONQuotedString? = nil) {
-        var bound = 80 + JSONWriter.maximumStringBytes(device) + JSONWriter.maximumNumberBytes
-        for t in touches { bound += 1 + t.maximumBytes }
-        JSONWriter.append(to: &bytes, bound: bound) { w in
-            w.raw("{\"type\":\"touches\"")
-            w.field(",\"device\":", device, quoted: quotedDevice)
-            w.field(",\"time\":", time)
-            w.raw(",\"touches\":[")
-            for (i, t) in touches.enumerated() {
-                if i > 0 { w.byte(UInt8(ascii: ",")) }
-                w.touch(t, mm: true)
+        // The touches read where they lie (see `writeCompactTouches(into:)`).
+        touches.withUnsafeBufferPointer { touches in
+            var bound = 80 + JSONWriter.maximumStringBytes(device) + JSONWriter.maximumNumberBytes
+            for i in touches.indices { bound += 1 + touches[i].maximumBytes }
+            JSONWriter.append(to: &bytes, bound: bound) { w in
+                w.raw("{\"type\":\"touches\"")
+                w.field(",\"device\":", device, quoted: quotedDevice)
+                w.field(",\"time\":", time)
+                w.raw(",\"touches\":[")
+                for i in touches.indices {
+                    if i > 0 { w.byte(UInt8(ascii: ",")) }
+                    w.touch(at: touches.baseAddress! + i, mm: true)
+                }
+                w.raw("]}\n")
             }
-            w.raw("]}\n")
         }
     }
 }
