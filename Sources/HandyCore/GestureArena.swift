@@ -117,12 +117,15 @@ public struct GestureArena: Sendable {
             cancelMultiFinger(at: m.time, reason: "palm", into: &out)
         }
         sequenceFingers = m.fingers == 0 ? TouchMask() : sequenceFingers | m.fingerMask
-        let input = RecognizerInput.frame(m)
+        let noFingers = m.fingers == 0, time = m.time
+        // Moved into the input, not copied: a copy retained the frame's touches, and both were
+        // destroyed (~150 instructions a frame).
+        let input = RecognizerInput.frame(consume m)
         let before = tracesTransitions ? stateNames : nil
         feedMultiFinger(input, into: &out)
         touchGestures.handle(input, &context, into: &out)
-        if let before { trace(before, "frame@\(m.time)") }
-        if m.fingers == 0 { context.startedKinds = 0 }
+        if let before { trace(before, "frame@\(time)") }
+        if noFingers { context.startedKinds = 0 }
         refreshDeadline()
     }
 
