@@ -71,8 +71,14 @@ extension TouchFrame {
     /// The wire form of this frame, its touches made in `scratch` (emptied first): a caller that
     /// encodes frame after frame keeps one array instead of allocating one per frame.
     public func wireMessage(device: String, reusing scratch: inout [WireTouch]) -> TouchesMessage {
-        if !scratch.isEmpty { scratch.removeAll(keepingCapacity: true) }
-        for t in touches { scratch.append(t.wireTouch) }
+        // Overwritten in place, then trimmed: emptied first, every frame paid the generic
+        // `removeAll(keepingCapacity:)` before the same number of touches came back.
+        var n = 0
+        for t in touches {
+            if n < scratch.count { scratch[n] = t.wireTouch } else { scratch.append(t.wireTouch) }
+            n += 1
+        }
+        if scratch.count > n { scratch.removeLast(scratch.count - n) }
         return TouchesMessage(time: time.seconds, device: device, touches: scratch)
     }
 }
