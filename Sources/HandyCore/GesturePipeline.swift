@@ -68,7 +68,7 @@ extension TouchFrame {
         return wireMessage(device: device, reusing: &touches)
     }
 
-    /// The wire form of this frame, its touches made in `scratch` (emptied first): a caller that
+    /// The wire form of this frame, its touches made in `scratch` (whatever it held is replaced): a caller that
     /// encodes frame after frame keeps one array instead of allocating one per frame.
     public func wireMessage(device: String, reusing scratch: inout [WireTouch]) -> TouchesMessage {
         // Overwritten in place, then trimmed: emptied first, every frame paid the generic

@@ -446,7 +446,7 @@ public struct EncodedBatch: Sendable {
 
         /// Empties every array and keeps its room. Each only when not empty already: each call is
         /// ~150 instructions (the generic replaceSubrange), and a form nobody receives leaves its
-        /// arrays empty. The touches are emptied where they are made
+        /// arrays empty. The touches are replaced where they are made
         /// (`TouchFrame.wireMessage(device:reusing:)`).
         mutating func empty() {
             if !items.isEmpty { items.removeAll(keepingCapacity: true) }
