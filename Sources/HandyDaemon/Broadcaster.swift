@@ -130,10 +130,7 @@ public final class Broadcaster: @unchecked Sendable {
         let (forms, spare) = delivery.prepare()
         // The spare moved in, not swapped for a new empty one: each empty one made and destroyed was
         // ~200 instructions a batch (its seven arrays released one by one).
-        switch consume spare {
-        case .some(let storage): return EncodedBatch(notices, forms: forms, reusing: storage)
-        case .none: return EncodedBatch(notices, forms: forms, reusing: EncodedBatch.Storage())
-        }
+        return EncodedBatch(notices, forms: forms, reusingSpare: spare)
     }
 
     /// Keeps a published batch's arrays as `spare`, to hand back to the input thread to encode the
@@ -464,6 +461,17 @@ public struct EncodedBatch: Sendable {
 
     init(_ notices: [InputNotice], forms: EncodedForms) {
         self.init(notices, forms: forms, reusing: Storage())
+    }
+
+    /// Encodes into the arrays of `spare` when there is one (those of a batch published before),
+    /// into new ones otherwise. The one place an optional spare is opened: by `switch consume` the
+    /// arrays move into the batch; bound by `if let` or `??`, they were retained once more and the
+    /// optional's reference released at the end of the caller's scope.
+    init(_ notices: [InputNotice], forms: EncodedForms, reusingSpare spare: consuming Storage?) {
+        switch consume spare {
+        case .some(let storage): self.init(notices, forms: forms, reusing: storage)
+        case .none: self.init(notices, forms: forms, reusing: Storage())
+        }
     }
 
     /// Encodes into the arrays of `storage`: those of a batch published before.

@@ -57,9 +57,10 @@ public final class BroadcasterGroup: Sendable {
         for broadcaster in broadcasters {
             let (wanted, spare) = broadcaster.prepareEncoding()
             forms.include(wanted)
-            if let spare { storage = spare }
+            // Only one loop holds the spare at a time (the input thread encodes into one at a time).
+            if spare != nil { storage = consume spare }
         }
-        let batch = EncodedBatch(notices, forms: forms.toEncode, reusing: storage ?? EncodedBatch.Storage())
+        let batch = EncodedBatch(notices, forms: forms.toEncode, reusingSpare: consume storage)
         for broadcaster in broadcasters { broadcaster.deliver(batch) }
     }
 
