@@ -104,8 +104,15 @@ public struct HandOcclusionModel: Hashable, Sendable {
         let reach = (displayWidthMm * displayWidthMm + displayHeightMm * displayHeightMm).squareRoot() + palmOffsetMm
         let across = PhysicalPoint(x: -direction.y, y: direction.x) * (forearmWidthMm / 2)
         let elbow = palm + direction * reach
-        points.append(palm + across)
-        points.append(palm - across)
+        // The forearm's palm end lies inside the palm's polygon while the forearm is narrower than
+        // the polygon's inner circle (by default 32.5 mm from the centre against 41.6): never a
+        // corner of the hull, so left out, two fewer corners to sort and chain. A millimetre of
+        // margin keeps them out of the hull's collinearity tolerance.
+        let inradius = palmRadiusMm * (corners == Self.unitCircle8.count ? Self.cosineOfPiOver8 : cosine(Double.pi / Double(corners)))
+        if !(forearmWidthMm / 2 < inradius - 1) {
+            points.append(palm + across)
+            points.append(palm - across)
+        }
         points.append(elbow + across)
         points.append(elbow - across)
         Self.convexHull(sorting: &points, into: &scratch.hull)
@@ -150,7 +157,12 @@ public struct HandOcclusionModel: Hashable, Sendable {
         return PhysicalPoint(x: cosine(a), y: sine(a))
     }
 
-    static let unitCircle8: [PhysicalPoint] = (0..<8).map { unitCircleCorner($0, of: 8) }
+    /// The default palm polygon's corners on the unit circle, in the hull's sorting order (by x, then
+    /// y): the palm's corners come nearly sorted (the insertion sort's cost is its inversions).
+    static let unitCircle8: [PhysicalPoint] = (0..<8).map { unitCircleCorner($0, of: 8) }.sorted { ($0.x, $0.y) < ($1.x, $1.y) }
+
+    /// cos(π/8): the default palm polygon's inner radius over its outer one.
+    static let cosineOfPiOver8 = cosine(Double.pi / 8)
 
     /// Andrew's monotone chain; clockwise on screen (y down), no corner that is collinear with its
     /// neighbours to within 1e-6 mm² (so a stream and its mirror image keep the same corners).
