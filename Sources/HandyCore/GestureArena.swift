@@ -371,8 +371,8 @@ public struct GestureArena: Sendable {
 
     private mutating func refreshDeadline() {
         var d = longPress.nextDeadline
-        if let t = tap.nextDeadline(context.configuration), d == nil || t < d! { d = t }
-        if let t = touchGestures.nextDeadline(context.configuration), d == nil || t < d! { d = t }
+        if let t = tap.nextDeadline(doubleTapTimeoutMs: context.configuration.doubleTapTimeoutMs), d == nil || t < d! { d = t }
+        if let t = touchGestures.nextDeadline(longPressMs: context.configuration.longPressMs), d == nil || t < d! { d = t }
         cachedDeadline = d
     }
 }

@@ -57,16 +57,18 @@ public struct TapRecognizer: Sendable {
 
     public init() {}
 
-    func nextDeadline(_ c: GestureConfiguration) -> Timestamp? {
+    /// When a pending tap is reported unless a second one comes. Takes the timeout alone: given the
+    /// whole configuration, the arena's call copied it (~260 bytes) on every frame.
+    func nextDeadline(doubleTapTimeoutMs: Double) -> Timestamp? {
         guard let last, last.pending else { return nil }
-        return last.lift.after(milliseconds: c.doubleTapTimeoutMs)
+        return last.lift.after(milliseconds: doubleTapTimeoutMs)
     }
 
     mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [GestureEvent]) {
         switch input {
         case .frame(let m): frame(m, &ctx, &out)
         case .timeAdvanced(let time):
-            if let deadline = nextDeadline(ctx.configuration), deadline <= time { flushPending(at: deadline, &ctx, &out) }
+            if let deadline = nextDeadline(doubleTapTimeoutMs: ctx.configuration.doubleTapTimeoutMs), deadline <= time { flushPending(at: deadline, &ctx, &out) }
         case .cancel:
             // A pending tap was complete: it is still reported at its deadline. A tap in progress fails.
             if case .touching = state { state = .failed }

@@ -43,7 +43,8 @@ public struct TouchGestureRecognizer: Sendable {
 
     public init() {}
 
-    func nextDeadline(_ c: GestureConfiguration) -> Timestamp? {
+    /// When an undecided touch becomes a hold. Takes the delay alone, as ``TapRecognizer``'s does.
+    func nextDeadline(longPressMs: Double) -> Timestamp? {
         guard !undecidedMask.isEmpty else { return nil }
         var best: Timestamp?
         var b = undecidedMask.bits
@@ -51,7 +52,7 @@ public struct TouchGestureRecognizer: Sendable {
             let i = b.trailingZeroBitCount
             b &= b - 1
             if case .undecided(let down) = states[i] {
-                let d = down.after(milliseconds: c.longPressMs)
+                let d = down.after(milliseconds: longPressMs)
                 if best == nil || d < best! { best = d }
             }
         }
