@@ -531,7 +531,17 @@ public struct TouchTracker: Sendable {
 
     /// Updates an active touch from raw values: position, phase (moved/stationary), velocity, attributes.
     mutating func update(id: Int, from raw: RawContact, at time: Timestamp) {
-        var t = touchesByID[id]
+        // Changed where it lies: copied out and stored back, each update moved the touch (~200
+        // bytes) twice. The array is taken out of `self` meanwhile, so `apply` may read `self`.
+        var byID = ContiguousArray<Touch>()
+        swap(&byID, &touchesByID)
+        apply(raw, at: time, to: &byID[id])
+        swap(&byID, &touchesByID)
+    }
+
+    /// ``update(id:from:at:)`` on the touch `t`.
+    @inline(__always)
+    private func apply(_ raw: RawContact, at time: Timestamp, to t: inout Touch) {
         let p = DevicePoint(x: raw.x, y: raw.y)
         // Doubles, not Int64 subtraction: timestamps from a file may be anything (no trap).
         let dt = (Double(time.microseconds) - Double(t.time.microseconds)) / 1_000_000
@@ -560,7 +570,6 @@ public struct TouchTracker: Sendable {
         }
         t.time = time
         fillAttributes(&t, raw)
-        touchesByID[id] = t
     }
 
     /// SYN_REPORT (or a detected missing one): applies the frame and returns it.
