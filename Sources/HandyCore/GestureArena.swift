@@ -271,8 +271,8 @@ public struct GestureArena: Sendable {
         corners.reserveCapacity(polygon.count)
         normalised.reserveCapacity(polygon.count)
         for p in polygon {
-            let c = WirePoint(x: wireRounded(p.x, 1), y: wireRounded(p.y, 1))
-            let n = WirePoint(x: wireRounded(p.x / width, 3), y: wireRounded(p.y / height, 3))
+            let c = WirePoint(x: inlineRounded(p.x, 10), y: inlineRounded(p.y, 10))
+            let n = WirePoint(x: inlineRounded(p.x / width, 1_000), y: inlineRounded(p.y / height, 1_000))
             if let lastC = corners.last, let lastN = normalised.last, lastC == c || lastN == n { continue }
             corners.append(c)
             normalised.append(n)
