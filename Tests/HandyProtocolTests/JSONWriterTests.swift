@@ -68,8 +68,9 @@ import Testing
 
     static func touches(_ r: inout SplitMix) -> TouchesMessage {
         TouchesMessage(time: double(&r), device: strings.randomElement(using: &r)!, touches: (0..<Int.random(in: 0...10, using: &r)).map { _ in
-            WireTouch(id: Int.random(in: 0...100, using: &r), phase: ["began", "moved", "ended"].randomElement(using: &r)!,
-                      tool: strings.randomElement(using: &r)!, x: double(&r), y: double(&r), xMm: double(&r), yMm: double(&r),
+            // The names the daemon sends (the writer copies "moved" and "finger" as literals) and others.
+            WireTouch(id: Int.random(in: 0...100, using: &r), phase: ["began", "moved", "stationary", "ended", "cancelled", "move", "moved "].randomElement(using: &r)!,
+                      tool: (strings + ["finger", "pen", "palm", "fingers"]).randomElement(using: &r)!, x: double(&r), y: double(&r), xMm: double(&r), yMm: double(&r),
                       majorMm: maybe(&r, double), minorMm: maybe(&r, double), orientation: maybe(&r, double),
                       pressure: maybe(&r, double), vxMm: maybe(&r, double), vyMm: maybe(&r, double))
         })
