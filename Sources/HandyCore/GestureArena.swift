@@ -42,6 +42,9 @@ public struct GestureArena: Sendable {
     private var sentOcclusion: [SentRegion] = []
     /// The region's working arrays, kept from one region to the next.
     private var occlusionScratch = HandOcclusionModel.Scratch()
+    /// The regions made for one frame's events, by fingers and hand (see `addOcclusion`): kept, its
+    /// room reused, where a new array was allocated and freed on every frame that made a region.
+    private var frameShapes: [(touch: Int, hand: Hand, shape: OcclusionShape?)] = []
     /// A `changed` event carries the region again only when one of its contacts moved more than this
     /// along x or y (mm) since the region was last sent.
     static let occlusionResendMm = 2.0
@@ -157,6 +160,12 @@ public struct GestureArena: Sendable {
         // have the same region: it is computed once per frame for them. Key: the touch (−1 for the
         // frame's fingers) and the hand.
         var shapes: [(touch: Int, hand: Hand, shape: OcclusionShape?)] = []
+        swap(&shapes, &frameShapes)
+        defer {
+            // Only when filled: emptying costs a generic call (~60 instructions) even when empty.
+            if !shapes.isEmpty { shapes.removeAll(keepingCapacity: true) }
+            swap(&shapes, &frameShapes)
+        }
         for i in first..<out.count where out[i].hand != nil {
             let hand = out[i].hand ?? .unknown
             // Its own finger for a per-touch gesture (while down), the frame's fingers otherwise;

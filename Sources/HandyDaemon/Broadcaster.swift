@@ -516,10 +516,11 @@ public struct EncodedBatch: Sendable {
                     let quotedDevice = s.quotedDevice
                     let first = s.lines.count
                     let firstFrame = s.compactFrames.count
-                    for frame in output.frames where frame.hasChanges {
+                    // By index: iterated, each frame was copied (its touches retained and released).
+                    for f in output.frames.indices where output.frames[f].hasChanges {
                         frames += 1
                         guard forms.full && forms.fullTouches else { continue }
-                        JSONLines.encode(frame.wireMessage(device: device, reusing: &s.wireTouches), quotedDevice: quotedDevice, into: &s.bytes)
+                        JSONLines.encode(output.frames[f].wireMessage(device: device, reusing: &s.wireTouches), quotedDevice: quotedDevice, into: &s.bytes)
                         s.lines.append(Line(end: s.bytes.count, gesture: nil))
                     }
                     if forms.full {
