@@ -65,8 +65,10 @@ public struct HandOcclusionModel: Hashable, Sendable {
     /// ``hull(contactsMm:hand:displayWidthMm:displayHeightMm:)`` into `scratch.hull`.
     func hull(contactsMm: [PhysicalPoint], hand: Hand, displayWidthMm: Double, displayHeightMm: Double,
               into scratch: inout Scratch) {
-        scratch.hull.removeAll(keepingCapacity: true)
-        guard !contactsMm.isEmpty, displayWidthMm > 0, displayHeightMm > 0 else { return }
+        guard !contactsMm.isEmpty, displayWidthMm > 0, displayHeightMm > 0 else {
+            scratch.hull.removeAll(keepingCapacity: true)
+            return
+        }
         let side: Double = switch hand {
         case .right: 1
         case .left: -1
