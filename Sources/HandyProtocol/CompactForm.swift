@@ -32,7 +32,7 @@ extension GestureEvent {
     @inline(__always) public static func writeCompactObject(at e: UnsafePointer<GestureEvent>, into bytes: inout [UInt8]) {
         let carriesHand = e.pointee.phase != .changed || e.pointee.occlusion != nil
         // The full line's bound covers the object: it has a subset of the line's fields.
-        JSONWriter.append(to: &bytes, bound: maximumLineBytes(at: e)) { w in
+        JSONWriter.append(to: &bytes, bound: lineBound(at: e, appendingTo: bytes)) { w in
             w.field("{\"gesture\":", name: e.pointee.gesture.literal)
             w.field(",\"phase\":", name: e.pointee.phase.literal)
             w.field(",\"id\":", e.pointee.id)

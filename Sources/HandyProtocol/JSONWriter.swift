@@ -503,6 +503,35 @@ extension GestureEvent {
         return n
     }
 
+    /// The bound to write the event at `e` into `bytes` with: when `bytes` has room for a bound
+    /// that counts every field of a fixed largest size whether present or not (~1.7 KB), that one,
+    /// which looks only at the four fields that grow with their content; otherwise the sum over
+    /// the fields present (``maximumLineBytes``), which a new array is allocated at. The daemon's
+    /// batches reserve room for their lines at once, so they take the first: asking each
+    /// optional cost ~90 instructions an event.
+    @inline(__always) static func lineBound(at e: UnsafePointer<GestureEvent>, appendingTo bytes: [UInt8]) -> Int {
+        let key = 20, point = key + 2 * JSONWriter.maximumNumberBytes + 11
+        var n = everyFixedField + JSONWriter.maximumStringBytes(e.pointee.device)
+        if let touches = e.pointee.touches { n += key + 2 + touches.count * (JSONWriter.maximumIntegerBytes + 1) }
+        if let occlusion = e.pointee.occlusion { n += key + 30 + (occlusion.polygon.count + occlusion.polygonMm.count) * (point - key + 1) }
+        if let reason = e.pointee.reason { n += key + JSONWriter.maximumStringBytes(reason) }
+        return bytes.capacity - bytes.count >= n ? n : maximumLineBytes(at: e)
+    }
+
+    /// ``maximumLineBytes(at:)`` with every fixed-size field present: type, gesture, phase, id,
+    /// time, the closing brace and newline, the device's key; fingers, touch, taps; centroid(Mm),
+    /// translation(Mm), velocity, position(Mm), glideMm; scale, scaleVelocity, spanMm,
+    /// handConfidence, rotation, rotationVelocity, duration, glideScale, glideRotation; hand,
+    /// clearSide, direction, edge. The same terms as there.
+    @inline(__always) static var everyFixedField: Int {
+        let key = 20
+        let number = key + JSONWriter.maximumNumberBytes
+        let integer = key + JSONWriter.maximumIntegerBytes
+        let point = key + 2 * JSONWriter.maximumNumberBytes + 11
+        let name = key + 14
+        return 20 + 2 * name + integer + number + 4 + key + 3 * integer + 8 * point + 9 * number + 4 * name
+    }
+
     /// Appends `{"type":"gesture",...}\n` (keys after `type` in sorted order, as JSONEncoder's `.sortedKeys`).
     @inline(__always) func writeLine(into bytes: inout [UInt8]) {
         withUnsafePointer(to: self) { Self.writeLine(at: $0, quotedDevice: nil, into: &bytes) }
@@ -514,7 +543,7 @@ extension GestureEvent {
     /// guest (docs/PERFORMANCE.md section 5). `quotedDevice`: the device id made once (used when
     /// it is the event's).
     @inline(__always) static func writeLine(at e: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString?, into bytes: inout [UInt8]) {
-        JSONWriter.append(to: &bytes, bound: maximumLineBytes(at: e)) { w in
+        JSONWriter.append(to: &bytes, bound: lineBound(at: e, appendingTo: bytes)) { w in
             w.raw("{\"type\":\"gesture\"")
             w.field(",\"centroid\":", e.pointee.centroid)
             w.field(",\"centroidMm\":", e.pointee.centroidMm)

@@ -238,6 +238,23 @@ import Testing
         let line = JSONLines.encode(.gesture(g))
         #expect(line == JSONLines.encodeWithFoundation(.gesture(g)))
         #expect(line.count <= g.maximumLineBytes)
+        // Into a buffer with room, the bound that counts every fixed-size field: never below the
+        // exact one, and the line the same (a line past its bound traps in JSONWriter.append).
+        var roomy: [UInt8] = []
+        roomy.reserveCapacity(64 * 1024)
+        let loose = withUnsafePointer(to: g) { GestureEvent.lineBound(at: $0, appendingTo: roomy) }
+        #expect(loose >= g.maximumLineBytes)
+        #expect(loose > 1_000)
+        JSONLines.encode(g, into: &roomy)
+        #expect(roomy == line)
+        var compact: [UInt8] = []
+        compact.reserveCapacity(64 * 1024)
+        g.writeCompactObject(into: &compact)
+        var fresh: [UInt8] = []
+        g.writeCompactObject(into: &fresh)
+        #expect(compact == fresh)
+        // Without room, the exact bound: a new array is allocated at it.
+        #expect(withUnsafePointer(to: g) { GestureEvent.lineBound(at: $0, appendingTo: []) } == g.maximumLineBytes)
         let t = WireTouch(id: .min, phase: "\u{3}cancelled", tool: "\u{3}finger", x: long, y: long, xMm: long, yMm: long,
                           majorMm: long, minorMm: long, orientation: long, pressure: long, vxMm: long, vyMm: long)
         let m = TouchesMessage(time: long, device: "\u{4}\u{4}", touches: Array(repeating: t, count: 10))
