@@ -581,9 +581,10 @@ public struct EncodedBatch: Sendable {
             let header = lineStart..<compactBytes.count
             let firstGesture = compactGestures.count
             while g < gestures.count && gestures[g].time == time {
-                compactBytes.append(contentsOf: compactGestures.count == firstGesture ? Self.gesturesKey : Self.comma)
-                let start = compactBytes.count
-                GestureEvent.writeCompactObject(at: gestures.baseAddress! + g, into: &compactBytes)
+                // The key or the comma written with the object (one append, not two).
+                let prefix: StaticString = compactGestures.count == firstGesture ? ",\"gestures\":[" : ","
+                let start = compactBytes.count + prefix.utf8CodeUnitCount
+                GestureEvent.writeCompactObject(at: gestures.baseAddress! + g, after: prefix, into: &compactBytes)
                 compactGestures.append(CompactGesture(bytes: start..<compactBytes.count, gesture: gestures[g].gesture))
                 g += 1
             }
@@ -592,29 +593,23 @@ public struct EncodedBatch: Sendable {
             var touchBytes: Range<Int>?
             if f < frames.count && frameTime == time {
                 let message = frames[f].wireMessage(device: device, reusing: &wireTouches)
-                if message.hasCompactTouches {
-                    compactBytes.append(contentsOf: Self.touchesKey)
-                    let start = compactBytes.count
-                    message.writeCompactTouches(into: &compactBytes)
-                    touchBytes = start..<compactBytes.count
-                }
+                let prefix: StaticString = ",\"touches\":"
+                let start = compactBytes.count + prefix.utf8CodeUnitCount
+                if message.writeCompactTouches(after: prefix, into: &compactBytes) { touchBytes = start..<compactBytes.count }
                 f += 1
             }
             if touchBytes == nil && compactGestures.count == firstGesture {
                 compactBytes.removeSubrange(lineStart...)   // only stationary touches: no line
                 continue
             }
-            compactBytes.append(contentsOf: Self.lineEnd)
+            compactBytes.append(UInt8(ascii: "}"))
+            compactBytes.append(UInt8(ascii: "\n"))
             compactFrames.append(CompactFrame(line: lineStart..<compactBytes.count, header: header,
                                               gestures: firstGesture..<compactGestures.count,
                                               gesturesEnd: gesturesEnd, touches: touchBytes))
         }
     }
 
-    private static let gesturesKey = Array(",\"gestures\":[".utf8)
-    private static let touchesKey = Array(",\"touches\":".utf8)
-    private static let comma = [UInt8(ascii: ",")]
-    private static let lineEnd = Array("}\n".utf8)
 
     func start(ofLine index: Int) -> Int { index == 0 ? 0 : storage.lines[index - 1].end }
 

@@ -30,9 +30,18 @@ extension GestureEvent {
     /// Appends the compact object of the event at `e`, read where it lies (see
     /// ``writeLine(at:quotedDevice:into:)``).
     @inline(__always) public static func writeCompactObject(at e: UnsafePointer<GestureEvent>, into bytes: inout [UInt8]) {
+        writeCompactObject(at: e, after: "", into: &bytes)
+    }
+
+    /// ``writeCompactObject(at:into:)`` after `prefix` (`,"gestures":[` or `,`), written in the
+    /// same pass: appended on its own, each literal cost an array append of its own (~50
+    /// instructions, a few a frame).
+    @inline(__always) public static func writeCompactObject(at e: UnsafePointer<GestureEvent>, after prefix: StaticString,
+                                                            into bytes: inout [UInt8]) {
         let carriesHand = e.pointee.phase != .changed || e.pointee.occlusion != nil
         // The full line's bound covers the object: it has a subset of the line's fields.
-        JSONWriter.append(to: &bytes, bound: lineBound(at: e, appendingTo: bytes)) { w in
+        JSONWriter.append(to: &bytes, bound: prefix.utf8CodeUnitCount + lineBound(at: e, appendingTo: bytes)) { w in
+            w.raw(prefix)
             w.field("{\"gesture\":", name: e.pointee.gesture.literal)
             w.field(",\"phase\":", name: e.pointee.phase.literal)
             w.field(",\"id\":", e.pointee.id)
@@ -68,12 +77,26 @@ extension TouchesMessage {
     /// moved, ended or were cancelled (a stationary one is where the last frame that carried it
     /// said), each without `xMm`/`yMm` (`x`·`widthMm`, `y`·`heightMm` to within 0.1 mm).
     public func writeCompactTouches(into bytes: inout [UInt8]) {
+        if !writeCompactTouches(after: "", into: &bytes) { bytes.append(contentsOf: "[]".utf8) }
+    }
+
+    /// ``writeCompactTouches(into:)`` after `prefix` (`,"touches":`), when the frame has a touch
+    /// that is not stationary: then true; otherwise nothing is written (one pass finds out, where
+    /// ``hasCompactTouches`` first was another).
+    @discardableResult
+    public func writeCompactTouches(after prefix: StaticString, into bytes: inout [UInt8]) -> Bool {
         // Read where they lie: iterated, each touch was copied (its two strings retained and
         // released, ~150 instructions a touch).
         touches.withUnsafeBufferPointer { touches in
-            var bound = 2
-            for i in touches.indices where !touches[i].isStationary { bound += 1 + touches[i].maximumBytes }
+            var bound = 2 + prefix.utf8CodeUnitCount
+            var moving = 0
+            for i in touches.indices where !touches[i].isStationary {
+                bound += 1 + touches[i].maximumBytes
+                moving += 1
+            }
+            guard moving > 0 else { return false }
             JSONWriter.append(to: &bytes, bound: bound) { w in
+                w.raw(prefix)
                 w.byte(UInt8(ascii: "["))
                 var first = true
                 for i in touches.indices where !touches[i].isStationary {
@@ -83,6 +106,7 @@ extension TouchesMessage {
                 }
                 w.byte(UInt8(ascii: "]"))
             }
+            return true
         }
     }
 }
