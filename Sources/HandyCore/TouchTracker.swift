@@ -580,7 +580,9 @@ public struct TouchTracker: Sendable {
             resyncing = false
             for s in slots.indices {
                 if slots[s].touchID < 0 && slots[s].trackingID < 0 {
-                    slots[s].startedThisFrame = false  // idle slot: nothing to copy
+                    // Idle slot: nothing to copy. Written only when set: each write to the
+                    // array checks that it is not shared (a call), ten slots a frame.
+                    if slots[s].startedThisFrame { slots[s].startedThisFrame = false }
                     continue
                 }
                 var slot = slots[s]
