@@ -117,15 +117,32 @@ public final class InputLoop: @unchecked Sendable {
         // Reused: a Set per source per turn was an allocation per frame; a source has a handful
         // of descriptors, so `contains` on an array is as fast.
         var mine: [Int32] = []
+        // The descriptors pollSet was built from: it is built again only when a source's changed
+        // (a device came or went). Rebuilt every turn, emptying and refilling it cost ~150
+        // instructions a frame; the kernel writes every entry's revents on each poll, so the
+        // entries are reused as they are. A source keeps its array until it changes, so the
+        // comparison is of two references, mostly.
+        var polled = [[Int32]](repeating: [], count: sources.count)
+        var built = false
         while true {
-            pollSet.removeAll(keepingCapacity: true)
-            pollSet.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
             var wakeup: MonotonicInstant?
             for (i, source) in sources.enumerated() {
-                let first = pollSet.count
-                for fd in source.pollDescriptors { pollSet.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
-                ranges[i] = first..<pollSet.count
+                let descriptors = source.pollDescriptors
+                if descriptors != polled[i] {
+                    polled[i] = descriptors
+                    built = false
+                }
                 if let time = source.wakeupTime, wakeup.map({ time < $0 }) ?? true { wakeup = time }
+            }
+            if !built {
+                pollSet.removeAll(keepingCapacity: true)
+                pollSet.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+                for i in sources.indices {
+                    let first = pollSet.count
+                    for fd in polled[i] { pollSet.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+                    ranges[i] = first..<pollSet.count
+                }
+                built = true
             }
             var timeoutMs: Int32 = -1
             if let wakeup {
