@@ -244,8 +244,10 @@ public final class Broadcaster: @unchecked Sendable {
                     JSONLines.encode(.device(DeviceMessage(event: .removed, device: info)), into: &line)
                     for i in batches.indices { batches[i].writeBytes(line) }
                 case .lines(let device, let range, let frames):
-                    // A filter may name the kernel node instead of the id.
-                    let node = devices.firstIndex { $0.id == device }.flatMap { devices[$0].node }
+                    // A filter may name the kernel node instead of the id; looked up only for a
+                    // subscription that filters by device (a search and a string retained a batch).
+                    let node = subscriptions.allSatisfy { $0.devices == nil } ? nil
+                        : devices.firstIndex { $0.id == device }.flatMap { devices[$0].node }
                     for i in subscriptions.indices {
                         if Self.usesCompactLines(subscriptions[i].form, hasFull: batch.hasFull, hasCompact: batch.hasCompact) {
                             batch.writeCompact(frames, device: device, node: node, for: subscriptions[i], into: &batches[i])

@@ -93,7 +93,9 @@ public final class LiveSource: DeviceSource {
             while let event = discovery.receive() { handle(event, into: &notices) }
         }
         if readable.contains(inotify) { retryAfterAttributeChange(into: &notices) }
-        for (node, device) in devices where readable.contains(device.evdev.fileDescriptor) {
+        // The devices alone: iterated with their keys, each turn retained and released the node's
+        // path; it is looked up again on the rare turn that needs it.
+        for device in devices.values where readable.contains(device.evdev.fileDescriptor) {
             let status: DrainStatus
             let id = device.info.id
             // Made in the arrays of an output delivered before (a turn reads one frame, most often).
@@ -109,10 +111,10 @@ public final class LiveSource: DeviceSource {
                     }
                 }
             } catch {
-                logger.error("read failed, closing device", metadata: ["device.path": "\(node)", "error": "\(error)"])
+                logger.error("read failed, closing device", metadata: ["device.path": "\(node(of: device))", "error": "\(error)"])
                 status = .gone
             }
-            if status == .gone { close(node: node, into: &notices) }
+            if status == .gone { close(node: node(of: device), into: &notices) }
         }
         // Recognizer timeouts (tap, long press) that passed without new input.
         let deviceNow = Timestamp(microseconds: now.nanoseconds / 1000)
@@ -122,6 +124,11 @@ public final class LiveSource: DeviceSource {
             output.gestures = device.pipeline.advanceTime(to: deviceNow)
             if !output.isEmpty { notices.append(.output(device: device.info.id, output)) }
         }
+    }
+
+    /// The node `device` is open under.
+    private func node(of device: OpenDevice) -> String {
+        devices.first { $0.value === device }?.key ?? device.info.node ?? ""
     }
 
     public func reload(now: MonotonicInstant, into notices: inout InputNotices) {
