@@ -44,7 +44,7 @@ extension TouchTracker {
 
     /// Brings a kernel-convention orientation (0 = along the sensor's Y, positive clockwise) into
     /// the display frame through the calibration matrix, keeping the same convention.
-    func displayOrientation(_ sensorRadians: Double) -> Radians {
+    @inline(__always) func displayOrientation(_ sensorRadians: Double) -> Radians {
         if isIdentityCalibration { return sensorRadians }
         // Direction of the major axis in sensor mm (y down; "along Y" points to -y, north).
         let dx = sine(sensorRadians), dy = -cosine(sensorRadians)
