@@ -470,18 +470,20 @@ extension GestureEvent {
     /// ends at 1032 bytes; a bound over all 30 fields was ~1,300 bytes and took the slow path).
     var maximumLineBytes: Int { withUnsafePointer(to: self) { Self.maximumLineBytes(at: $0) } }
 
+    // The terms of a line's bound, by field. `,"rotationVelocity":` is the longest key with its separator.
+    private static var keyBytes: Int { 20 }
+    private static var numberBytes: Int { keyBytes + JSONWriter.maximumNumberBytes }
+    private static var integerBytes: Int { keyBytes + JSONWriter.maximumIntegerBytes }
+    private static var pointBytes: Int { keyBytes + 2 * JSONWriter.maximumNumberBytes + 11 }   // {"x":…,"y":…}
+    private static var nameBytes: Int { keyBytes + 14 }                                        // "touch-flick" and quotes
+    /// type, gesture, phase, id, time, the closing brace and newline, the device's key.
+    private static var alwaysBytes: Int { 20 + 2 * nameBytes + integerBytes + numberBytes + 4 + keyBytes }
+
     /// ``maximumLineBytes`` of the event at `e`, read where it lies (see ``writeLine(at:quotedDevice:into:)``).
     @inline(__always) static func maximumLineBytes(at e: UnsafePointer<GestureEvent>) -> Int {
-        // `,"rotationVelocity":` is the longest key with its separator.
-        let key = 20
-        let number = key + JSONWriter.maximumNumberBytes
-        let integer = key + JSONWriter.maximumIntegerBytes
-        let point = key + 2 * JSONWriter.maximumNumberBytes + 11   // {"x":…,"y":…}
-        let name = key + 14                                        // "touch-flick" and quotes
-        // type, gesture, phase, id, time, the closing brace and newline; then device.
-        var n = 20 + 2 * name + integer + number + 4 + key + JSONWriter.maximumStringBytes(e.pointee.device)
+        let number = numberBytes, integer = integerBytes, point = pointBytes, name = nameBytes
+        var n = alwaysBytes + growingBytes(at: e)
         if e.pointee.fingers != nil { n += integer }
-        if let touches = e.pointee.touches { n += key + 2 + touches.count * (JSONWriter.maximumIntegerBytes + 1) }
         if e.pointee.touch != nil { n += integer }
         if e.pointee.centroid != nil { n += point }
         if e.pointee.centroidMm != nil { n += point }
@@ -491,7 +493,6 @@ extension GestureEvent {
         if e.pointee.hand != nil { n += name }
         if e.pointee.handConfidence != nil { n += number }
         if e.pointee.clearSide != nil { n += name }
-        if let occlusion = e.pointee.occlusion { n += key + 30 + (occlusion.polygon.count + occlusion.polygonMm.count) * (point - key + 1) }
         if e.pointee.rotation != nil { n += number }
         if e.pointee.rotationVelocity != nil { n += number }
         if e.pointee.translation != nil { n += point }
@@ -506,7 +507,16 @@ extension GestureEvent {
         if e.pointee.glideMm != nil { n += point }
         if e.pointee.glideScale != nil { n += number }
         if e.pointee.glideRotation != nil { n += number }
-        if let reason = e.pointee.reason { n += key + JSONWriter.maximumStringBytes(reason) }
+        return n
+    }
+
+    /// The fields whose size grows with their content: the device id, the touches, the region's
+    /// corners, the reason.
+    @inline(__always) private static func growingBytes(at e: UnsafePointer<GestureEvent>) -> Int {
+        var n = JSONWriter.maximumStringBytes(e.pointee.device)
+        if let touches = e.pointee.touches { n += keyBytes + 2 + touches.count * (JSONWriter.maximumIntegerBytes + 1) }
+        if let occlusion = e.pointee.occlusion { n += keyBytes + 30 + (occlusion.polygon.count + occlusion.polygonMm.count) * (pointBytes - keyBytes + 1) }
+        if let reason = e.pointee.reason { n += keyBytes + JSONWriter.maximumStringBytes(reason) }
         return n
     }
 
@@ -517,26 +527,16 @@ extension GestureEvent {
     /// batches reserve room for their lines at once, so they take the first: asking each
     /// optional cost ~90 instructions an event.
     @inline(__always) static func lineBound(at e: UnsafePointer<GestureEvent>, appendingTo bytes: [UInt8]) -> Int {
-        let key = 20, point = key + 2 * JSONWriter.maximumNumberBytes + 11
-        var n = everyFixedField + JSONWriter.maximumStringBytes(e.pointee.device)
-        if let touches = e.pointee.touches { n += key + 2 + touches.count * (JSONWriter.maximumIntegerBytes + 1) }
-        if let occlusion = e.pointee.occlusion { n += key + 30 + (occlusion.polygon.count + occlusion.polygonMm.count) * (point - key + 1) }
-        if let reason = e.pointee.reason { n += key + JSONWriter.maximumStringBytes(reason) }
+        let n = everyFixedField + growingBytes(at: e)
         return bytes.capacity - bytes.count >= n ? n : maximumLineBytes(at: e)
     }
 
-    /// ``maximumLineBytes(at:)`` with every fixed-size field present: type, gesture, phase, id,
-    /// time, the closing brace and newline, the device's key; fingers, touch, taps; centroid(Mm),
-    /// translation(Mm), velocity, position(Mm), glideMm; scale, scaleVelocity, spanMm,
-    /// handConfidence, rotation, rotationVelocity, duration, glideScale, glideRotation; hand,
-    /// clearSide, direction, edge. The same terms as there.
+    /// ``maximumLineBytes(at:)`` with every fixed-size field present: fingers, touch, taps;
+    /// centroid(Mm), translation(Mm), velocity, position(Mm), glideMm; scale, scaleVelocity,
+    /// spanMm, handConfidence, rotation, rotationVelocity, duration, glideScale, glideRotation;
+    /// hand, clearSide, direction, edge.
     @inline(__always) static var everyFixedField: Int {
-        let key = 20
-        let number = key + JSONWriter.maximumNumberBytes
-        let integer = key + JSONWriter.maximumIntegerBytes
-        let point = key + 2 * JSONWriter.maximumNumberBytes + 11
-        let name = key + 14
-        return 20 + 2 * name + integer + number + 4 + key + 3 * integer + 8 * point + 9 * number + 4 * name
+        alwaysBytes + 3 * integerBytes + 8 * pointBytes + 9 * numberBytes + 4 * nameBytes
     }
 
     /// Appends `{"type":"gesture",...}\n` (keys after `type` in sorted order, as JSONEncoder's `.sortedKeys`).
