@@ -612,7 +612,6 @@ public struct EncodedBatch: Sendable {
         }
     }
 
-
     func start(ofLine index: Int) -> Int { index == 0 ? 0 : storage.lines[index - 1].end }
 
     /// Appends the compact `frame` lines of `range` that `subscription` wants something of: each
