@@ -301,7 +301,7 @@ func swipeDirection(_ d: PhysicalPoint, maxAngleDegrees: Double) -> SwipeDirecti
     case 5: p = 100_000
     default: return rounded(v, digits)
     }
-    return (v * p).rounded() / p
+    return nearestOrAwayFromZero(v * p) / p
 }
 
 extension Timestamp {

@@ -196,11 +196,15 @@ public struct TouchGestureRecognizer: Sendable {
             case .panning(let id, let began):
                 let phase: GesturePhase = t.phase == .ended ? .ended : .changed
                 if phase == .changed && t.phase == .stationary { continue }
+                // The values first, then the event filled in place: a closure that read `ctx`
+                // made the compiler copy the whole context for it (its strings and arrays retained).
+                let translationMm = ctx.wire(t.mm - began), translation = ctx.normalized(t.mm - began)
+                let hand = hands[i]
                 out.append(ctx.event(.touchPan, phase, id: id, time: m.time)) { e in
                     e.touch = i
-                    e.setHand(hands[i])
-                    e.translationMm = ctx.wire(t.mm - began)
-                    e.translation = ctx.normalized(t.mm - began)
+                    e.setHand(hand)
+                    e.translationMm = translationMm
+                    e.translation = translation
                     e.velocity = WirePoint(x: wireRounded(t.velocity.x, 1), y: wireRounded(t.velocity.y, 1))
                     if phase == .ended {
                         let tau = c.momentumTimeConstantSeconds
