@@ -98,9 +98,10 @@ extension Touch {
 
 /// `rounded(v, d)` with `scale` = 10^d, the rounding done in a few inline instructions instead of
 /// a call to libm's `round` (which `Double.rounded()` is, without SSE4.1: the baseline x86-64 the
-/// package builds for). Bit for bit the same (WireRoundingTests). Used where many values are
-/// rounded in a row (a touch, a region's corners); elsewhere the larger inline code cost more
-/// than the calls it saved (it changed what the compiler inlined around it).
+/// package builds for). Bit for bit the same (WireRoundingTests). The recognizers' `wireRounded`
+/// rounds the same way; the larger inline code there first cost more than the calls it saved,
+/// until the code around it stopped making the compiler copy the arena's context
+/// (docs/PERFORMANCE.md section 5).
 @inline(__always) func inlineRounded(_ v: Double, _ scale: Double) -> Double {
     nearestOrAwayFromZero(v * scale) / scale
 }

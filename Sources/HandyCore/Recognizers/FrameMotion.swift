@@ -290,7 +290,8 @@ func swipeDirection(_ d: PhysicalPoint, maxAngleDegrees: Double) -> SwipeDirecti
     }
 }
 
-/// `rounded(_:_:)` for the recognizers' hot path: the same result (10^digits is exact), no loop.
+/// `rounded(_:_:)` for the recognizers' hot path: the same result (10^digits is exact), no loop,
+/// no call into libm (`inlineRounded`).
 @inline(__always) func wireRounded(_ v: Double, _ digits: Int) -> Double {
     let p: Double
     switch digits {
