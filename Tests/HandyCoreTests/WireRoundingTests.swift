@@ -2,9 +2,9 @@
 import HandySynthetic
 import Testing
 
-/// `nearestOrAwayFromZero` stands in for `Double.rounded()` where a touch and a region are made
-/// (`inlineRounded`): it must give the same double, bit for bit (the sign of zero too), for every
-/// input, or the wire would change.
+/// `nearestOrAwayFromZero` stands in for `Double.rounded()` wherever a value is rounded for the
+/// wire (`inlineRounded`, `wireRounded`): it must give the same double, bit for bit (the sign of
+/// zero too), for every input, or the wire would change.
 @Suite struct WireRoundingTests {
     static func same(_ v: Double) -> Bool {
         let mine = nearestOrAwayFromZero(v), libm = v.rounded()
