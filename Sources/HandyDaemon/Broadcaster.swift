@@ -331,8 +331,11 @@ public final class Broadcaster: @unchecked Sendable {
 
 /// What the input side hands to the ``Broadcaster``.
 public enum InputNotice: Sendable {
-    case added(DeviceInfo)
-    case removed(DeviceInfo)
+    // Boxed: inline, a device's description made every notice as large as itself, and each
+    // frame's notice was copied whole (a memcpy) wherever it was matched. A device comes and
+    // goes rarely; a frame's notice is now a string and two arrays.
+    indirect case added(DeviceInfo)
+    indirect case removed(DeviceInfo)
     /// Frames and gestures of one device (its id).
     case output(device: String, PipelineOutput)
 }
@@ -381,8 +384,9 @@ extension EncodedForms {
 /// threads, and the event loop, which also serves the clients, does no encoding.
 public struct EncodedBatch: Sendable {
     enum Item: Sendable, Equatable {
-        case added(DeviceInfo)
-        case removed(DeviceInfo)
+        // Boxed, as in ``InputNotice``: an item of lines is read for every batch.
+        indirect case added(DeviceInfo)
+        indirect case removed(DeviceInfo)
         /// These full lines (indices into ``Storage/lines``) and compact frames (indices into
         /// ``Storage/compactFrames``) are of this device (its id).
         case lines(device: String, Range<Int>, frames: Range<Int>)
