@@ -302,7 +302,7 @@ func swipeDirection(_ d: PhysicalPoint, maxAngleDegrees: Double) -> SwipeDirecti
     case 5: p = 100_000
     default: return rounded(v, digits)
     }
-    return nearestOrAwayFromZero(v * p) / p
+    return inlineRounded(v, p)
 }
 
 extension Timestamp {
