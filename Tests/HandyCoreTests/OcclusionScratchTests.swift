@@ -10,18 +10,23 @@ import Glibc
 /// the clipped half's area as clipping emits its corners: the same regions, to the last bit, as
 /// fresh arrays and a clipped copy give.
 @Suite struct OcclusionScratchTests {
+    /// A display, one to five contacts on it and a hand. Contacts near and beyond the edges too,
+    /// so every edge gets clipped sometimes.
+    static func randomHand(_ r: inout SeededRandom) -> (width: Double, height: Double, contacts: [PhysicalPoint], hand: Hand) {
+        let width = Double.random(in: 60...700, using: &r), height = Double.random(in: 40...400, using: &r)
+        let contacts = (0..<Int.random(in: 1...5, using: &r)).map { _ in
+            PhysicalPoint(x: Double.random(in: -20...(width + 20), using: &r), y: Double.random(in: -20...(height + 20), using: &r))
+        }
+        return (width, height, contacts, [Hand.left, .right, .unknown].randomElement(using: &r)!)
+    }
+
     @Test func keptArraysGiveTheRegionsFreshArraysGive() {
         var r = SeededRandom(seed: 5)
         let model = HandOcclusionModel()
         var scratch = HandOcclusionModel.Scratch()
         var clippedSome = 0
         for _ in 0..<2000 {
-            let width = Double.random(in: 60...700, using: &r), height = Double.random(in: 40...400, using: &r)
-            // Contacts near and beyond the edges too, so every edge gets clipped sometimes.
-            let contacts = (0..<Int.random(in: 1...5, using: &r)).map { _ in
-                PhysicalPoint(x: Double.random(in: -20...(width + 20), using: &r), y: Double.random(in: -20...(height + 20), using: &r))
-            }
-            let hand = [Hand.left, .right, .unknown].randomElement(using: &r)!
+            let (width, height, contacts, hand) = Self.randomHand(&r)
             let fresh = model.hull(contactsMm: contacts, hand: hand, displayWidthMm: width, displayHeightMm: height)
             model.hull(contactsMm: contacts, hand: hand, displayWidthMm: width, displayHeightMm: height, into: &scratch)
             #expect(scratch.hull == fresh)
@@ -85,11 +90,7 @@ import Glibc
         for model in [HandOcclusionModel(), wide, hexagon, square] {
             var mismatches = 0
             for _ in 0..<3000 {
-                let width = Double.random(in: 60...700, using: &r), height = Double.random(in: 40...400, using: &r)
-                let contacts = (0..<Int.random(in: 1...5, using: &r)).map { _ in
-                    PhysicalPoint(x: Double.random(in: -20...(width + 20), using: &r), y: Double.random(in: -20...(height + 20), using: &r))
-                }
-                let hand = [Hand.left, .right, .unknown].randomElement(using: &r)!
+                let (width, height, contacts, hand) = Self.randomHand(&r)
                 let hull = model.hull(contactsMm: contacts, hand: hand, displayWidthMm: width, displayHeightMm: height)
                 let reference = HandOcclusionModel.convexHull(Self.everyPart(of: model, contacts: contacts, hand: hand, width: width, height: height))
                 if hull != reference { mismatches += 1 }
