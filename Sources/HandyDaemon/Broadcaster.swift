@@ -444,6 +444,9 @@ public struct EncodedBatch: Sendable {
         var wireTouches: [WireTouch] = []
         /// The last device id written, quoted once for all its lines (kept from batch to batch).
         var quotedDevice: JSONQuotedString?
+        /// The numbers written lately (kept from batch to batch): a frame's time on each of its
+        /// lines, a centroid on three gestures, a confidence through a gesture are copied, not printed.
+        let memo = JSONNumberMemo()
 
         init() {}
 
@@ -520,13 +523,15 @@ public struct EncodedBatch: Sendable {
                 case .output(let device, let output):
                     if s.quotedDevice?.string != device { s.quotedDevice = JSONQuotedString(device) }
                     let quotedDevice = s.quotedDevice
+                    let memo = s.memo
                     let first = s.lines.count
                     let firstFrame = s.compactFrames.count
                     // By index: iterated, each frame was copied (its touches retained and released).
                     for f in output.frames.indices where output.frames[f].hasChanges {
                         frames += 1
                         guard forms.full && forms.fullTouches else { continue }
-                        JSONLines.encode(output.frames[f].wireMessage(device: device, reusing: &s.wireTouches), quotedDevice: quotedDevice, into: &s.bytes)
+                        JSONLines.encode(output.frames[f].wireMessage(device: device, reusing: &s.wireTouches), quotedDevice: quotedDevice,
+                                         memo: memo, into: &s.bytes)
                         s.lines.append(Line(end: s.bytes.count, gesture: nil))
                     }
                     if forms.full {
@@ -535,13 +540,13 @@ public struct EncodedBatch: Sendable {
                         output.gestures.withUnsafeBufferPointer { events in
                             for k in events.indices {
                                 let event = events.baseAddress! + k
-                                JSONLines.encode(eventAt: event, quotedDevice: quotedDevice, into: &s.bytes)
+                                JSONLines.encode(eventAt: event, quotedDevice: quotedDevice, memo: memo, into: &s.bytes)
                                 s.lines.append(Line(end: s.bytes.count, gesture: event.pointee.gesture))
                             }
                         }
                     }
                     if forms.compact {
-                        Self.appendCompact(output, device: device, quotedDevice: quotedDevice, touches: forms.compactTouches, bytes: &s.compactBytes,
+                        Self.appendCompact(output, device: device, quotedDevice: quotedDevice, memo: memo, touches: forms.compactTouches, bytes: &s.compactBytes,
                                            frames: &s.compactFrames, gestures: &s.compactGestures, wireTouches: &s.wireTouches)
                     }
                     events += UInt64(output.gestures.count)
@@ -560,18 +565,19 @@ public struct EncodedBatch: Sendable {
 
     /// The compact frames of one output: the gesture events and changed frames merged by time,
     /// one frame line per time (a frame's events share its time; a timer's event has its own).
-    private static func appendCompact(_ output: PipelineOutput, device: String, quotedDevice: JSONQuotedString?, touches: Bool, bytes compactBytes: inout [UInt8],
+    private static func appendCompact(_ output: PipelineOutput, device: String, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo, touches: Bool,
+                                      bytes compactBytes: inout [UInt8],
                                       frames compactFrames: inout [CompactFrame], gestures compactGestures: inout [CompactGesture],
                                       wireTouches: inout [WireTouch]) {
         // The events read where they lie (see `JSONLines.encode(eventAt:quotedDevice:into:)`).
         output.gestures.withUnsafeBufferPointer { gestures in
-            appendCompact(gestures, output.frames, device: device, quotedDevice: quotedDevice, touches: touches, bytes: &compactBytes,
+            appendCompact(gestures, output.frames, device: device, quotedDevice: quotedDevice, memo: memo, touches: touches, bytes: &compactBytes,
                           frames: &compactFrames, gestures: &compactGestures, wireTouches: &wireTouches)
         }
     }
 
     private static func appendCompact(_ gestures: UnsafeBufferPointer<GestureEvent>, _ frames: [TouchFrame], device: String,
-                                      quotedDevice: JSONQuotedString?, touches: Bool,
+                                      quotedDevice: JSONQuotedString?, memo: JSONNumberMemo, touches: Bool,
                                       bytes compactBytes: inout [UInt8], frames compactFrames: inout [CompactFrame],
                                       gestures compactGestures: inout [CompactGesture], wireTouches: inout [WireTouch]) {
         var g = 0
@@ -583,14 +589,14 @@ public struct EncodedBatch: Sendable {
             let time = min(gestureTime, frameTime)
             guard time.isFinite else { return }
             let lineStart = compactBytes.count
-            CompactFrameHeader.write(device: device, quotedDevice: quotedDevice, time: time, into: &compactBytes)
+            CompactFrameHeader.write(device: device, quotedDevice: quotedDevice, time: time, memo: memo, into: &compactBytes)
             let header = lineStart..<compactBytes.count
             let firstGesture = compactGestures.count
             while g < gestures.count && gestures[g].time == time {
                 // The key or the comma written with the object (one append, not two).
                 let prefix: StaticString = compactGestures.count == firstGesture ? ",\"gestures\":[" : ","
                 let start = compactBytes.count + prefix.utf8CodeUnitCount
-                GestureEvent.writeCompactObject(at: gestures.baseAddress! + g, after: prefix, into: &compactBytes)
+                GestureEvent.writeCompactObject(at: gestures.baseAddress! + g, after: prefix, memo: memo, into: &compactBytes)
                 compactGestures.append(CompactGesture(bytes: start..<compactBytes.count, gesture: gestures[g].gesture))
                 g += 1
             }
@@ -601,7 +607,7 @@ public struct EncodedBatch: Sendable {
                 let message = frames[f].wireMessage(device: device, reusing: &wireTouches)
                 let prefix: StaticString = ",\"touches\":"
                 let start = compactBytes.count + prefix.utf8CodeUnitCount
-                if message.writeCompactTouches(after: prefix, into: &compactBytes) { touchBytes = start..<compactBytes.count }
+                if message.writeCompactTouches(after: prefix, memo: memo, into: &compactBytes) { touchBytes = start..<compactBytes.count }
                 f += 1
             }
             if touchBytes == nil && compactGestures.count == firstGesture {

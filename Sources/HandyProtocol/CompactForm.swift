@@ -36,11 +36,12 @@ extension GestureEvent {
     /// ``writeCompactObject(at:into:)`` after `prefix` (`,"gestures":[` or `,`), written in the
     /// same pass: appended on its own, each literal cost an array append of its own (~50
     /// instructions, a few a frame).
+    /// `memo`: the numbers written lately (``JSONNumberMemo``).
     @inline(__always) public static func writeCompactObject(at e: UnsafePointer<GestureEvent>, after prefix: StaticString,
-                                                            into bytes: inout [UInt8]) {
+                                                            memo: JSONNumberMemo? = nil, into bytes: inout [UInt8]) {
         let carriesHand = e.pointee.phase != .changed || e.pointee.occlusion != nil
         // The full line's bound covers the object: it has a subset of the line's fields.
-        JSONWriter.append(to: &bytes, bound: prefix.utf8CodeUnitCount + lineBound(at: e, appendingTo: bytes)) { w in
+        JSONWriter.append(to: &bytes, bound: prefix.utf8CodeUnitCount + lineBound(at: e, appendingTo: bytes), memo: memo) { w in
             w.raw(prefix)
             w.field("{\"gesture\":", name: e.pointee.gesture.literal)
             w.field(",\"phase\":", name: e.pointee.phase.literal)
@@ -84,7 +85,7 @@ extension TouchesMessage {
     /// that is not stationary: then true; otherwise nothing is written (one pass finds out, where
     /// ``hasCompactTouches`` first was another).
     @discardableResult
-    public func writeCompactTouches(after prefix: StaticString, into bytes: inout [UInt8]) -> Bool {
+    public func writeCompactTouches(after prefix: StaticString, memo: JSONNumberMemo? = nil, into bytes: inout [UInt8]) -> Bool {
         // Read where they lie: iterated, each touch was copied (its two strings retained and
         // released, ~150 instructions a touch).
         touches.withUnsafeBufferPointer { touches in
@@ -95,7 +96,7 @@ extension TouchesMessage {
                 moving += 1
             }
             guard moving > 0 else { return false }
-            JSONWriter.append(to: &bytes, bound: bound) { w in
+            JSONWriter.append(to: &bytes, bound: bound, memo: memo) { w in
                 w.raw(prefix)
                 w.byte(UInt8(ascii: "["))
                 var first = true
@@ -122,8 +123,10 @@ extension WireTouch {
 /// closing brace: the gestures and touches follow, then `}\n`).
 public enum CompactFrameHeader {
     /// `quotedDevice`: the device id made once for many lines (used when it is `device`).
-    public static func write(device: String, quotedDevice: JSONQuotedString? = nil, time: Double, into bytes: inout [UInt8]) {
-        JSONWriter.append(to: &bytes, bound: 40 + JSONWriter.maximumStringBytes(device) + JSONWriter.maximumNumberBytes) { w in
+    /// `memo`: the numbers written lately (``JSONNumberMemo``).
+    public static func write(device: String, quotedDevice: JSONQuotedString? = nil, time: Double, memo: JSONNumberMemo? = nil,
+                             into bytes: inout [UInt8]) {
+        JSONWriter.append(to: &bytes, bound: 40 + JSONWriter.maximumStringBytes(device) + JSONWriter.maximumNumberBytes, memo: memo) { w in
             w.field("{\"type\":\"frame\",\"device\":", device, quoted: quotedDevice)
             w.field(",\"time\":", time)
         }

@@ -59,15 +59,16 @@ public enum JSONLines {
     /// Appends the line of the event at `event`, read where it lies: for the events of an array
     /// (`withUnsafeBufferPointer`), which its subscript would copy whole first.
     /// `quotedDevice`: the device id made once for many lines (used when it is the event's).
+    /// `memo`: the numbers written lately, kept from line to line (``JSONNumberMemo``).
     @inline(__always) public static func encode(eventAt event: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString? = nil,
-                                                into buffer: inout [UInt8]) {
-        GestureEvent.writeLine(at: event, quotedDevice: quotedDevice, into: &buffer)
+                                                memo: JSONNumberMemo? = nil, into buffer: inout [UInt8]) {
+        GestureEvent.writeLine(at: event, quotedDevice: quotedDevice, memo: memo, into: &buffer)
     }
 
     /// Appends a `touches` line, the bytes of `encode(.touches(message), into:)`, with the device
-    /// id made once (used when it is the message's).
-    public static func encode(_ message: TouchesMessage, quotedDevice: JSONQuotedString?, into buffer: inout [UInt8]) {
-        message.writeLine(into: &buffer, quotedDevice: quotedDevice)
+    /// id made once (used when it is the message's), and the numbers written lately (`memo`).
+    public static func encode(_ message: TouchesMessage, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo? = nil, into buffer: inout [UInt8]) {
+        message.writeLine(into: &buffer, quotedDevice: quotedDevice, memo: memo)
     }
 
     /// Appends a message's line (as ``encode(_:)-swift.type.method`` returns it) to `buffer`, so a

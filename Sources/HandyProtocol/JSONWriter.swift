@@ -12,6 +12,8 @@
 struct JSONWriter {
     /// Where the next byte goes. Every write stays within the bound the caller reserved.
     private(set) var cursor: UnsafeMutablePointer<UInt8>
+    /// The numbers written lately (``JSONNumberMemo``), when the caller keeps them.
+    let memo: UnsafeMutablePointer<JSONNumberMemo.Entry>?
 
     /// The most bytes ``number(_:)`` writes (`-2.2250738585072014e-308` is 24).
     static let maximumNumberBytes = 32
@@ -20,17 +22,23 @@ struct JSONWriter {
     /// The most bytes ``string(_:)`` writes for `s`: quotes and every byte escaped as `\u00XX`.
     @inline(__always) static func maximumStringBytes(_ s: String) -> Int { 2 + 6 * s.utf8.count }
 
-    @inline(__always) init(cursor: UnsafeMutablePointer<UInt8>) { self.cursor = cursor }
+    @inline(__always) init(cursor: UnsafeMutablePointer<UInt8>, memo: UnsafeMutablePointer<JSONNumberMemo.Entry>? = nil) {
+        self.cursor = cursor
+        self.memo = memo
+    }
 
     /// Appends the bytes `body` writes, at most `bound` of them, to `bytes`: one allocation for a
     /// new line, none when `bytes` has room (the daemon reuses one line buffer). The bytes go
     /// straight into the array's spare capacity (no zero fill, no trimming afterwards).
+    /// `memo`: numbers written lately, kept by the caller from line to line (``JSONNumberMemo``).
     @inline(__always)
-    static func append(to bytes: inout [UInt8], bound: Int, _ body: (inout JSONWriter) -> Void) {
+    static func append(to bytes: inout [UInt8], bound: Int, memo: JSONNumberMemo? = nil, _ body: (inout JSONWriter) -> Void) {
+        // The entries' address read here, once: the closure then holds no reference to retain.
+        let entries = memo?.entries
         bytes.append(addingCapacity: bound) { span in
             span.withUnsafeMutableBufferPointer { buffer, count in
                 let base = buffer.baseAddress! + count
-                var w = JSONWriter(cursor: base)
+                var w = JSONWriter(cursor: base, memo: entries)
                 body(&w)
                 let written = w.cursor - base
                 precondition(written <= bound, "handyd bug: JSON line longer than its bound")
@@ -131,12 +139,38 @@ struct JSONWriter {
     // MARK: values
 
     /// A double as JSONEncoder writes it: Swift's shortest round-trip form, `2` not `2.0`.
+    /// With a memo, a number written lately is copied from it, and a number printed is kept there.
     mutating func number(_ v: Double) {
+        let bits = v.bitPattern
+        var entry: UnsafeMutablePointer<JSONNumberMemo.Entry>?
+        if let memo {
+            let e = memo + JSONNumberMemo.slot(bits)
+            if e.pointee.bits == bits {
+                // All 16 bytes, whatever the text's length: the number's bound has room for them,
+                // and the next write starts at the text's end.
+                let to = UnsafeMutableRawPointer(cursor)
+                to.storeBytes(of: e.pointee.head, as: UInt64.self)
+                to.storeBytes(of: e.pointee.tail, toByteOffset: 8, as: UInt64.self)
+                cursor += e.pointee.count
+                return
+            }
+            entry = e
+        }
+        let start = cursor
         let a = v.magnitude
         // Nearly every value on the wire: below 10^6 with at most 6 decimals (the recognizers round
         // to 1…5, times are in µs). Not below 10^-3, where `description` switches to exponents; 0 is whole.
-        if a < 1e6, a >= 1e-3 || a == 0, sixDecimals(v, magnitude: a) { return }
-        otherNumber(v, magnitude: a)
+        if !(a < 1e6 && (a >= 1e-3 || a == 0) && sixDecimals(v, magnitude: a)) { otherNumber(v, magnitude: a) }
+        if let entry {
+            let count = cursor - start
+            if count <= JSONNumberMemo.longestText {
+                // The 16 bytes from the text's start, past its end too: within the number's bound,
+                // and only `count` of them are ever used.
+                let from = UnsafeRawPointer(start)
+                entry.pointee = JSONNumberMemo.Entry(bits: bits, head: from.loadUnaligned(as: UInt64.self),
+                                                     tail: from.loadUnaligned(fromByteOffset: 8, as: UInt64.self), count: count)
+            }
+        }
     }
 
     /// ``number(_:)`` for a value with more than 6 decimals or out of the common range: out of line,
@@ -561,9 +595,10 @@ extension GestureEvent {
     /// or read out of an array by its subscript, an event is copied whole first (~460 bytes, a
     /// retain and a release of each reference-counted field): ~1,000 instructions a frame in the
     /// guest (docs/PERFORMANCE.md section 5). `quotedDevice`: the device id made once (used when
-    /// it is the event's).
-    @inline(__always) static func writeLine(at e: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString?, into bytes: inout [UInt8]) {
-        JSONWriter.append(to: &bytes, bound: lineBound(at: e, appendingTo: bytes)) { w in
+    /// it is the event's). `memo`: numbers written lately (``JSONNumberMemo``).
+    @inline(__always) static func writeLine(at e: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo? = nil,
+                                            into bytes: inout [UInt8]) {
+        JSONWriter.append(to: &bytes, bound: lineBound(at: e, appendingTo: bytes), memo: memo) { w in
             w.raw("{\"type\":\"gesture\"")
             w.field(",\"centroid\":", e.pointee.centroid)
             w.field(",\"centroidMm\":", e.pointee.centroidMm)
@@ -643,12 +678,12 @@ extension JSONWriter {
 
 extension TouchesMessage {
     /// Appends `{"type":"touches","device":…,"time":…,"touches":[…]}\n`.
-    func writeLine(into bytes: inout [UInt8], quotedDevice: JSONQuotedString? = nil) {
+    func writeLine(into bytes: inout [UInt8], quotedDevice: JSONQuotedString? = nil, memo: JSONNumberMemo? = nil) {
         // The touches read where they lie (see `writeCompactTouches(into:)`).
         touches.withUnsafeBufferPointer { touches in
             var bound = 80 + JSONWriter.maximumStringBytes(device) + JSONWriter.maximumNumberBytes
             for i in touches.indices { bound += 1 + touches[i].maximumBytes }
-            JSONWriter.append(to: &bytes, bound: bound) { w in
+            JSONWriter.append(to: &bytes, bound: bound, memo: memo) { w in
                 w.raw("{\"type\":\"touches\"")
                 w.field(",\"device\":", device, quoted: quotedDevice)
                 w.field(",\"time\":", time)

@@ -34,6 +34,7 @@ enum PipelineBenchmark {
         // As the daemon's Broadcaster: one reused line buffer, each message encoded into it.
         var line: [UInt8] = []
         let quotedDevice = JSONQuotedString(pipeline.deviceID)
+        let memo = JSONNumberMemo()
         for event in stream.events {
             pipeline.handle(event, into: &out)
             if out.isEmpty { continue }
@@ -42,14 +43,14 @@ enum PipelineBenchmark {
             out.gestures.withUnsafeBufferPointer { events in
                 for k in events.indices {
                     line.removeAll(keepingCapacity: true)
-                    JSONLines.encode(eventAt: events.baseAddress! + k, quotedDevice: quotedDevice, into: &line)
+                    JSONLines.encode(eventAt: events.baseAddress! + k, quotedDevice: quotedDevice, memo: memo, into: &line)
                     bytes += line.count
                 }
             }
             if touches {
                 for f in out.frames {
                     line.removeAll(keepingCapacity: true)
-                    JSONLines.encode(f.wireMessage(device: pipeline.deviceID), quotedDevice: quotedDevice, into: &line)
+                    JSONLines.encode(f.wireMessage(device: pipeline.deviceID), quotedDevice: quotedDevice, memo: memo, into: &line)
                     bytes += line.count
                 }
             }
@@ -183,12 +184,17 @@ enum PipelineProfile {
         print("profile stream=\(name) touches=\(touches) passes=\(passes) frames=\(frames) gestures=\(gestures) bytes=\(bytes) fnv1a=\(String(hash, radix: 16))")
     }
 
-    /// ``PipelineBenchmark/pass(_:touches:)`` that also folds every encoded byte into `hash`.
+    /// ``PipelineBenchmark/pass(_:touches:)`` that also folds every encoded byte into `hash`: the
+    /// lines written as the daemon writes them (a number memo kept throughout), which must be the
+    /// bytes of the message form (`encode(.gesture(g))`, whose hash the docs quote).
     @inline(never)
     static func hashedPass(_ stream: BenchStream, touches: Bool, hash: inout UInt64) -> (frames: Int, gestures: Int, bytes: Int) {
         var pipeline = GesturePipeline(deviceID: "bench", description: stream.description)
         var out = PipelineOutput()
         var frames = 0, gestures = 0, bytes = 0
+        let quotedDevice = JSONQuotedString(pipeline.deviceID)
+        let memo = JSONNumberMemo()
+        var line: [UInt8] = []
         func fold(_ line: [UInt8]) {
             bytes += line.count
             for b in line { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
@@ -198,9 +204,19 @@ enum PipelineProfile {
             if out.isEmpty { continue }
             frames += out.frames.count
             gestures += out.gestures.count
-            for g in out.gestures { fold(JSONLines.encode(.gesture(g))) }   // the message form: must match encode(g)
+            out.gestures.withUnsafeBufferPointer { events in
+                for k in events.indices {
+                    line.removeAll(keepingCapacity: true)
+                    JSONLines.encode(eventAt: events.baseAddress! + k, quotedDevice: quotedDevice, memo: memo, into: &line)
+                    fold(line)
+                }
+            }
             if touches {
-                for f in out.frames { fold(JSONLines.encode(.touches(f.wireMessage(device: pipeline.deviceID)))) }
+                for f in out.frames {
+                    line.removeAll(keepingCapacity: true)
+                    JSONLines.encode(f.wireMessage(device: pipeline.deviceID), quotedDevice: quotedDevice, memo: memo, into: &line)
+                    fold(line)
+                }
             }
             out.frames.removeAll(keepingCapacity: true)
             out.gestures.removeAll(keepingCapacity: true)

@@ -131,6 +131,70 @@ import Testing
         }
     }
 
+    /// A number found in the memo is copied from it: the same bytes as printed, for every value
+    /// (`-0` beside `0`, NaN, infinities, texts longer than an entry holds), whichever values
+    /// shared an entry before. The values come from a small pool so most are found there.
+    @Test func numbersFromTheMemoAreTheNumbersPrinted() {
+        var r = SplitMix(state: 17)
+        var pool = Self.awkwardDoubles + [0.5172, 99.25, 53.95, 0.848, 1.1021, 48.171, 0.166667, -0.00052, 123_456.123456, 1_763_742_000.123456]
+        // Two values in one entry, taking it in turns.
+        let first = 0.25
+        var second = 0.75
+        while JSONNumberMemo.slot(second.bitPattern) != JSONNumberMemo.slot(first.bitPattern) { second += 0.001 }
+        pool += [first, second]
+        let memo = JSONNumberMemo()
+        var found = 0
+        for _ in 0..<50_000 {
+            let v = pool.randomElement(using: &r)!
+            let slot = memo.entries + JSONNumberMemo.slot(v.bitPattern)
+            if slot.pointee.bits == v.bitPattern { found += 1 }
+            var plain: [UInt8] = [], memoised: [UInt8] = []
+            JSONWriter.append(to: &plain, bound: JSONWriter.maximumNumberBytes) { $0.number(v) }
+            JSONWriter.append(to: &memoised, bound: JSONWriter.maximumNumberBytes, memo: memo) { $0.number(v) }
+            #expect(memoised == plain, "\(v): \(String(decoding: memoised, as: UTF8.self)) vs \(String(decoding: plain, as: UTF8.self))")
+            // Kept when it fits an entry, so the next one is copied.
+            #expect((slot.pointee.bits == v.bitPattern) == (plain.count <= JSONNumberMemo.longestText))
+            if memoised != plain { return }
+        }
+        #expect(found > 25_000, "the memo was used")
+    }
+
+    /// Whole lines with one memo kept throughout, as the daemon keeps one per storage: the bytes
+    /// of the lines and compact objects written without it.
+    @Test func linesWrittenWithAMemoMatch() {
+        var r = SplitMix(state: 19)
+        let memo = JSONNumberMemo()
+        for _ in 0..<1500 {
+            // Frames repeat numbers: the same events again with one field changed, the time shared.
+            var events = (0..<2).map { _ in Self.gesture(&r) }
+            events += events.map { var e = $0; e.scale = Self.double(&r); return e }
+            let touches = Self.touches(&r)
+            var line: [UInt8] = [], compact: [UInt8] = []
+            events.withUnsafeBufferPointer { b in
+                for k in b.indices {
+                    JSONLines.encode(eventAt: b.baseAddress! + k, memo: memo, into: &line)
+                    GestureEvent.writeCompactObject(at: b.baseAddress! + k, after: ",", memo: memo, into: &compact)
+                }
+            }
+            JSONLines.encode(touches, quotedDevice: nil, memo: memo, into: &line)
+            touches.writeCompactTouches(after: ",", memo: memo, into: &compact)
+            CompactFrameHeader.write(device: touches.device, time: touches.time, memo: memo, into: &compact)
+            var expectedLine: [UInt8] = [], expectedCompact: [UInt8] = []
+            events.withUnsafeBufferPointer { b in
+                for k in b.indices {
+                    JSONLines.encode(eventAt: b.baseAddress! + k, into: &expectedLine)
+                    GestureEvent.writeCompactObject(at: b.baseAddress! + k, after: ",", into: &expectedCompact)
+                }
+            }
+            JSONLines.encode(touches, quotedDevice: nil, into: &expectedLine)
+            touches.writeCompactTouches(after: ",", into: &expectedCompact)
+            CompactFrameHeader.write(device: touches.device, time: touches.time, into: &expectedCompact)
+            #expect(String(decoding: line, as: UTF8.self) == String(decoding: expectedLine, as: UTF8.self))
+            #expect(String(decoding: compact, as: UTF8.self) == String(decoding: expectedCompact, as: UTF8.self))
+            if line != expectedLine || compact != expectedCompact { return }
+        }
+    }
+
     /// Strings are copied 8 bytes at a time up to the first 8 that may need escaping: a character
     /// to escape at every position of every length, next to multi-byte UTF-8, escapes exactly.
     @Test func stringsEscapeWhereverTheCharacterToEscapeSits() {
