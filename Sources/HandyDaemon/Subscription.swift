@@ -37,6 +37,9 @@ public struct Subscription: Hashable, Sendable {
 
     public func wantsTouches(device: String, node: String? = nil) -> Bool { touches && wants(device: device, node: node) }
 
+    /// Whether every gesture and every touches line of every device is wanted: no filter, touches on.
+    var wantsEveryLine: Bool { gestures == nil && devices == nil && touches }
+
     public func wants(device: String, node: String? = nil) -> Bool {
         guard let devices else { return true }
         return devices.contains(device) || (node.map { devices.contains($0) } ?? false)
