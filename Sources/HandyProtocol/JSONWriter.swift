@@ -56,12 +56,16 @@ struct JSONWriter {
 
     /// Writes a literal: a key with its separator (`,"scale":`) or punctuation.
     @inline(__always) mutating func raw(_ s: StaticString) {
-        let n = s.utf8CodeUnitCount
         // A literal chosen at run time (a gesture's or phase's name, a line's separator) has a
         // length the compiler does not know, and its copy was a call to memcpy (~13 a frame).
-        // Up to 16 bytes: two overlapping loads and stores of 8 (or 4) bytes, inside the literal.
-        // A key written as such has a known length: this folds to one of the branches.
-        let from = UnsafeRawPointer(s.utf8Start), to = UnsafeMutableRawPointer(cursor)
+        // A key written as such has a known length: `copy` folds to one of its branches.
+        copy(from: UnsafeRawPointer(s.utf8Start), count: s.utf8CodeUnitCount)
+    }
+
+    /// Writes `n` bytes from `from`. Up to 16: two overlapping loads and stores of 8 (or 4)
+    /// bytes, inside the source, where a call to memcpy is ~30 instructions for a few bytes.
+    @inline(__always) private mutating func copy(from: UnsafeRawPointer, count n: Int) {
+        let to = UnsafeMutableRawPointer(cursor)
         if n >= 8 && n <= 16 {
             to.storeBytes(of: from.loadUnaligned(as: UInt64.self), as: UInt64.self)
             to.storeBytes(of: from.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self), toByteOffset: n &- 8, as: UInt64.self)
@@ -69,7 +73,7 @@ struct JSONWriter {
             to.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
             to.storeBytes(of: from.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self), toByteOffset: n &- 4, as: UInt32.self)
         } else {
-            cursor.update(from: s.utf8Start, count: n)
+            cursor.update(from: from.assumingMemoryBound(to: UInt8.self), count: n)
         }
         cursor += n
     }
@@ -374,8 +378,7 @@ struct JSONWriter {
     @inline(__always) mutating func string(_ s: String, quoted: JSONQuotedString?) {
         guard let quoted, quoted.string == s else { string(s); return }
         quoted.bytes.withUnsafeBufferPointer { b in
-            cursor.update(from: b.baseAddress!, count: b.count)
-            cursor += b.count
+            copy(from: UnsafeRawPointer(b.baseAddress!), count: b.count)
         }
     }
 
