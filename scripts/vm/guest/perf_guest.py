@@ -19,6 +19,8 @@ run (no timing assertions). Standard library only.
 
   perf_guest.py --bin DIR [--frames N] [--idle S] [--callgrind DIR --speed X] [--form compact]
   --form compact: handyd's subscriber asks for the compact form (default: the full form).
+  --handyd-cpus LIST: handyd under `taskset -c LIST` (an experiment: e.g. 0 keeps its two threads on
+  one vCPU). Each reader's CPU is also printed as user and kernel time, with its context switches.
   --callgrind DIR: instead of CPU seconds, count each reader's instructions (user space, all its
   threads) while it reads the stream, under valgrind's callgrind (DIR gets the profiles): a count
   that does not depend on how TCG emulates each kind of instruction. The readers are ~100x slower
@@ -40,9 +42,14 @@ STREAM_NAME = "handyd-perf touchscreen"
 
 def cpu_seconds(pid):
     """utime + stime of a process (all threads)."""
+    return sum(cpu_parts(pid))
+
+
+def cpu_parts(pid):
+    """(utime, stime) of a process (all threads): its own code, and the kernel's on its behalf."""
     with open(f"/proc/{pid}/stat") as f:
         rest = f.read().rsplit(")", 1)[1].split()
-    return (int(rest[11]) + int(rest[12])) / TICK
+    return int(rest[11]) / TICK, int(rest[12]) / TICK
 
 
 def thread_cpu(pid):
@@ -259,6 +266,8 @@ def main():
     ap.add_argument("--idle", type=float, default=10.0 if full else 1.0)
     ap.add_argument("--callgrind", help="count instructions under callgrind, profiles into this folder")
     ap.add_argument("--speed", type=float, default=1.0, help="play the stream at this speed (handyctl inject --speed)")
+    ap.add_argument("--handyd-cpus", help="run handyd under taskset -c on these CPUs (e.g. 0: both its threads on one vCPU, "
+                    "so the hop between them wakes no other CPU)")
     ap.add_argument("--form", choices=("full", "compact"), default="full",
                     help="the form handyd's subscriber asks for (docs/PROTOCOL.md \"frame (compact form)\")")
     args = ap.parse_args()
@@ -295,7 +304,8 @@ def main():
             handyd = stripped
         sock = os.path.join(work, "handyd.sock")
         log = open(os.path.join(work, "handyd.log"), "w")
-        daemon = subprocess.Popen(under_callgrind("handyd", [handyd, "--socket", sock, "--log-level", "notice"]),
+        pinned = ["taskset", "-c", args.handyd_cpus] if args.handyd_cpus else []
+        daemon = subprocess.Popen(pinned + under_callgrind("handyd", [handyd, "--socket", sock, "--log-level", "notice"]),
                                   stderr=log, stdout=subprocess.DEVNULL)
         procs.append(daemon)
         sub = Subscriber(sock, 60 * scale, args.form)
@@ -355,6 +365,8 @@ def main():
                 subprocess.run(["callgrind_control", "-i", "on", str(p.pid)], check=True, stdout=subprocess.DEVNULL)
             progress("callgrind counting")
         c0 = {k: cpu_seconds(p.pid) for k, p in readers.items()}
+        u0 = {k: cpu_parts(p.pid) for k, p in readers.items()}
+        x0 = {k: sum(n for _, n in switches(p.pid).values()) for k, p in readers.items()}
         t0 = thread_cpu(daemon.pid)
         w0 = time.monotonic()
         # Both must have consumed the whole stream before CPU is read.
@@ -374,6 +386,8 @@ def main():
             if p.poll() is not None:
                 raise RuntimeError(f"{name} ended during the stream (exit {p.returncode}); see its output in {work}")
         c1 = {k: cpu_seconds(p.pid) for k, p in readers.items()}
+        u1 = {k: cpu_parts(p.pid) for k, p in readers.items()}
+        x1 = {k: sum(n for _, n in switches(p.pid).values()) for k, p in readers.items()}
         t1 = thread_cpu(daemon.pid)
         if args.callgrind:
             return instructions(readers, frames, sub.snapshot(), args.callgrind, args.form)
@@ -392,13 +406,21 @@ def main():
         print(f"{'lisgd':<10} {cpu['lisgd']:>8.3f} {per10k['lisgd']:>19.3f} {'swipes, commands run':>28}")
         print(f"ratio handyd / libinput: {ratio:.2f}; handyd / lisgd: {ratios['lisgd']:.2f}")
         print("handyd CPU by thread: " + " ".join(f"{k}={v}" for k, v in sorted(split.items(), key=lambda kv: -kv[1])))
+        # User space against the kernel on its behalf, and how often its threads were switched out
+        # (each a sleep and a wake-up): under TCG the kernel's side is a large part of a reader's CPU.
+        user = {k: round(u1[k][0] - u0[k][0], 3) for k in u0}
+        kernel = {k: round(u1[k][1] - u0[k][1], 3) for k in u0}
+        switched = {k: round((x1[k] - x0[k]) / frames, 2) for k in x0}
+        for k in readers:
+            print(f"{k}: user {user[k]:.3f} s, kernel {kernel[k]:.3f} s, context switches per frame {switched[k]}")
         print(json.dumps({"bench": "libinput", "frames": frames, "rateHz": RATE_HZ, "playedSeconds": round(played, 2),
                           "handydCpuSeconds": round(cpu["handyd"], 3), "libinputCpuSeconds": round(cpu["libinput"], 3),
                           "handydCpuSecondsPer10kFrames": round(per10k["handyd"], 3),
                           "libinputCpuSecondsPer10kFrames": round(per10k["libinput"], 3),
                           "lisgdCpuSeconds": round(cpu["lisgd"], 3), "lisgdCpuSecondsPer10kFrames": round(per10k["lisgd"], 3),
                           "ratio": round(ratio, 3), "ratioLisgd": round(ratios["lisgd"], 3), "handydTouchFrames": got_frames, "handydGestures": got_gestures,
-                          "handydCpuByThread": split, "binaries": bindir}), flush=True)
+                          "handydCpuByThread": split, "userSeconds": user, "kernelSeconds": kernel,
+                          "contextSwitchesPerFrame": switched, "binaries": bindir}), flush=True)
 
         # Figure 3 with a real device: it stays open (hold), nothing is touched.
         time.sleep(1.0)  # recognizer timers of the last lift (tap, momentum) end within this
