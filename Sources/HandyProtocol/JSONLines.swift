@@ -65,6 +65,14 @@ public enum JSONLines {
         GestureEvent.writeLine(at: event, quotedDevice: quotedDevice, memo: memo, into: &buffer)
     }
 
+    /// Appends the lines of all `events` (read where they lie), and where each ends in `buffer`
+    /// to `ends`: the bytes of encoding them one by one, written in one pass (the daemon encodes
+    /// each frame's events so).
+    public static func encode(eventsIn events: UnsafeBufferPointer<GestureEvent>, quotedDevice: JSONQuotedString? = nil,
+                              memo: JSONNumberMemo? = nil, into buffer: inout [UInt8], ends: inout [Int]) {
+        GestureEvent.writeLines(events, quotedDevice: quotedDevice, memo: memo, into: &buffer, ends: &ends)
+    }
+
     /// Appends a `touches` line, the bytes of `encode(.touches(message), into:)`, with the device
     /// id made once (used when it is the message's), and the numbers written lately (`memo`).
     public static func encode(_ message: TouchesMessage, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo? = nil, into buffer: inout [UInt8]) {

@@ -604,27 +604,56 @@ extension GestureEvent {
     @inline(__always) static func writeLine(at e: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo? = nil,
                                             into bytes: inout [UInt8]) {
         JSONWriter.append(to: &bytes, bound: lineBound(at: e, appendingTo: bytes), memo: memo) { w in
-            w.raw("{\"type\":\"gesture\"")
-            w.field(",\"centroid\":", e.pointee.centroid)
-            w.field(",\"centroidMm\":", e.pointee.centroidMm)
-            if let clearSide = e.pointee.clearSide { w.field(",\"clearSide\":", name: clearSide.literal) }
-            w.field(",\"device\":", e.pointee.device, quoted: quotedDevice)
-            if let direction = e.pointee.direction { w.field(",\"direction\":", name: direction.literal) }
-            w.field(",\"duration\":", e.pointee.duration)
-            if let edge = e.pointee.edge { w.field(",\"edge\":", name: edge.literal) }
-            w.field(",\"fingers\":", e.pointee.fingers)
-            w.field(",\"gesture\":", name: e.pointee.gesture.literal)
-            w.field(",\"glideMm\":", e.pointee.glideMm)
-            w.field(",\"glideRotation\":", e.pointee.glideRotation)
-            w.field(",\"glideScale\":", e.pointee.glideScale)
-            if let hand = e.pointee.hand { w.field(",\"hand\":", name: hand.literal) }
-            w.field(",\"handConfidence\":", e.pointee.handConfidence)
-            w.field(",\"id\":", e.pointee.id)
-            w.field(",\"occlusion\":", e.pointee.occlusion)
-            w.field(",\"phase\":", name: e.pointee.phase.literal)
-            writeFields(fromPositionOf: e, lineFields: true, into: &w)
-            w.raw("}\n")
+            writeLine(at: e, quotedDevice: quotedDevice, into: &w)
         }
+    }
+
+    /// Appends the lines of all `events`, one after the other, into one stretch of `bytes` sized
+    /// once for them all, and where each line ends in `bytes` to `ends`. Line by line, each paid
+    /// its own bound, the array's uniqueness check and the writer's setup (~100 instructions an
+    /// event). Not generic over what is appended for a line: across modules it ran unspecialized.
+    @inline(__always) static func writeLines(_ events: UnsafeBufferPointer<GestureEvent>, quotedDevice: JSONQuotedString?,
+                                             memo: JSONNumberMemo?, into bytes: inout [UInt8], ends: inout [Int]) {
+        guard let first = events.baseAddress, !events.isEmpty else { return }
+        // As `lineBound(at:appendingTo:)`, for the lot: the cheap bound where the buffer has room.
+        var bound = 0
+        for k in events.indices { bound += everyFixedField + growingBytes(at: first + k) }
+        if bytes.capacity - bytes.count < bound {
+            bound = 0
+            for k in events.indices { bound += maximumLineBytes(at: first + k) }
+        }
+        let start = bytes.count
+        JSONWriter.append(to: &bytes, bound: bound, memo: memo) { w in
+            let begin = w.cursor
+            for k in events.indices {
+                writeLine(at: first + k, quotedDevice: quotedDevice, into: &w)
+                ends.append(start + (w.cursor - begin))
+            }
+        }
+    }
+
+    /// Writes the line of the event at `e` with `w`.
+    @inline(__always) private static func writeLine(at e: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString?, into w: inout JSONWriter) {
+        w.raw("{\"type\":\"gesture\"")
+        w.field(",\"centroid\":", e.pointee.centroid)
+        w.field(",\"centroidMm\":", e.pointee.centroidMm)
+        if let clearSide = e.pointee.clearSide { w.field(",\"clearSide\":", name: clearSide.literal) }
+        w.field(",\"device\":", e.pointee.device, quoted: quotedDevice)
+        if let direction = e.pointee.direction { w.field(",\"direction\":", name: direction.literal) }
+        w.field(",\"duration\":", e.pointee.duration)
+        if let edge = e.pointee.edge { w.field(",\"edge\":", name: edge.literal) }
+        w.field(",\"fingers\":", e.pointee.fingers)
+        w.field(",\"gesture\":", name: e.pointee.gesture.literal)
+        w.field(",\"glideMm\":", e.pointee.glideMm)
+        w.field(",\"glideRotation\":", e.pointee.glideRotation)
+        w.field(",\"glideScale\":", e.pointee.glideScale)
+        if let hand = e.pointee.hand { w.field(",\"hand\":", name: hand.literal) }
+        w.field(",\"handConfidence\":", e.pointee.handConfidence)
+        w.field(",\"id\":", e.pointee.id)
+        w.field(",\"occlusion\":", e.pointee.occlusion)
+        w.field(",\"phase\":", name: e.pointee.phase.literal)
+        writeFields(fromPositionOf: e, lineFields: true, into: &w)
+        w.raw("}\n")
     }
 
     /// The fields from `position` to `velocity`, in sorted order: the last ones of both the full

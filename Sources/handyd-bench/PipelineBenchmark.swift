@@ -35,18 +35,19 @@ enum PipelineBenchmark {
         var line: [UInt8] = []
         let quotedDevice = JSONQuotedString(pipeline.deviceID)
         let memo = JSONNumberMemo()
+        var ends: [Int] = []
         for event in stream.events {
             pipeline.handle(event, into: &out)
             if out.isEmpty { continue }
             frames += out.frames.count
             gestures += out.gestures.count
+            // An output's events in one pass, as the daemon's batches encode them.
+            line.removeAll(keepingCapacity: true)
+            ends.removeAll(keepingCapacity: true)
             out.gestures.withUnsafeBufferPointer { events in
-                for k in events.indices {
-                    line.removeAll(keepingCapacity: true)
-                    JSONLines.encode(eventAt: events.baseAddress! + k, quotedDevice: quotedDevice, memo: memo, into: &line)
-                    bytes += line.count
-                }
+                JSONLines.encode(eventsIn: events, quotedDevice: quotedDevice, memo: memo, into: &line, ends: &ends)
             }
+            bytes += line.count
             if touches {
                 for f in out.frames {
                     line.removeAll(keepingCapacity: true)
@@ -195,6 +196,7 @@ enum PipelineProfile {
         let quotedDevice = JSONQuotedString(pipeline.deviceID)
         let memo = JSONNumberMemo()
         var line: [UInt8] = []
+        var ends: [Int] = []
         func fold(_ line: [UInt8]) {
             bytes += line.count
             for b in line { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
@@ -204,13 +206,12 @@ enum PipelineProfile {
             if out.isEmpty { continue }
             frames += out.frames.count
             gestures += out.gestures.count
+            line.removeAll(keepingCapacity: true)
+            ends.removeAll(keepingCapacity: true)
             out.gestures.withUnsafeBufferPointer { events in
-                for k in events.indices {
-                    line.removeAll(keepingCapacity: true)
-                    JSONLines.encode(eventAt: events.baseAddress! + k, quotedDevice: quotedDevice, memo: memo, into: &line)
-                    fold(line)
-                }
+                JSONLines.encode(eventsIn: events, quotedDevice: quotedDevice, memo: memo, into: &line, ends: &ends)
             }
+            fold(line)
             if touches {
                 for f in out.frames {
                     line.removeAll(keepingCapacity: true)

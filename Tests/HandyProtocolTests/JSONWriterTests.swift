@@ -114,6 +114,18 @@ import Testing
                 events.withUnsafeBufferPointer { b in
                     for k in b.indices { JSONLines.encode(eventAt: b.baseAddress! + k, quotedDevice: q, into: &line) }
                 }
+                // All at once, as the daemon writes an output's events: the same bytes, and each
+                // line's end where the one-by-one writing ended it.
+                var together: [UInt8] = Array("x".utf8), ends: [Int] = []
+                var oneByOne: [UInt8] = Array("x".utf8), expectedEnds: [Int] = []
+                events.withUnsafeBufferPointer { b in
+                    JSONLines.encode(eventsIn: b, quotedDevice: q, into: &together, ends: &ends)
+                    for k in b.indices {
+                        JSONLines.encode(eventAt: b.baseAddress! + k, quotedDevice: q, into: &oneByOne)
+                        expectedEnds.append(oneByOne.count)
+                    }
+                }
+                #expect(together == oneByOne && ends == expectedEnds, "quoted \(q?.string ?? "none")")
                 JSONLines.encode(touches, quotedDevice: q, into: &line)
                 var compact: [UInt8] = []
                 events.withUnsafeBufferPointer { b in
