@@ -83,8 +83,8 @@ public struct TouchTracker: Sendable {
 
     /// The device the events come from.
     public let description: DeviceDescription
-    /// Unit conversion (device units → mm, normalised; calibration).
-    public let geometry: DeviceGeometry
+    /// Raw values to a touch's (geometry, axes): see ``geometry``.
+    let conversion: ContactConversion
     /// Protocol B, A or single touch, from the description.
     public let layout: Layout
     /// How SYN_DROPPED is read.
@@ -175,24 +175,9 @@ public struct TouchTracker: Sendable {
     var mtAxes: ContiguousArray<AxisRange>
     let xAxis: AxisRange
     let yAxis: AxisRange
-    let hasTouchMajor: Bool
-    let hasTouchMinor: Bool
-    let hasWidthMajor: Bool
-    let hasWidthMinor: Bool
-    let hasOrientation: Bool
-    let hasPressure: Bool
-    let hasToolType: Bool
     /// ABS_MT_DISTANCE: contacts above `touchDistanceMax` hover.
     let hasDistance: Bool
     let touchDistanceMax: Int32
-    let pressureAxis: AxisRange
-    let displayWidthMm: Double
-    let displayHeightMm: Double
-    /// Device units per mm for ellipse axes (the X axis's, per the kernel doc).
-    let ellipseUnitsPerMm: Double
-    /// ABS_MT_ORIENTATION maximum (radians = value / max · π/2).
-    let orientationMax: Double
-    let isIdentityCalibration: Bool
     /// Velocity smoothing time constant (seconds).
     static let velocityTimeConstantSeconds = 0.03
     /// Upper bound on slots allocated whatever the description claims (the kernel's own limit is far lower in practice).
@@ -216,7 +201,6 @@ public struct TouchTracker: Sendable {
                 maxContactJumpMm: Double = 40, maxContacts: Int = 32) {
         let geometry = geometry ?? DeviceGeometry(description: description)
         self.description = description
-        self.geometry = geometry
         self.synDroppedHandling = synDroppedHandling
         self.maxContactJumpMm = maxContactJumpMm
         self.maxContacts = Swift.max(1, Swift.min(maxContacts, Self.maxSlots))
@@ -243,27 +227,25 @@ public struct TouchTracker: Sendable {
             xAxis = range(AbsCode.mtPositionX)
             yAxis = range(AbsCode.mtPositionY)
         }
-        hasTouchMajor = axes[AbsCode.mtTouchMajor] != nil
-        hasTouchMinor = axes[AbsCode.mtTouchMinor] != nil
-        hasWidthMajor = axes[AbsCode.mtWidthMajor] != nil
-        hasWidthMinor = axes[AbsCode.mtWidthMinor] != nil
-        hasPressure = axes[AbsCode.mtPressure] != nil || (layout == .singleTouch && axes[AbsCode.pressure] != nil)
-        hasToolType = axes[AbsCode.mtToolType] != nil
         hasDistance = axes[AbsCode.mtDistance] != nil
         touchDistanceMax = axes[AbsCode.mtDistance]?.minimum ?? 0
-        pressureAxis = range(layout == .singleTouch ? AbsCode.pressure : AbsCode.mtPressure)
         // A [0,1] range is a "rotated or not" flag on some devices, not an angle.
-        if let o = axes[AbsCode.mtOrientation], o.maximum > 1 || (o.minimum < 0 && o.maximum > 0) {
-            hasOrientation = true
-            orientationMax = Double(o.maximum)
-        } else {
-            hasOrientation = false
-            orientationMax = 1
-        }
-        displayWidthMm = geometry.displayWidthMm
-        displayHeightMm = geometry.displayHeightMm
-        ellipseUnitsPerMm = geometry.unitsPerMmX > 0 ? geometry.unitsPerMmX : 1
-        isIdentityCalibration = geometry.calibration == .identity
+        let orientation = axes[AbsCode.mtOrientation].flatMap { o in o.maximum > 1 || (o.minimum < 0 && o.maximum > 0) ? o : nil }
+        conversion = ContactConversion(
+            geometry: geometry,
+            hasTouchMajor: axes[AbsCode.mtTouchMajor] != nil,
+            hasTouchMinor: axes[AbsCode.mtTouchMinor] != nil,
+            hasWidthMajor: axes[AbsCode.mtWidthMajor] != nil,
+            hasWidthMinor: axes[AbsCode.mtWidthMinor] != nil,
+            hasOrientation: orientation != nil,
+            hasPressure: axes[AbsCode.mtPressure] != nil || (layout == .singleTouch && axes[AbsCode.pressure] != nil),
+            hasToolType: axes[AbsCode.mtToolType] != nil,
+            pressureAxis: range(layout == .singleTouch ? AbsCode.pressure : AbsCode.mtPressure),
+            displayWidthMm: geometry.displayWidthMm,
+            displayHeightMm: geometry.displayHeightMm,
+            ellipseUnitsPerMm: geometry.unitsPerMmX > 0 ? geometry.unitsPerMmX : 1,
+            orientationMax: orientation.map { Double($0.maximum) } ?? 1,
+            isIdentityCalibration: geometry.calibration == .identity)
 
         let slotCount: Int
         if case .slots(let n) = layout { slotCount = n } else { slotCount = 1 }
@@ -531,45 +513,9 @@ public struct TouchTracker: Sendable {
 
     /// Updates an active touch from raw values: position, phase (moved/stationary), velocity, attributes.
     mutating func update(id: Int, from raw: RawContact, at time: Timestamp) {
-        // Changed where it lies: copied out and stored back, each update moved the touch (~200
-        // bytes) twice. The array is taken out of `self` meanwhile, so `apply` may read `self`.
-        var byID = ContiguousArray<Touch>()
-        swap(&byID, &touchesByID)
-        apply(raw, at: time, to: &byID[id])
-        swap(&byID, &touchesByID)
-    }
-
-    /// ``update(id:from:at:)`` on the touch `t`.
-    @inline(__always)
-    private func apply(_ raw: RawContact, at time: Timestamp, to t: inout Touch) {
-        let p = DevicePoint(x: raw.x, y: raw.y)
-        // Doubles, not Int64 subtraction: timestamps from a file may be anything (no trap).
-        let dt = (Double(time.microseconds) - Double(t.time.microseconds)) / 1_000_000
-        if p != t.device {
-            let n = normalized(p)
-            let mm = PhysicalPoint(x: n.x * displayWidthMm, y: n.y * displayHeightMm)
-            if dt > 0 {
-                let instant = (mm - t.mm) / dt
-                if t.velocity == .zero && t.phase == .began {
-                    t.velocity = instant  // first motion: no history to smooth with
-                } else {
-                    t.velocity = t.velocity + (instant - t.velocity) * (dt / (Self.velocityTimeConstantSeconds + dt))
-                }
-            }
-            t.device = p
-            t.normalized = n
-            t.mm = mm
-            t.phase = .moved
-        } else {
-            if dt > 0 && t.velocity != .zero {
-                // A frame without motion: the finger slowed down.
-                let a = dt / (Self.velocityTimeConstantSeconds + dt)
-                t.velocity = t.velocity * (1 - a)
-            }
-            t.phase = .stationary
-        }
-        t.time = time
-        fillAttributes(&t, raw)
+        // Changed where it lies (copied out and stored back, each update moved the touch, ~200
+        // bytes, twice), by the conversion, a part of `self` apart from the touches.
+        conversion.apply(raw, at: time, to: &touchesByID[id], velocityTimeConstantSeconds: Self.velocityTimeConstantSeconds)
     }
 
     /// SYN_REPORT (or a detected missing one): applies the frame and returns it.
