@@ -29,9 +29,10 @@ protocol ContinuousGestureMeasure: Sendable {
     /// Active: applies the frame's motion to `value`, sampling `velocity`; true if the value changed.
     func apply(_ m: FrameMotion, to value: inout Value, velocity: inout VelocityEstimator, _ c: GestureConfiguration) -> Bool
     /// The measure's fields on every event of the gesture.
-    /// `ctx` is `inout` though only read: passed by value from the recognizers' `inout` context,
-    /// the compiler copied the whole context (its strings and arrays retained) for every event.
-    func describe(_ e: inout GestureEvent, value: Value, _ ctx: inout ArenaContext)
+    /// `ctx` is `borrowing`: read where it lies, never copied (passed by plain value from the
+    /// recognizers' `inout` context, the compiler copied the whole context, its strings and arrays
+    /// retained, for every event; `inout` avoided that but said it was changed).
+    func describe(_ e: inout GestureEvent, value: Value, _ ctx: borrowing ArenaContext)
     /// The velocity field of a `changed` event.
     func describeChange(_ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration)
     /// The release fields of the `ended` event (velocity, glide for momentum).
@@ -128,7 +129,7 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
             velocity.reset()
             measure.begin(m, velocity: &velocity, c)
             state = .active(a)
-            var began = event(.began, a, m.time, &ctx)
+            var began = event(.began, a, m.time, ctx)
             began.touches = a.participants.ids   // once per gesture: which touches it started with
             out.append(began)
         case .active(var a):
@@ -140,7 +141,7 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
             }
             let changed = measure.apply(m, to: &a.value, velocity: &velocity, c)
             if m.fingers < minimum || (a.gated && !ctx.gateOpen) {
-                var e = event(.ended, a, m.time, &ctx)
+                var e = event(.ended, a, m.time, ctx)
                 measure.describeRelease(&e, value: a.value, velocity: velocity, at: m.time, c)
                 out.append(e)
                 state = m.fingers == 0 ? .idle : (m.fingers < minimum ? .possible(Measure.noProgress) : .blocked)
@@ -152,7 +153,7 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
             state = .active(a)
             if changed || fingersChanged || m.deltaMm != .zero {
                 let measure = self.measure, velocity = self.velocity
-                out.append(event(.changed, a, m.time, &ctx)) { e in measure.describeChange(&e, velocity: velocity, at: m.time, c) }
+                out.append(event(.changed, a, m.time, ctx)) { e in measure.describeChange(&e, velocity: velocity, at: m.time, c) }
             }
         }
     }
@@ -160,7 +161,7 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
     private mutating func cancel(at time: Timestamp, reason: String, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
         switch state {
         case .active(let a):
-            var e = event(.cancelled, a, time, &ctx)
+            var e = event(.cancelled, a, time, ctx)
             e.reason = reason
             out.append(e)
             state = .blocked
@@ -169,14 +170,14 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
         }
     }
 
-    /// `ctx` `inout` though only read, as in ``ContinuousGestureMeasure/describe(_:value:_:)``.
-    @inline(__always) private func event(_ phase: GesturePhase, _ a: Active, _ time: Timestamp, _ ctx: inout ArenaContext) -> GestureEvent {
+    /// `ctx` `borrowing`, as in ``ContinuousGestureMeasure/describe(_:value:_:)``.
+    @inline(__always) private func event(_ phase: GesturePhase, _ a: Active, _ time: Timestamp, _ ctx: borrowing ArenaContext) -> GestureEvent {
         var e = ctx.event(Measure.kind, phase, id: a.id, time: time)
         e.fingers = a.fingers
         e.centroid = ctx.wire(lastCentroidNormalized)
         e.centroidMm = ctx.wire(lastCentroidMm)
         e.setHand((a.hand, a.handConfidence))
-        measure.describe(&e, value: a.value, &ctx)
+        measure.describe(&e, value: a.value, ctx)
         return e
     }
 }

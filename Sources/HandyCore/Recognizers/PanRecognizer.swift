@@ -49,7 +49,7 @@ struct PanMeasure: ContinuousGestureMeasure {
         return moved
     }
 
-    func describe(_ e: inout GestureEvent, value translationMm: PhysicalPoint, _ ctx: inout ArenaContext) {
+    func describe(_ e: inout GestureEvent, value translationMm: PhysicalPoint, _ ctx: borrowing ArenaContext) {
         e.translationMm = ctx.wire(translationMm)
         e.translation = ctx.normalized(translationMm)
     }

@@ -69,7 +69,7 @@ struct PinchMeasure: ContinuousGestureMeasure {
         return changed
     }
 
-    func describe(_ e: inout GestureEvent, value scale: Double, _ ctx: inout ArenaContext) {
+    func describe(_ e: inout GestureEvent, value scale: Double, _ ctx: borrowing ArenaContext) {
         e.scale = wireRounded(scale, 5)
         e.spanMm = wireRounded(lastSpanMm, 3)
     }

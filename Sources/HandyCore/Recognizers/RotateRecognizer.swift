@@ -60,7 +60,7 @@ struct RotateMeasure: ContinuousGestureMeasure {
         return turned
     }
 
-    func describe(_ e: inout GestureEvent, value rotation: Double, _ ctx: inout ArenaContext) {
+    func describe(_ e: inout GestureEvent, value rotation: Double, _ ctx: borrowing ArenaContext) {
         e.rotation = wireRounded(rotation, 5)
     }
 
