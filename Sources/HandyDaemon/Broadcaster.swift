@@ -256,14 +256,14 @@ public final class Broadcaster: @unchecked Sendable {
                         // Every line wanted (no filter, touches on: the usual subscriber): one
                         // copy, without asking line by line (~25 instructions a line).
                         if subscriptions[i].wantsEveryLine, let last = range.last {
-                            batches[i].writeBytes(batch.storage.bytes, in: batch.start(ofLine: range.lowerBound)..<batch.storage.lines[last].end)
+                            batches[i].writeBytes(batch.storage.bytes, in: batch.start(ofLine: range.lowerBound)..<batch.storage.lineEnds[last])
                             continue
                         }
                         // Consecutive wanted lines are one copy.
                         var run: Int?
                         for l in range {
                             let start = batch.start(ofLine: l)
-                            let wanted = batch.storage.lines[l].gesture.map { subscriptions[i].wants(gesture: $0, device: device, node: node) }
+                            let wanted = batch.storage.lineGestures[l].map { subscriptions[i].wants(gesture: $0, device: device, node: node) }
                                 ?? subscriptions[i].wantsTouches(device: device, node: node)
                             if wanted, run == nil { run = start }
                             if !wanted, let from = run {
@@ -272,7 +272,7 @@ public final class Broadcaster: @unchecked Sendable {
                             }
                         }
                         if let from = run, let last = range.last {
-                            batches[i].writeBytes(batch.storage.bytes, in: from..<batch.storage.lines[last].end)
+                            batches[i].writeBytes(batch.storage.bytes, in: from..<batch.storage.lineEnds[last])
                         }
                     }
                 }
@@ -393,16 +393,9 @@ public struct EncodedBatch: Sendable {
         // Boxed, as in ``InputNotice``: an item of lines is read for every batch.
         indirect case added(DeviceInfo)
         indirect case removed(DeviceInfo)
-        /// These full lines (indices into ``Storage/lines``) and compact frames (indices into
+        /// These full lines (indices into ``Storage/lineEnds``) and compact frames (indices into
         /// ``Storage/compactFrames``) are of this device (its id).
         case lines(device: String, Range<Int>, frames: Range<Int>)
-    }
-
-    struct Line: Sendable, Equatable {
-        /// Where the line ends in ``Storage/bytes`` (it starts where the one before it ends).
-        var end: Int
-        /// The gesture of a gesture event; nil for a touches line.
-        var gesture: GestureKind?
     }
 
     /// One compact `frame` line, whole, in ``Storage/compactBytes``: a subscription that wants all
@@ -442,14 +435,16 @@ public struct EncodedBatch: Sendable {
     struct Storage: Sendable {
         var items: [Item] = []
         var bytes: [UInt8] = []
-        var lines: [Line] = []
+        /// Where each full line ends in `bytes` (it starts where the one before it ends): the
+        /// encoder appends an output's gesture lines' ends here directly.
+        var lineEnds: [Int] = []
+        /// Each full line's gesture; nil for a touches line.
+        var lineGestures: [GestureKind?] = []
         var compactBytes: [UInt8] = []
         var compactFrames: [CompactFrame] = []
         var compactGestures: [CompactGesture] = []
         /// Each frame's touches on their way to the encoder.
         var wireTouches: [WireTouch] = []
-        /// Where each gesture line of an output ends, on their way into `lines`.
-        var lineEnds: [Int] = []
         /// The last device id written, quoted once for all its lines (kept from batch to batch).
         var quotedDevice: JSONQuotedString?
         /// The numbers written lately (kept from batch to batch): a frame's time on each of its
@@ -465,7 +460,8 @@ public struct EncodedBatch: Sendable {
         mutating func empty() {
             if !items.isEmpty { items.removeAll(keepingCapacity: true) }
             if !bytes.isEmpty { bytes.removeAll(keepingCapacity: true) }
-            if !lines.isEmpty { lines.removeAll(keepingCapacity: true) }
+            if !lineEnds.isEmpty { lineEnds.removeAll(keepingCapacity: true) }
+            if !lineGestures.isEmpty { lineGestures.removeAll(keepingCapacity: true) }
             if !compactBytes.isEmpty { compactBytes.removeAll(keepingCapacity: true) }
             if !compactFrames.isEmpty { compactFrames.removeAll(keepingCapacity: true) }
             if !compactGestures.isEmpty { compactGestures.removeAll(keepingCapacity: true) }
@@ -515,7 +511,8 @@ public struct EncodedBatch: Sendable {
         s.items.reserveCapacity(notices.count)
         if forms.full {
             let lineCount = gestureCount + (forms.fullTouches ? frameCount : 0)
-            s.lines.reserveCapacity(lineCount)
+            s.lineEnds.reserveCapacity(lineCount)
+            s.lineGestures.reserveCapacity(lineCount)
             s.bytes.reserveCapacity(lineCount * Self.typicalLineBytes + Self.lineBoundSlack)
         }
         if forms.compact {
@@ -532,7 +529,7 @@ public struct EncodedBatch: Sendable {
                     if s.quotedDevice?.string != device { s.quotedDevice = JSONQuotedString(device) }
                     let quotedDevice = s.quotedDevice
                     let memo = s.memo
-                    let first = s.lines.count
+                    let first = s.lineEnds.count
                     let firstFrame = s.compactFrames.count
                     // By index: iterated, each frame was copied (its touches retained and released).
                     for f in output.frames.indices where output.frames[f].hasChanges {
@@ -540,16 +537,16 @@ public struct EncodedBatch: Sendable {
                         guard forms.full && forms.fullTouches else { continue }
                         JSONLines.encode(output.frames[f].wireMessage(device: device, reusing: &s.wireTouches), quotedDevice: quotedDevice,
                                          memo: memo, into: &s.bytes)
-                        s.lines.append(Line(end: s.bytes.count, gesture: nil))
+                        s.lineEnds.append(s.bytes.count)
+                        s.lineGestures.append(nil)
                     }
                     if forms.full {
                         // Each event read where it lies: by the array's subscript each was copied
                         // whole first (docs/PERFORMANCE.md section 5).
                         // All of the output's events in one pass (one bound, one append).
-                        if !s.lineEnds.isEmpty { s.lineEnds.removeAll(keepingCapacity: true) }
                         output.gestures.withUnsafeBufferPointer { events in
                             JSONLines.encode(eventsIn: events, quotedDevice: quotedDevice, memo: memo, into: &s.bytes, ends: &s.lineEnds)
-                            for k in events.indices { s.lines.append(Line(end: s.lineEnds[k], gesture: events[k].gesture)) }
+                            for k in events.indices { s.lineGestures.append(events[k].gesture) }
                         }
                     }
                     if forms.compact {
@@ -557,8 +554,8 @@ public struct EncodedBatch: Sendable {
                                            frames: &s.compactFrames, gestures: &s.compactGestures, wireTouches: &s.wireTouches)
                     }
                     events += UInt64(output.gestures.count)
-                    if s.lines.count > first || s.compactFrames.count > firstFrame {
-                        s.items.append(.lines(device: device, first..<s.lines.count, frames: firstFrame..<s.compactFrames.count))
+                    if s.lineEnds.count > first || s.compactFrames.count > firstFrame {
+                        s.items.append(.lines(device: device, first..<s.lineEnds.count, frames: firstFrame..<s.compactFrames.count))
                     }
                 }
             }
@@ -629,7 +626,7 @@ public struct EncodedBatch: Sendable {
         }
     }
 
-    func start(ofLine index: Int) -> Int { index == 0 ? 0 : storage.lines[index - 1].end }
+    func start(ofLine index: Int) -> Int { index == 0 ? 0 : storage.lineEnds[index - 1] }
 
     /// Appends the compact `frame` lines of `range` that `subscription` wants something of: each
     /// with the gesture objects it wants, and the touches if it wants touches.

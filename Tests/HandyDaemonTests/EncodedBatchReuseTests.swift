@@ -25,7 +25,8 @@ import Testing
             let reused = EncodedBatch(notices, forms: forms, reusing: consume storage)
             // Compared as Bools: on a failure the testing library would diff megabytes of bytes.
             let same = [
-                ("full lines", reused.storage.bytes == fresh.storage.bytes), ("full line ends", reused.storage.lines == fresh.storage.lines),
+                ("full lines", reused.storage.bytes == fresh.storage.bytes), ("full line ends", reused.storage.lineEnds == fresh.storage.lineEnds),
+                ("full lines' gestures", reused.storage.lineGestures == fresh.storage.lineGestures),
                 ("compact lines", reused.storage.compactBytes == fresh.storage.compactBytes),
                 ("compact frames", reused.storage.compactFrames == fresh.storage.compactFrames),
                 ("compact gestures", reused.storage.compactGestures == fresh.storage.compactGestures), ("items", reused.storage.items == fresh.storage.items),
