@@ -64,6 +64,13 @@ public struct GestureArena: Sendable {
         self.context = ArenaContext(device: deviceID, configuration: configuration, geometry: geometry)
     }
 
+    /// The id the next gesture gets (ids count up from 1). Set it when a device's pipeline is
+    /// rebuilt (a reload, the device unplugged and back) so that one device never reuses an id.
+    public var nextGestureID: UInt64 {
+        get { context.nextID }
+        set { context.nextID = newValue }
+    }
+
     /// Replaces the handedness classifier (every gesture with two or more fingers).
     public mutating func setHandednessClassifier(_ classifier: any HandednessClassifier) {
         context.classifier = classifier

@@ -573,7 +573,8 @@ public struct EncodedBatch: Sendable {
                                       bytes compactBytes: inout [UInt8],
                                       frames compactFrames: inout [CompactFrame], gestures compactGestures: inout [CompactGesture],
                                       wireTouches: inout [WireTouch]) {
-        // The events read where they lie (see `JSONLines.encode(eventAt:quotedDevice:into:)`).
+        // The events read where they lie: the array's subscript would copy each (~450 bytes, three
+        // reference-counted fields) before its compact object is written.
         output.gestures.withUnsafeBufferPointer { gestures in
             appendCompact(gestures, output.frames, device: device, quotedDevice: quotedDevice, memo: memo, touches: touches, bytes: &compactBytes,
                           frames: &compactFrames, gestures: &compactGestures, wireTouches: &wireTouches)

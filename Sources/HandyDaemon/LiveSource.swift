@@ -47,6 +47,10 @@ public final class LiveSource: DeviceSource {
         // Polled on every turn of the input loop, changed only when a device comes or goes.
         didSet { pollDescriptors = [discovery.monitorFileDescriptor, inotify] + devices.values.map { $0.evdev.fileDescriptor } }
     }
+    /// Keyed by device id: the id the device's next gesture gets, kept when its pipeline is
+    /// rebuilt (a reload) or it goes and comes back, so a gesture id is never reused for one
+    /// device within a daemon run (docs/PROTOCOL.md). One entry per device id ever opened.
+    private var nextGestureIDs: [String: UInt64] = [:]
     /// Keyed by device node.
     private var unreadable: [String: UnreadableDevice] = [:]
     /// inotify instance watching the directories of the unreadable devices' nodes. The directory,
@@ -144,10 +148,12 @@ public final class LiveSource: DeviceSource {
             // Geometry or thresholds changed: gestures in progress end (cancelled), then the new
             // configuration applies to the next touch.
             var output = device.pipeline.deviceRemoved(at: EvdevDevice.monotonicNow())
+            rememberGestureIDs(of: device)
             let baseID = current.stableID
             let id = baseID == device.baseID ? device.info.id : uniqueID(baseID, excludingNode: node)
             let replacement = OpenDevice(evdev: device.evdev, configuration: current.configuration, id: id,
                                          baseID: baseID, node: current.sysname)
+            resumeGestureIDs(of: replacement)
             devices[node] = replacement
             logOverrides(replacement, path: node)
             if !output.isEmpty { notices.append(.output(device: device.info.id, output)) }
@@ -205,6 +211,7 @@ public final class LiveSource: DeviceSource {
         }
         let device = OpenDevice(evdev: evdev, configuration: found.configuration, id: uniqueID(baseID, excludingNode: found.devnode),
                                 baseID: baseID, node: found.sysname)
+        resumeGestureIDs(of: device)
         devices[found.devnode] = device
         logOverrides(device, path: found.devnode)
         notices.append(.added(device.info))
@@ -311,6 +318,7 @@ public final class LiveSource: DeviceSource {
             let id = baseID == known.baseID ? known.info.id : uniqueID(baseID, excludingNode: node)
             if id != known.info.id { notices.append(.removed(known.info)) }
             let device = OpenDevice(evdev: evdev, configuration: found.configuration, id: id, baseID: baseID, node: found.sysname)
+            resumeGestureIDs(of: device)
             devices[node] = device
             logOverrides(device, path: node)
             logger.info("device readable now", metadata: ["device.path": "\(node)", "device.id": "\(id)"])
@@ -357,8 +365,20 @@ public final class LiveSource: DeviceSource {
     private func close(node: String, into notices: inout InputNotices) {
         guard let device = devices.removeValue(forKey: node) else { return }
         let output = device.pipeline.deviceRemoved(at: EvdevDevice.monotonicNow())
+        rememberGestureIDs(of: device)
         if !output.isEmpty { notices.append(.output(device: device.info.id, output)) }
         notices.append(.removed(device.info))
+    }
+
+    /// Keeps where `device`'s gesture ids got to (after its last events: it is going or being rebuilt).
+    private func rememberGestureIDs(of device: OpenDevice) {
+        nextGestureIDs[device.info.id] = Swift.max(nextGestureIDs[device.info.id] ?? 1, device.pipeline.arena.nextGestureID)
+    }
+
+    /// A new pipeline for a device id seen before goes on from where its ids got to.
+    private func resumeGestureIDs(of device: OpenDevice) {
+        guard let next = nextGestureIDs[device.info.id] else { return }
+        device.pipeline.arena.nextGestureID = Swift.max(next, device.pipeline.arena.nextGestureID)
     }
 
     private func logOverrides(_ device: OpenDevice, path: String) {

@@ -82,7 +82,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
             switch value.lowercased() {
             case "1", "true", "yes": ignore = true; applied.append(Self.ignoreProperty)
             case "0", "false", "no", "": ignore = false; applied.append(Self.ignoreProperty)
-            default: problem(Self.ignoreProperty, value, "expected 1 or 0; using 0")
+            default: problem(Self.ignoreProperty, value, "expected 1, true, yes, 0, false or no (any case); using 0")
             }
         }
 

@@ -81,7 +81,8 @@ public struct Occlusion: Codable, Hashable, Sendable {
 public struct GestureEvent: Codable, Hashable, Sendable {
     public var gesture: GestureKind
     public var phase: GesturePhase
-    /// Gesture instance id, unique per daemon run (all events of one gesture share it).
+    /// Gesture instance id, unique per device within a daemon run (all events of one gesture share
+    /// it; two devices count separately).
     public var id: UInt64
     /// Seconds, from the device's event timestamps.
     public var time: Double

@@ -57,7 +57,9 @@ public enum JSONLines {
     }
 
     /// Appends the line of the event at `event`, read where it lies: for the events of an array
-    /// (`withUnsafeBufferPointer`), which its subscript would copy whole first.
+    /// (`withUnsafeBufferPointer`), which its subscript would copy whole first. The one-event form
+    /// of ``encode(eventsIn:quotedDevice:memo:into:ends:)``, which the daemon uses for a frame's
+    /// events; the same bytes line by line (tested).
     /// `quotedDevice`: the device id made once for many lines (used when it is the event's).
     /// `memo`: the numbers written lately, kept from line to line (``JSONNumberMemo``).
     @inline(__always) public static func encode(eventAt event: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString? = nil,

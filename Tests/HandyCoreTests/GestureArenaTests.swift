@@ -29,6 +29,20 @@ import Testing
         #expect(zip(events, events.dropFirst()).allSatisfy { $0.time <= $1.time })
     }
 
+    /// A rebuilt pipeline (a reload, a replug) goes on from where the device's ids got to.
+    @Test func idsGoOnFromAGivenNextID() {
+        var first = GestureArena(deviceID: "test", geometry: TestScreen.geometry)
+        let before = runArena(makeFrames(Self.busy), arena: &first)
+        #expect(!before.isEmpty)
+        #expect(first.nextGestureID == before.map(\.id).max()! + 1)
+        var rebuilt = GestureArena(deviceID: "test", geometry: TestScreen.geometry)
+        #expect(rebuilt.nextGestureID == 1)
+        rebuilt.nextGestureID = first.nextGestureID
+        let after = runArena(makeFrames(Self.busy), arena: &rebuilt)
+        #expect(after.count == before.count)
+        #expect(after.map(\.id) == before.map { $0.id + first.nextGestureID - 1 })
+    }
+
     @Test func outputIsDeterministic() {
         #expect(run(Self.busy) == run(Self.busy))
     }

@@ -37,6 +37,15 @@ trap 'rm -rf "$RESULTS"' EXIT
 # HANDYD_GUEST_STRICT and the other switches cannot silently stay behind on the host.
 export HANDYD_GUEST_ENV_TOKEN="$$-$RANDOM-$(date +%s%N)"
 echo "$HANDYD_GUEST_ENV_TOKEN" > "$RESULTS/env-token"
+# A strict run runs every guest: a switch that leaves one out is refused, not obeyed.
+if [ "${HANDYD_GUEST_STRICT:-}" = 1 ]; then
+  for switch in ONLY_SYSTEMD SKIP_SYSTEMD SKIP_DEB; do
+    if [ -n "${!switch:-}" ]; then
+      echo "run-guest-tests: $switch is set, but HANDYD_GUEST_STRICT=1 runs every guest (unset it)" >&2
+      exit 1
+    fi
+  done
+fi
 set +e
 rc=0
 if [ -z "${ONLY_SYSTEMD:-}" ]; then

@@ -79,7 +79,10 @@ while read -r p; do [ -e "$p" ] || [ -L "$p" ] && echo "$p" >> /run/deb-preexist
 grep -qx /usr/bin/handyd /run/deb-paths && grep -qx /lib/systemd/system/handyd.socket /run/deb-paths \
   && pass "dpkg-deb -c: $(wc -l < /run/deb-paths) paths, $(grep -c . /run/deb-preexisting) of them shared directories that exist already" \
   || bad "package contents: $(tr '\n' ' ' < /run/deb-paths)"
-getent passwd handyd >/dev/null && bad "a handyd user exists before the install"
+for who in handyd handyd-actions; do
+  getent passwd "$who" >/dev/null && bad "a $who user exists before the install"
+  getent group "$who" >/dev/null && bad "a $who group exists before the install"
+done
 
 # ---- 1. install with apt, as on a kiosk
 install_pkg() {  # install_pkg WHAT: apt-get install ./the.deb; checks what postinst did
@@ -93,6 +96,11 @@ install_pkg() {  # install_pkg WHAT: apt-get install ./the.deb; checks what post
     && pass "$what: dpkg says handyd $version installed" || bad "$what: dpkg-query: $(dpkg-query -W -f '${Status} ${Version}' handyd 2>&1)"
   getent passwd handyd >/dev/null && getent group handyd >/dev/null && pass "$what: postinst made user and group handyd" \
     || bad "$what: no handyd user/group after install"
+  getent passwd handyd-actions >/dev/null && getent group handyd-actions >/dev/null \
+    && pass "$what: postinst made user and group handyd-actions" || bad "$what: no handyd-actions user/group after install"
+  udevadm settle --timeout=60
+  [ "$(stat -c %G /dev/uinput 2>&1)" = handyd-actions ] && pass "$what: /dev/uinput has group handyd-actions" \
+    || bad "$what: /dev/uinput: $(stat -c '%G %a' /dev/uinput 2>&1)"
   systemctl is-enabled -q handyd.socket && systemctl is-active -q handyd.socket && pass "$what: handyd.socket enabled and listening" \
     || bad "$what: handyd.socket is-enabled=$(systemctl is-enabled handyd.socket 2>&1) is-active=$(systemctl is-active handyd.socket 2>&1)"
   [ -S /run/handyd/handyd.sock ] && [ "$(stat -c '%a %G' /run/handyd/handyd.sock)" = "660 handyd" ] \
@@ -167,7 +175,10 @@ print('client kept across reload')"; then pass "systemctl reload handyd kept the
 [ "$(systemctl show -p MainPID --value handyd.service)" = "$pid" ] && pass "reload kept the process ($pid)" || bad "reload restarted the process"
 kill "$injpid" 2>/dev/null; wait "$injpid" 2>/dev/null
 
-# ---- 4. purge: nothing of the package is left.
+# ---- 4. purge: nothing of the package is left, handyd-actions.service enabled first as an admin
+#         would (its enable symlink must go too).
+systemctl enable handyd-actions.service >/dev/null 2>&1 && [ -n "$(find /etc/systemd -name 'handyd-actions.service' 2>/dev/null)" ] \
+  && pass "handyd-actions.service enabled (its symlink under /etc/systemd)" || bad "systemctl enable handyd-actions.service"
 dpkg -L handyd > /run/dpkg-L 2>&1
 cp /usr/bin/handyctl /run/handyctl.copy
 t=$(date +%s)
@@ -182,8 +193,16 @@ while read -r p; do
 done < <(sort -u /run/deb-paths /run/dpkg-L | grep '^/.' | grep -vx '/\.')
 [ ${#left[@]} -eq 0 ] && pass "purge: none of the $(sort -u /run/deb-paths /run/dpkg-L | grep '^/.' | grep -vxc '/\.') paths of dpkg-deb -c / dpkg -L is left" \
   || bad "purge left: ${left[*]}"
-getent passwd handyd >/dev/null || getent group handyd >/dev/null && bad "purge left the user/group: $(getent passwd handyd) $(getent group handyd)" \
-  || pass "purge: no handyd user or group"
+for who in handyd handyd-actions; do
+  getent passwd "$who" >/dev/null || getent group "$who" >/dev/null && bad "purge left the user/group: $(getent passwd "$who") $(getent group "$who")" \
+    || pass "purge: no $who user or group"
+done
+# /dev/uinput must not keep the deleted group's id (whoever gets that id next could write it).
+if [ -e /dev/uinput ]; then
+  udevadm settle --timeout=60
+  getent group "$(stat -c %g /dev/uinput)" >/dev/null && pass "purge: /dev/uinput's group is $(stat -c '%G, mode %a' /dev/uinput)" \
+    || bad "purge: /dev/uinput keeps a group id nobody has: $(stat -c '%g %G %a' /dev/uinput)"
+fi
 extra=$(find /etc/systemd /run/systemd/system /run/systemd/generator* /var/lib/systemd /etc/udev /run/udev/rules.d /var/lib/handyd /run/handyd \
   -name '*handyd*' 2>/dev/null; [ -e /run/handyd ] && echo /run/handyd; [ -e /var/lib/handyd ] && echo /var/lib/handyd)
 [ -z "$extra" ] && pass "purge: no enable symlink or state under /etc/systemd, /var/lib/systemd, /etc/udev; no /run/handyd, /var/lib/handyd" \

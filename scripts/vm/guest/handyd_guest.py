@@ -391,7 +391,9 @@ def test_unplug_mid_pinch_and_replug(ctx):
     check(dev2 == dev, f"re-plugged device id {dev2!r}, before the unplug {dev!r}")
     check(not dev2.startswith("event"), f"device id {dev2!r} is the kernel node name")
     check(info2.get("node") == os.path.basename(again.devnode), f"node field {info2.get('node')}, devnode {again.devnode}")
-    c.expect(gesture("pinch", "ended", dev2), "pinch on the re-plugged device")
+    ended2 = c.expect(gesture("pinch", "ended", dev2), "pinch on the re-plugged device")
+    # Gesture ids go on where the device's got to: never reused for one device in a daemon run.
+    check(ended2["id"] > began["id"], f"pinch id {ended2['id']} after the replug, {began['id']} before: an id reused")
     again.wait_done()
     # Gone before the next one comes, or that one would be a second device with the name (#2).
     c.expect(removed(again.devnode), "re-plugged device removed")
@@ -519,6 +521,28 @@ def test_syn_dropped_flood(ctx):
     c.close()
 
 
+def evemu_contacts(path):
+    """(distinct tracking ids, most slots in use at one SYN_REPORT) of an evemu recording, read
+    from its ABS_MT_SLOT / ABS_MT_TRACKING_ID events alone."""
+    slot, active, ids, most = 0, {}, set(), 0
+    for line in open(path):
+        f = line.split()
+        if len(f) < 5 or f[0] != "E:":
+            continue
+        type_, code, value = int(f[2], 16), int(f[3], 16), int(f[4])
+        if type_ == 3 and code == 0x2f:
+            slot = value
+        elif type_ == 3 and code == 0x39:
+            if value >= 0:
+                active[slot] = value
+                ids.add(value)
+            else:
+                active.pop(slot, None)
+        elif type_ == 0 and code == 0:
+            most = max(most, len(active))
+    return len(ids), most
+
+
 def test_real_recording(ctx):
     """A real recording (Tests/Fixtures, Atmel maXTouch, two fingers down and up) injected with
     its own description reaches subscribers as the same touches `handyctl replay` finds in it."""
@@ -528,6 +552,12 @@ def test_real_recording(ctx):
     rec = os.path.join(root, "Tests/Fixtures/whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen.2-fingers-touch-release.events")
     out = subprocess.run([ctx.handyctl, "replay", "--summary", rec], capture_output=True, text=True, timeout=60)
     expected = json.loads(out.stdout.strip().splitlines()[-1])
+    # What the file itself holds, read without handyd's tracker: its tracking ids and the most
+    # slots in use at one SYN_REPORT. The replay (the same tracker as the daemon) must agree.
+    in_file = evemu_contacts(rec)
+    check(in_file == (2, 2), f"the Atmel recording holds {in_file[0]} contacts, {in_file[1]} at most at once; expected 2 and 2")
+    check((expected["touches"], expected["mostAtOnce"]) == in_file,
+          f"handyctl replay found {expected['touches']} touches, {expected['mostAtOnce']} at once; the file holds {in_file}")
     c = Client(ctx.socket, subscribe={"touches": True})
     inj = Injector(ctx, rec, "Atmel maXTouch Touchscreen", hold=0.5, start_delay=1.0)
     ctx.injectors.append(inj)

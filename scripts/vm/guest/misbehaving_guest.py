@@ -129,10 +129,22 @@ def storm_recording(ctx, seconds=0.5, rate=10_000):
     return path, frames + 2
 
 
+def frames_tracked(ctx):
+    """handyd's count of touch frames with changes so far (its status), over every device."""
+    if not ctx.daemon_alive():
+        ctx.start_daemon()
+    c = Client(ctx.socket)
+    c.send({"type": "status"})
+    status = c.expect(lambda m: m.get("type") == "status", "status", timeout=10)
+    c.close()
+    return status["frames"]
+
+
 def test_storm_10k_frames_per_second(ctx):
     """5 002 frames in 0.5 s of device time (10 k frames/s). Gestures only (a Python subscriber
     cannot decode 10 k touch frames/s under TCG; the daemon would rightly drop it as slow)."""
     rec, frames = storm_recording(ctx)
+    before = frames_tracked(ctx)
     timing = {}
     def time_the_writes(ctx, c):
         inj = ctx.injectors[-1]
@@ -142,6 +154,11 @@ def test_storm_10k_frames_per_second(ctx):
     # inject plays in real time as far as the guest can: report the rate it reached.
     w = timing["writing"]
     print(f"  storm: {frames} frames written in about {w:.1f} s ({frames / w:.0f} frames/s); {tally.summary()}", flush=True)
+    # Gestures may or may not begin (an overflow under TCG can cancel the touches first), but the
+    # daemon must have read and tracked the storm: its frame counter moved.
+    tracked = frames_tracked(ctx) - before
+    check(tracked > 0, f"storm: handyd's status counts no new touch frame after {frames} were written")
+    print(f"  storm: handyd tracked {tracked} frames with changes", flush=True)
 
 
 def test_storm_while_stopped_syn_dropped(ctx):
@@ -149,12 +166,20 @@ def test_storm_while_stopped_syn_dropped(ctx):
     after SIGCONT nothing is stuck and every gesture is closed."""
     rec, frames = storm_recording(ctx)   # 5 002 frames at 10 k frames/s
     def stop_during(ctx, c):
-        time.sleep(3.2 * SCALE)              # start delay; the storm is under way
+        # 0.2 s into the storm (its first event is due start_delay after the node appeared), so
+        # the rest of it and the lift are written while handyd is stopped.
+        inj = ctx.injectors[-1]
+        time.sleep(max(0.0, inj.node_seen_at + 3.0 * SCALE + 0.2 - time.monotonic()))
         ctx.daemon.send_signal(signal.SIGSTOP)
         time.sleep(2.0 * SCALE)
         ctx.daemon.send_signal(signal.SIGCONT)
     tally, _ = play(ctx, rec, "handyd-test misbehaving storm stopped", touches=True, hold=1.0, during=stop_during)
     print(f"  storm + SIGSTOP: {tally.summary()}", flush=True)
+    check(tally.frames > 0, "storm + SIGSTOP: no touch frame reached the wire")
+    # The lift was written into the overflowed buffer: after the resync the two touches are gone
+    # without their lift, so they must be cancelled (ended would mean no SYN_DROPPED was seen).
+    check(tally.cancelled_touches >= 2, f"storm + SIGSTOP: {tally.cancelled_touches} touches cancelled, expected 2 "
+          "(the lift lost in the overflow)")
 
 
 def test_vanish_mid_frame_unplugged(ctx):

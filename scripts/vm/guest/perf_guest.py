@@ -258,6 +258,30 @@ def instructions(readers, frames, seen, folder, form):
     return 0
 
 
+def system_calls(tracers, frames, folder):
+    """Stops each reader's strace and prints its system calls per frame, by call."""
+    for t in tracers.values():
+        t.send_signal(signal.SIGINT)
+    for t in tracers.values():
+        t.wait(60)
+    per = {}
+    for name in tracers:
+        calls = {}
+        for line in open(os.path.join(folder, name + ".txt")):
+            f = line.split()
+            # "% time seconds usecs/call calls [errors] syscall"
+            if len(f) >= 5 and f[0][0].isdigit() and f[-1] != "total":
+                calls[f[-1]] = (int(f[3]), int(f[4]) if len(f) == 6 else 0)
+        per[name] = calls
+        total = sum(c for c, _ in calls.values())
+        print(f"{name}: {total / frames:.2f} system calls per frame: "
+              + ", ".join(f"{k} {c / frames:.2f}" + (f" ({e / frames:.2f} failed)" if e else "")
+                          for k, (c, e) in sorted(calls.items(), key=lambda kv: -kv[1][0])))
+    print(json.dumps({"bench": "syscalls-guest", "frames": frames,
+                      "callsPerFrame": {n: {k: round(c / frames, 3) for k, (c, _) in calls.items()} for n, calls in per.items()}}), flush=True)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -268,6 +292,8 @@ def main():
     ap.add_argument("--speed", type=float, default=1.0, help="play the stream at this speed (handyctl inject --speed)")
     ap.add_argument("--handyd-cpus", help="run handyd under taskset -c on these CPUs (e.g. 0: both its threads on one vCPU, "
                     "so the hop between them wakes no other CPU)")
+    ap.add_argument("--strace", help="count each reader's system calls during the stream (strace -c -f, all its threads) "
+                    "into this folder and print them per frame; the CPU figures are then not measured")
     ap.add_argument("--form", choices=("full", "compact"), default="full",
                     help="the form handyd's subscriber asks for (docs/PROTOCOL.md \"frame (compact form)\")")
     args = ap.parse_args()
@@ -364,6 +390,17 @@ def main():
             for name, p in readers.items():
                 subprocess.run(["callgrind_control", "-i", "on", str(p.pid)], check=True, stdout=subprocess.DEVNULL)
             progress("callgrind counting")
+        tracers = {}
+        if args.strace:
+            os.makedirs(args.strace, exist_ok=True)
+            for name, p in readers.items():
+                tracers[name] = subprocess.Popen(["strace", "-f", "-c", "-S", "calls", "-o", os.path.join(args.strace, name + ".txt"),
+                                                  "-p", str(p.pid)], stderr=subprocess.PIPE, text=True)
+            for name, t in tracers.items():
+                line = t.stderr.readline()  # "strace: Process N attached" once it holds the process
+                if "attached" not in line:
+                    raise RuntimeError(f"strace did not attach to {name}: {line.strip()}")
+            progress("strace counting")
         c0 = {k: cpu_seconds(p.pid) for k, p in readers.items()}
         u0 = {k: cpu_parts(p.pid) for k, p in readers.items()}
         x0 = {k: sum(n for _, n in switches(p.pid).values()) for k, p in readers.items()}
@@ -391,6 +428,8 @@ def main():
         t1 = thread_cpu(daemon.pid)
         if args.callgrind:
             return instructions(readers, frames, sub.snapshot(), args.callgrind, args.form)
+        if args.strace:
+            return system_calls(tracers, frames, args.strace)
         # Where handyd's CPU went: the input thread (evdev reads, tracker, recognizers) vs the
         # NIO event loop (JSON encoding, socket writes) vs the rest.
         split = {k: round(v - t0.get(k, 0.0), 3) for k, v in t1.items() if v - t0.get(k, 0.0) > 0}

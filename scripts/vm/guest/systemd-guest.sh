@@ -2,7 +2,8 @@
 # Runs INSIDE a guest booted with qemu-run.sh --systemd (systemd is PID 1, udevd and journald run).
 # Installs handyd with `make install-files` (debug binaries), then checks: socket activation on
 # first connect, udev SYSTEMD_WANTS starting the service when a touchscreen appears, reload
-# (SIGHUP, clients stay), clean stop, and handyd-actions.service pressing keys and running commands. Env: ROOT, BIN, RESULTS.
+# (SIGHUP, clients stay), clean stop, handyd-actions.service pressing keys and running commands,
+# and the WebSocket drop-in. Env: ROOT, BIN, RESULTS.
 set -uo pipefail
 cd "$ROOT"
 fail=0
@@ -110,12 +111,15 @@ lines = [l for l in s.text('handyd-test local panel').splitlines() if not l.star
 lines = ['P: 00 00 00 00 00 00 00 00' if l.startswith('P: ') else l for l in lines]
 lines = [l.replace('B: 00 0b', 'B: 00 09') if l.startswith('B: 00 ') else l for l in lines]
 open('/run/local.evemu', 'w').write('\n'.join(lines) + '\n')"
-inject_node() {  # inject_node FILE OUT: start handyctl inject in the background, print its node
+# inject_node FILE OUT: start handyctl inject in the background, its node in $node. Run in this
+# shell, not in $(...): a failure must reach `fail`, which a subshell's `bad` would not set.
+inject_node() {
+  node=
   "$BIN/handyctl" inject --hold 120 --start-delay 0 "$1" > "$2" 2>&1 &
   waitfor 60 grep -q '^device ' "$2" || { bad "inject $1: $(cat "$2")"; return 1; }
-  sed -n 's/^device //p' "$2"
+  node=$(sed -n 's/^device //p' "$2")
 }
-ignored=$(inject_node /run/ignored.evemu /run/inject-ignored.out)
+inject_node /run/ignored.evemu /run/inject-ignored.out; ignored=$node
 udevadm settle --timeout=60
 info=$(udevadm info "$ignored" 2>&1)
 if echo "$info" | grep -q 'HANDYD_IGNORE=yes' && ! echo "$info" | grep -q 'SYSTEMD_WANTS'; then
@@ -126,7 +130,7 @@ fi
 sleep 3
 systemctl is-active -q handyd.service && bad "a locally ignored touchscreen started handyd.service" \
   || pass "a locally ignored touchscreen does not start handyd.service"
-local_node=$(inject_node /run/local.evemu /run/inject-local.out)
+inject_node /run/local.evemu /run/inject-local.out; local_node=$node
 udevadm settle --timeout=60
 info=$(udevadm info "$local_node" 2>&1)
 if ! echo "$info" | grep -q 'ID_INPUT_TOUCHSCREEN=1' && echo "$info" | grep -q 'HANDYD_DEVICE=1' \
@@ -156,6 +160,43 @@ else
   bad "handyd-actions.service"
 fi
 systemctl stop handyd.service
+
+# 6. the WebSocket drop-in as installed (README "web kiosks"): the service serves the protocol on
+#    loopback TCP to the kiosk's Origin, refuses another Origin, and keeps SCHED_RR 10.
+install -D -m 644 /usr/local/share/doc/handyd/handyd-websocket.conf /etc/systemd/system/handyd.service.d/websocket.conf
+systemctl daemon-reload
+systemctl start handyd.service
+waitfor 60 systemctl is-active handyd.service || bad "handyd.service with the WebSocket drop-in did not start"
+ws_status() {  # ws_status ORIGIN: the status line of a WebSocket upgrade on 127.0.0.1:7345
+  timeout 60 python3 -c "
+import base64, os, socket, sys, time
+end = time.monotonic() + 50
+while True:
+    try:
+        s = socket.create_connection(('127.0.0.1', 7345), timeout=10); break
+    except OSError:
+        if time.monotonic() > end: raise
+        time.sleep(0.2)
+key = base64.b64encode(os.urandom(16)).decode()
+s.sendall(('GET / HTTP/1.1\r\nHost: 127.0.0.1:7345\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n'
+           'Sec-WebSocket-Key: ' + key + '\r\nSec-WebSocket-Version: 13\r\nOrigin: ' + sys.argv[1] + '\r\n\r\n').encode())
+print(s.recv(4096).decode(errors='replace').split('\r\n')[0])" "$1"
+}
+status=$(ws_status http://127.0.0.1:8080 2>&1)
+[[ "$status" == "HTTP/1.1 101"* ]] && pass "WebSocket drop-in: the kiosk's Origin is upgraded ($status)" || bad "WebSocket drop-in, kiosk Origin: $status"
+status=$(ws_status http://evil.example 2>&1)
+[[ "$status" == "HTTP/1.1 403"* ]] && pass "WebSocket drop-in: another Origin is refused ($status)" || bad "WebSocket drop-in, other Origin: $status"
+pid=$(systemctl show -p MainPID --value handyd.service)
+policies=$(for task in /proc/"$pid"/task/*; do chrt -p "${task##*/}"; done 2>&1)
+threads=$(ls /proc/"$pid"/task | wc -l)
+if [ "$(grep -c 'policy: SCHED_RR' <<<"$policies")" = "$threads" ] && [ "$(grep -c 'priority: 10$' <<<"$policies")" = "$threads" ]; then
+  pass "WebSocket drop-in: all $threads threads still SCHED_RR priority 10"
+else
+  bad "WebSocket drop-in scheduling: $(tr '\n' ' ' <<<"$policies")"
+fi
+systemctl stop handyd.service
+rm -f /etc/systemd/system/handyd.service.d/websocket.conf
+systemctl daemon-reload
 kill "$injpid" 2>/dev/null; pkill -f "handyctl inject" 2>/dev/null
 if [ $fail -ne 0 ]; then
   echo "---- journal (handyd, handyd-actions)"
