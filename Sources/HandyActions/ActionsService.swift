@@ -16,6 +16,8 @@ public final class ActionsService: Sendable {
     public let configurationPath: String
     public let socketPath: String
     public let keyboardName: String
+    /// The uinput node the virtual keyboard is made through.
+    public let uinputPath: String
     private let logger: Logger
     public let launcher: CommandLauncher
 
@@ -30,12 +32,15 @@ public final class ActionsService: Sendable {
     private let state: Mutex<State>
 
     /// Reads the configuration; throws when it is bad (nothing starts then).
+    /// `uinputPath`: the node the virtual keyboard is made through (tests name one that cannot exist).
     public init(configurationPath: String, socketPath: String = HandyClient.defaultSocketPath,
-                keyboardName: String = VirtualKeyboard.defaultName, logger: Logger) throws(ActionsConfigurationError) {
+                keyboardName: String = VirtualKeyboard.defaultName, uinputPath: String = UInputDevice.defaultControlPath,
+                logger: Logger) throws(ActionsConfigurationError) {
         let configuration = try ActionsConfiguration.load(path: configurationPath)
         self.configurationPath = configurationPath
         self.socketPath = socketPath
         self.keyboardName = keyboardName
+        self.uinputPath = uinputPath
         self.logger = logger
         self.launcher = CommandLauncher(logger: logger)
         self.state = Mutex(State(configuration: configuration))
@@ -135,13 +140,13 @@ public final class ActionsService: Sendable {
     private func keyboard(in s: inout State) -> VirtualKeyboard? {
         if let keyboard = s.keyboard { return keyboard }
         do {
-            let keyboard = try VirtualKeyboard(name: keyboardName, extraKeys: s.configuration.keyCodes)
+            let keyboard = try VirtualKeyboard(name: keyboardName, extraKeys: s.configuration.keyCodes, controlPath: uinputPath)
             let node = (try? keyboard.waitForDevnode(timeoutSeconds: 2)) ?? "(no node yet)"
             logger.info("virtual keyboard \"\(keyboardName)\" at \(node)")
             s.keyboard = keyboard
             return keyboard
         } catch {
-            logger.error("cannot create the virtual keyboard: \(error) (needs write access to /dev/uinput)")
+            logger.error("cannot create the virtual keyboard: \(error) (needs write access to \(uinputPath))")
             return nil
         }
     }
@@ -156,10 +161,15 @@ public final class ActionsService: Sendable {
                 // rather than relying on the default, which also tells a `--wait-clients` replay to start.
                 let client = HandyClient(socketPath: self.socketPath, subscription: SubscribeRequest(touches: false),
                                          reconnect: .init(initialDelaySeconds: 0.1, maximumDelaySeconds: 2))
-                do {
-                    for try await message in client.messages() { self.handle(message) }
-                } catch {
-                    self.logger.error("handyd connection: \(error)")
+                // The stream ends with an error only for what reconnecting cannot mend (a line over
+                // the protocol's limit): said, then a new stream after a pause, until cancelled.
+                while !Task.isCancelled {
+                    do {
+                        for try await message in client.messages() { self.handle(message) }
+                    } catch {
+                        self.logger.error("handyd connection: \(error); connecting again in 2 s")
+                    }
+                    try? await Task.sleep(nanoseconds: 2_000_000_000)
                 }
             }
             await group.next()

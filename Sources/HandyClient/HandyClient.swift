@@ -127,11 +127,15 @@ final class MessageReader: ChannelInboundHandler, Sendable {
         do {
             lines = try splitter.withLockedValue { try $0.append(buffer.readableBytesView) }
         } catch {
+            // A line over the protocol's limit: the stream ends with that error (said, not a
+            // silent close and reconnect).
+            continuation.finish(throwing: error)
             context.close(promise: nil)
             return
         }
         for line in lines {
-            // A newer daemon may send message types this client does not know: skip them.
+            // A newer daemon may send message types, or values of a field (a new gesture kind),
+            // that this client does not know: such a line is skipped, the stream goes on.
             guard let message = try? JSONLines.decodeServerMessage(line) else { continue }
             continuation.yield(message)
         }

@@ -15,6 +15,8 @@ public final class LiveSource: DeviceSource {
         var configuration: DeviceConfiguration
         var pipeline: GesturePipeline
         var info: DeviceInfo
+        /// What the journal was told about this device's protocol faults.
+        var faults = DeviceFaultReport()
         /// The id ``DeviceIdentity`` gave before any `#2` suffix: a reload that changes it (a new
         /// HANDYD_ID) announces the device again under the new one.
         let baseID: String
@@ -118,6 +120,7 @@ public final class LiveSource: DeviceSource {
                 logger.error("read failed, closing device", metadata: ["device.path": "\(node(of: device))", "error": "\(error)"])
                 status = .gone
             }
+            device.faults.check(device.pipeline.tracker.counters, device: id, logger: logger)
             if status == .gone { close(node: node(of: device), into: &notices) }
         }
         // Recognizer timeouts (tap, long press) that passed without new input.

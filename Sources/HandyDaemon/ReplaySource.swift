@@ -48,7 +48,12 @@ public final class ReplaySource: DeviceSource {
     private var shiftMicroseconds: Int64 = 0
     private var startedAt: MonotonicInstant?
     private let firstTime: Timestamp
-    private var passes = 0
+    /// What the journal was told about the recording's protocol faults.
+    private var faults = DeviceFaultReport()
+    /// Passes begun over the end of the recording (looped), or 1 once a single pass is done.
+    private(set) var passes = 0
+    /// How far one looped pass reaches: from the first event to the latest (see init).
+    private let passMicroseconds: Int64
 
     init(recording: Recording, options: Options, logger: Logger) {
         let description = recording.description
@@ -69,6 +74,12 @@ public final class ReplaySource: DeviceSource {
         self.pipeline = GesturePipeline(deviceID: info.id, description: description, geometry: geometry,
                                         configuration: configuration.thresholds)
         self.firstTime = events.first?.time ?? .zero
+        // From the first event to the latest, never negative: a recording whose times go back (the
+        // last before the first) would otherwise start each pass earlier than the one before,
+        // always due at once, and loop without end.
+        let latest = events.lazy.map(\.time.microseconds).max() ?? firstTime.microseconds
+        let (span, overflow) = latest.subtractingReportingOverflow(firstTime.microseconds)
+        self.passMicroseconds = overflow ? .max : max(0, span)
     }
 
     /// Loads a recording for replay (evemu, split `.desc`/`.events`, or libinput record).
@@ -142,12 +153,13 @@ public final class ReplaySource: DeviceSource {
             guard index == events.count, options.loop else { break }
             // Next pass: continue after the last event plus a pause.
             passes += 1
-            let length = Timestamp.saturatingSum(events[events.count - 1].time.microseconds, -firstTime.microseconds)
+            let length = passMicroseconds
             shiftMicroseconds = Timestamp.saturatingSum(shiftMicroseconds, Timestamp.saturatingSum(length, Self.loopPauseMicroseconds))
             index = 0
             logger.debug("replay pass finished", metadata: ["replay.passes": "\(passes)"])
             if monotonic(deviceTime: shifted(events[0].time)) > now { break }
         }
+        faults.check(pipeline.tracker.counters, device: info.id, logger: logger)
         if index == events.count, !options.loop, passes == 0 {
             passes = 1
             logger.info("replay finished", metadata: ["device.id": "\(info.id)"])

@@ -1,5 +1,6 @@
 import HandyProtocol
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -55,9 +56,17 @@ public final class WebSocketListener: Sendable {
 
     private init(server: any Channel) { self.server = server }
 
+    /// Connections that have not finished their handshake, at most: the client limit counts only
+    /// upgraded ones, and each waiting connection holds a descriptor the devices need too.
+    public static let maximumHandshakes = 16
+    /// A connection whose handshake is not done by then is closed (a browser on loopback takes
+    /// milliseconds).
+    public static let handshakeTimeout = TimeAmount.seconds(5)
+
     /// Binds `options.host:options.port`; an error names the address and the errno in one line.
     public static func start(options: WebSocketOptions, broadcasters: BroadcasterGroup, group: any EventLoopGroup,
                              logger: Logger) throws -> WebSocketListener {
+        let handshakes = HandshakeCount(maximum: maximumHandshakes)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 64)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -66,6 +75,16 @@ public final class WebSocketListener: Sendable {
             // enforces (as a Unix socket's fixed buffer does not). Fixed, the bound means the same.
             .childChannelOption(ChannelOptions.socketOption(.so_sndbuf), value: 64 * 1024)
             .childChannelInitializer { channel in
+                guard let ticket = handshakes.enter() else {
+                    logger.notice("WebSocket connection refused: \(maximumHandshakes) handshakes already waiting")
+                    return channel.close()
+                }
+                channel.closeFuture.whenComplete { _ in ticket.leave() }
+                let timeout = channel.eventLoop.scheduleTask(in: handshakeTimeout) {
+                    guard !ticket.hasLeft else { return }
+                    logger.notice("WebSocket connection closed: no handshake within \(handshakeTimeout)")
+                    channel.close(promise: nil)
+                }
                 let refusal = HTTPRefusal(options: options)
                 let upgrader = NIOWebSocketServerUpgrader(
                     // A browser frame is far below this; a message over the line limit is refused (1009).
@@ -75,7 +94,9 @@ public final class WebSocketListener: Sendable {
                         channel.eventLoop.makeSucceededFuture(options.admits(head.headers) ? HTTPHeaders() : nil)
                     },
                     upgradePipelineHandler: { channel, _ in
-                        channel.eventLoop.makeCompletedFuture {
+                        ticket.leave()
+                        timeout.cancel()
+                        return channel.eventLoop.makeCompletedFuture {
                             let sync = channel.pipeline.syncOperations
                             // Upgraded: the refusal (an HTTP handler) goes before any frame passes it.
                             // (Removal of a plain handler completes at once; never wait on the event loop.)
@@ -84,7 +105,7 @@ public final class WebSocketListener: Sendable {
                             try sync.addHandler(NIOWebSocketFrameAggregator(
                                 minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 64,
                                 maxAccumulatedFrameSize: JSONLines.maximumLineLength))
-                            try sync.addHandler(WebSocketLineBridge())
+                            try sync.addHandler(WebSocketLineBridge(logger: logger))
                             try sync.addHandler(ClientConnection(broadcaster: broadcasters.broadcaster(on: channel.eventLoop), logger: logger,
                                                                  mayReceiveTouches: options.sendsTouches))
                         }
@@ -112,6 +133,43 @@ public final class WebSocketListener: Sendable {
     /// broadcaster shutdown, which covers every client; here only the listener closes.
     public func stop() {
         try? server.close().wait()
+    }
+}
+
+/// How many connections are between accept and the end of their handshake (upgraded, refused
+/// or closed), across every event loop.
+final class HandshakeCount: Sendable {
+    private let waiting = NIOLockedValueBox(0)
+    let maximum: Int
+
+    init(maximum: Int) { self.maximum = maximum }
+
+    /// A place for one more connection, or nil when `maximum` are waiting.
+    func enter() -> Ticket? {
+        let admitted = waiting.withLockedValue { n in
+            guard n < maximum else { return false }
+            n += 1
+            return true
+        }
+        return admitted ? Ticket(count: self) : nil
+    }
+
+    /// One connection's place: given back once, whichever comes first (the upgrade, the close).
+    final class Ticket: Sendable {
+        private let count: HandshakeCount
+        private let left = NIOLockedValueBox(false)
+
+        fileprivate init(count: HandshakeCount) { self.count = count }
+
+        var hasLeft: Bool { left.withLockedValue { $0 } }
+
+        func leave() {
+            let first = left.withLockedValue { wasLeft in
+                defer { wasLeft = true }
+                return !wasLeft
+            }
+            if first { count.waiting.withLockedValue { $0 -= 1 } }
+        }
     }
 }
 
@@ -145,7 +203,9 @@ final class HTTPRefusal: ChannelInboundHandler, RemovableChannelHandler, Sendabl
 
 /// Between WebSocket frames and the line protocol ``ClientConnection`` speaks: a text message in
 /// is one line; the lines going out (a batch may hold several) are one text frame each. Pings are
-/// answered; a close is echoed; a binary frame is refused with 1003 (unsupported data).
+/// answered while the client reads; a close is echoed; a binary frame is refused with 1003
+/// (unsupported data), a fragmented message over the line limit with 1009, broken fragments with
+/// 1002.
 final class WebSocketLineBridge: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = ByteBuffer
@@ -153,6 +213,9 @@ final class WebSocketLineBridge: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = WebSocketFrame
 
     private var sentClose = false
+    private let logger: Logger
+
+    init(logger: Logger) { self.logger = logger }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
@@ -162,6 +225,11 @@ final class WebSocketLineBridge: ChannelDuplexHandler, RemovableChannelHandler {
             line.writeInteger(UInt8(ascii: "\n"))
             context.fireChannelRead(wrapInboundOut(line))
         case .ping:
+            // Only while the client reads what it is sent: a client that pings and never reads
+            // would otherwise queue pongs without bound, a queue the slow-client bound never sees
+            // (it is checked on lines and batches). RFC 6455 5.5.3 lets a pong answer only the
+            // latest ping; these go unanswered.
+            guard context.channel.isWritable else { return }
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
         case .connectionClose:
@@ -171,6 +239,22 @@ final class WebSocketLineBridge: ChannelDuplexHandler, RemovableChannelHandler {
         default:
             break
         }
+    }
+
+    /// The aggregator's refusals close this client with the code RFC 6455 names, not the 1001
+    /// (going away) that a close from further in would send; anything else goes on in.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let error = error as? NIOWebSocketFrameAggregator.Error else {
+            context.fireErrorCaught(error)
+            return
+        }
+        let code: WebSocketErrorCode
+        switch error {
+        case .accumulatedFrameSizeIsTooLarge, .tooManyFragments: code = .messageTooLarge
+        default: code = .protocolError
+        }
+        logger.notice("WebSocket client closed: \(error)", metadata: ["websocket.close": "\(code)"])
+        sendClose(context: context, code: code)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

@@ -11,15 +11,23 @@ import Musl
 /// Used by `handyctl inject` and the kernel tests: whatever is written here comes out of a real
 /// evdev node, through udev, exactly as from hardware.
 public final class UInputDevice {
+    /// The kernel's uinput node.
+    public static let defaultControlPath = "/dev/uinput"
+
     /// What the device was created from.
     public let description: DeviceDescription
+    /// The uinput node the device was made through.
+    public let controlPath: String
     private var raw: OpaquePointer?
     private let template: OpaquePointer
+    /// Open while the device exists: ours to close (libevdev closes only a node it opened itself).
+    private var controlDescriptor: Int32
 
-    /// Creates the device. Needs write access to /dev/uinput (usually root).
-    public init(description: DeviceDescription) throws(InputError) {
+    /// Creates the device through `controlPath`. Needs write access to it (usually root, or the
+    /// group a udev rule gives it).
+    public init(description: DeviceDescription, controlPath: String = UInputDevice.defaultControlPath) throws(InputError) {
         guard let template = libevdev_new() else {
-            throw InputError(path: "/dev/uinput", errno: ENOMEM, what: "libevdev_new")
+            throw InputError(path: controlPath, errno: ENOMEM, what: "libevdev_new")
         }
         libevdev_set_name(template, description.name.isEmpty ? "handyd virtual device" : description.name)
         libevdev_set_id_bustype(template, Int32(description.bustype))
@@ -49,12 +57,23 @@ public final class UInputDevice {
                 }
             }
         }
-        var ui: OpaquePointer?
-        let rc = libevdev_uinput_create_from_device(template, LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue, &ui)
-        guard rc == 0, let ui else {
+        // Opened here rather than by libevdev (LIBEVDEV_UINPUT_OPEN_MANAGED knows only /dev/uinput),
+        // so the node is a parameter: a missing or refused one is an error that names it.
+        let descriptor = open(controlPath, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let error = errno
             libevdev_free(template)
-            throw InputError(path: "/dev/uinput", errno: -rc, what: "libevdev_uinput_create_from_device")
+            throw InputError(path: controlPath, errno: error, what: "open")
         }
+        var ui: OpaquePointer?
+        let rc = libevdev_uinput_create_from_device(template, descriptor, &ui)
+        guard rc == 0, let ui else {
+            closeDescriptor(descriptor)
+            libevdev_free(template)
+            throw InputError(path: controlPath, errno: -rc, what: "libevdev_uinput_create_from_device")
+        }
+        self.controlPath = controlPath
+        self.controlDescriptor = descriptor
         self.raw = ui
         self.syspath = libevdev_uinput_get_syspath(ui).map { String(cString: $0) }
         self.template = template
@@ -87,9 +106,9 @@ public final class UInputDevice {
             // node it just made, so the node would never "exist". stat asks no permission.
             var info = stat()
             if let node = devnode, stat(node, &info) == 0 { return node }
-            if raw == nil { throw InputError(path: "/dev/uinput", errno: ENODEV, what: "device closed") }
+            if raw == nil { throw InputError(path: controlPath, errno: ENODEV, what: "device closed") }
             if EvdevDevice.monotonicNow() > deadline {
-                throw InputError(path: syspath ?? "/dev/uinput", errno: ETIMEDOUT, what: "waiting for the evdev node")
+                throw InputError(path: syspath ?? controlPath, errno: ETIMEDOUT, what: "waiting for the evdev node")
             }
             usleep(10_000)
         }
@@ -102,10 +121,10 @@ public final class UInputDevice {
 
     /// Writes one event.
     public func write(type: UInt16, code: UInt16, value: Int32) throws(InputError) {
-        guard let raw else { throw InputError(path: "/dev/uinput", errno: ENODEV, what: "write after close") }
+        guard let raw else { throw InputError(path: controlPath, errno: ENODEV, what: "write after close") }
         let rc = libevdev_uinput_write_event(raw, UInt32(type), UInt32(code), value)
         guard rc == 0 else {
-            throw InputError(path: devnode ?? "/dev/uinput", errno: -rc, what: "libevdev_uinput_write_event")
+            throw InputError(path: devnode ?? controlPath, errno: -rc, what: "libevdev_uinput_write_event")
         }
     }
 
@@ -115,5 +134,18 @@ public final class UInputDevice {
             libevdev_uinput_destroy(raw)
             self.raw = nil
         }
+        if controlDescriptor >= 0 {
+            closeDescriptor(controlDescriptor)
+            controlDescriptor = -1
+        }
     }
+}
+
+/// close(2); the name `close` is ``UInputDevice/close()``'s inside the class.
+private func closeDescriptor(_ descriptor: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(descriptor)
+    #elseif canImport(Musl)
+    _ = Musl.close(descriptor)
+    #endif
 }

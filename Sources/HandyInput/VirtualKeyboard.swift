@@ -37,13 +37,15 @@ public final class VirtualKeyboard {
     public let keys: Set<UInt16>
     private let device: UInputDevice
 
-    /// Creates the device with ``KeyCodes/keyboardRange`` plus `extraKeys`.
-    public init(name: String = defaultName, extraKeys: Set<UInt16> = []) throws(InputError) {
+    /// Creates the device with ``KeyCodes/keyboardRange`` plus `extraKeys`, through the uinput
+    /// node at `controlPath`.
+    public init(name: String = defaultName, extraKeys: Set<UInt16> = [],
+                controlPath: String = UInputDevice.defaultControlPath) throws(InputError) {
         let keys = Set(KeyCodes.keyboardRange).union(extraKeys)
         let description = DeviceDescription(
             name: name, bustype: 0x06 /* BUS_VIRTUAL */, vendor: 0x1d6b, product: 0x0105, version: 1,
             properties: [], supportedEvents: [EventType.syn: [SynCode.report], EventType.key: keys], absAxes: [:])
-        device = try UInputDevice(description: description)
+        device = try UInputDevice(description: description, controlPath: controlPath)
         self.keys = keys
     }
 

@@ -21,7 +21,8 @@ struct EvalCommand: ParsableCommand {
                 `# handyd-calibration:` line, identity otherwise), once per classifier, and compares \
                 the hand of the first pinch with the label. Per tier: accuracy (of the pinches \
                 answered left or right), coverage (share answered), accuracy at 85 % coverage (the \
-                most confident 85 %, an unknown among them counting as a coin toss), and the \
+                most confident 85 %; beyond the pinches a classifier answers, its best guesses on those it \
+                declined follow by their confidence, and a pinch without a guess counts as a coin toss), and the \
                 expected calibration error (ECE, 10 bins). Pinches the pipeline did not recognise \
                 are counted as missed.
 

@@ -23,7 +23,7 @@ extension GenerateCommand {
 
                 Examples:
                   handyctl generate pinches /tmp/pinches --count 600 --seed 2
-                  handyctl generate pinches /tmp/train --count 1500 --seed 1 --mixture
+                  handyctl generate pinches /tmp/train --count 1000 --seed 1 --mixture
                 """)
 
         @Argument(help: ArgumentHelp("Output folder (created if missing).", valueName: "DIR"))

@@ -49,10 +49,17 @@ struct InjectCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The recording: .evemu, .events (+ .desc beside it), or libinput record .yml.", valueName: "RECORDING"))
     var recording: String
 
+    static let longestWaitSeconds: Double = 365 * 86_400
+
     func validate() throws {
         guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a number > 0") }
-        guard hold.isFinite, hold >= 0 else { throw ValidationError("--hold must be a number >= 0") }
-        guard startDelay.isFinite, startDelay >= 0 else { throw ValidationError("--start-delay must be a number >= 0") }
+        // At most a year: a longer time does not fit the sleep's whole seconds (and means a typo).
+        guard hold.isFinite, hold >= 0, hold <= Self.longestWaitSeconds else {
+            throw ValidationError("--hold must be a number of seconds from 0 to \(Int(Self.longestWaitSeconds))")
+        }
+        guard startDelay.isFinite, startDelay >= 0, startDelay <= Self.longestWaitSeconds else {
+            throw ValidationError("--start-delay must be a number of seconds from 0 to \(Int(Self.longestWaitSeconds))")
+        }
     }
 
     func run() throws {
@@ -88,7 +95,8 @@ struct InjectCommand: ParsableCommand {
             let start = EvdevDevice.monotonicNow()
             for event in events {
                 // Real time: each event at its offset from the first, scaled by --speed.
-                let offsetUs = Double(event.time.microseconds - first.time.microseconds) / speed
+                // In Double: the difference of two extreme times does not fit an Int64.
+                let offsetUs = (Double(event.time.microseconds) - Double(first.time.microseconds)) / speed
                 let due = start.advanced(byMicroseconds: Timestamp.saturating(offsetUs))
                 let waitUs = due.microseconds - EvdevDevice.monotonicNow().microseconds
                 if waitUs > 0 { sleepSeconds(Double(waitUs) / 1_000_000) }

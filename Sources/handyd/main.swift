@@ -20,7 +20,7 @@ struct Handyd: ParsableCommand {
     var maxClients: Int = ServerLimits.defaultMaximumClients
     @Option(help: "Bytes a client may leave unread before it is disconnected.")
     var clientQueueBytes: Int = ServerLimits.defaultMaximumQueuedBytes
-    @Option(help: "Replay this evemu recording as a device instead of reading touchscreens.")
+    @Option(help: "Replay this recording (evemu, or libinput record YAML) as a device instead of reading touchscreens.")
     var replay: String?
     @Option(help: "Device description (.desc) for a replayed .events file.")
     var desc: String?

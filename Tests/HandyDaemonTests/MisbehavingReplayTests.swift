@@ -52,6 +52,27 @@ struct MisbehavingReplayTests {
         #expect(frames > 10)
     }
 
+    /// The fault each recording holds (Tests/Fixtures/misbehaving/README.md) is told to the
+    /// journal as a warning naming the device and the fault.
+    static let faults = [
+        "tracking-id-jump.evemu": "tracking ids replaced without a lift", "slot-beyond-range.evemu": "slot numbers beyond its slots",
+        "values-beyond-range.evemu": "axis values beyond their range", "missing-syn-report.evemu": "frames without SYN_REPORT",
+        "syn-dropped.evemu": "SYN_DROPPED",
+    ]
+
+    @Test(arguments: faults.keys.sorted()) func aFaultOfTheDeviceIsLogged(_ name: String) throws {
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture("misbehaving/" + name)])
+        let deadline = Date().addingTimeInterval(20)
+        while !daemon.log.contains("replay finished") && Date() < deadline { usleep(50_000) }
+        let warnings = daemon.log.split(separator: "\n").filter { $0.contains("device breaks the multitouch protocol") }
+        let fault = Self.faults[name]!
+        #expect(warnings.contains { $0.contains(fault) && $0.contains("device.id=replay:" + name.dropLast(6)) }, "\(name): \(warnings)")
+        // Once per kind of fault at this size (a few in a recording): not a line per event.
+        #expect(warnings.count <= Self.faults.count, "\(name): \(warnings)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit(timeoutSeconds: 10) == 0)
+    }
+
     /// 5 001 frames in 0.5 s (10 k frames/s), each moving both fingers: the subscriber asking for
     /// touches gets every frame and every gesture phase. The client counts touches lines without
     /// decoding them (a debug-built decoder would fall behind and be dropped as a slow client,

@@ -1,6 +1,8 @@
 import HandyCore
 @testable import HandyDaemon
 import HandyProtocol
+import HandyRecording
+import HandySynthetic
 import Logging
 import Testing
 
@@ -38,5 +40,37 @@ import Testing
         }
         #expect(items.count == expected.sequence.count)
         #expect(items == expected.sequence)
+    }
+
+    /// A looped recording whose times go back (its last event 5 s before its first) goes on one pass
+    /// at a time, each after the latest event of the one before and the pause: it used to start
+    /// each pass 4 s earlier than the last, always due at once, and loop without end.
+    @Test func aLoopedRecordingWhoseTimesGoBackAdvances() throws {
+        func frame(_ seconds: Double, _ events: [(UInt16, UInt16, Int32)]) -> [InputEvent] {
+            (events + [(EventType.syn, SynCode.report, 0)]).map {
+                InputEvent(time: Timestamp(seconds: seconds), type: $0.0, code: $0.1, value: $0.2)
+            }
+        }
+        let abs = EventType.abs
+        let events = frame(5.0, [(abs, AbsCode.mtSlot, 0), (abs, AbsCode.mtTrackingID, 1), (abs, AbsCode.mtPositionX, 100), (abs, AbsCode.mtPositionY, 100)])
+            + frame(2.0, [(abs, AbsCode.mtPositionX, 140)])
+            + frame(0.0, [(abs, AbsCode.mtTrackingID, -1)])
+        let recording = Recording(description: DemoScenario.device.description, events: events, format: .evemu, path: "backwards.evemu")
+        let source = ReplaySource(recording: recording, options: .init(loop: true), logger: Logger(label: "test"))
+        var notices = InputNotices()
+        let start = MonotonicInstant.now()
+        source.start(now: start, into: &notices)
+        // Its first event is its latest, so a pass spans nothing and the next begins 1 s (the
+        // pause) after it: 3.5 s later, four passes are done (at 0, 1, 2 and 3 s) — not thousands.
+        let later = start.adding(nanoseconds: 3_500_000_000)
+        var frames = 0
+        for _ in 0..<1_000 {
+            var batch = InputNotices()
+            source.service(now: later, readable: [], into: &batch)
+            if batch.isEmpty { break }
+            for case .output(_, let output) in batch.list { frames += output.frames.count }
+        }
+        #expect(source.passes == 4, "\(source.passes) passes")
+        #expect(frames > 0 && frames <= 4 * 3, "\(frames) frames")
     }
 }

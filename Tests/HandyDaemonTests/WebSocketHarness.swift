@@ -177,3 +177,42 @@ final class WebSocketTestClient: @unchecked Sendable {
         return (frame, offset + length)
     }
 }
+
+/// A TCP connection that sends nothing (no handshake), to see when the daemon closes it.
+final class SilentConnection {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else {
+            let e = errno
+            close(fd)
+            throw HarnessError("connect 127.0.0.1:\(port): \(String(cString: strerror(e)))")
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Whether the peer closed (EOF or a reset) within the time; false if it is still open.
+    func closedByPeer(withinSeconds seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let left = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
+            let rc = poll(&p, 1, left)
+            if rc < 0 && errno == EINTR { continue }
+            if rc <= 0 { return false }
+            var byte: UInt8 = 0
+            let n = read(fd, &byte, 1)
+            if n <= 0 { return true }
+            if Date() >= deadline { return false }
+        }
+    }
+}

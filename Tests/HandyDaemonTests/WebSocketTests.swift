@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import HandyDaemon
 import HandyProtocol
 import Testing
 
@@ -150,10 +151,71 @@ extension HostileClientTests {
             fragments.send(opcode: 1, payload: piece, fin: false)
             for _ in 0..<5 { fragments.send(opcode: 0, payload: piece, fin: false) }
             let frames = try fragments.readToEnd()
-            #expect(frames.contains { if case .close = $0 { true } else { false } }, "\(frames.suffix(2))")
+            #expect(frames.last == .close(code: 1009), "\(frames.suffix(2))")
+            // Fragments out of order (a continuation with no message begun): 1002, protocol error.
+            let stray = try Self.connect(port: port)
+            _ = try stray.readText()
+            stray.send(opcode: 0, payload: piece, fin: true)
+            let strayFrames = try stray.readToEnd()
+            #expect(strayFrames.last == .close(code: 1002), "\(strayFrames.suffix(2))")
         })
         outcome.expectEveryBystanderGotEverything()
         #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
+    }
+
+    /// Connections that never start their handshake: at most ``WebSocketListener/maximumHandshakes``
+    /// wait (more are closed at once), each at most ``WebSocketListener/handshakeTimeout``; then a
+    /// browser connects again, and the Unix socket served throughout.
+    @Test func halfOpenConnectionsAreBoundedAndTimedOut() throws {
+        let port = try freeLoopbackPort()
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--wait-clients", "1"] + Self.arguments(port: port))
+        defer { withExtendedLifetime(daemon) {} }
+        _ = try Self.connect(port: port)   // listening (it binds after the initial scan)
+        usleep(200_000)                    // that client's close is seen
+        let waiting = try (0..<WebSocketListener.maximumHandshakes).map { _ in try SilentConnection(port: port) }
+        let oneTooMany = try SilentConnection(port: port)
+        #expect(oneTooMany.closedByPeer(withinSeconds: 3), "a connection beyond the limit stayed open")
+        #expect(waiting.allSatisfy { !$0.closedByPeer(withinSeconds: 0.1) }, "a waiting connection was closed early")
+        let unix = try LineClient(socketPath: daemon.socketPath)
+        #expect(try unix.readLine()?.contains(#""type":"hello""#) == true, "the Unix socket must be served")
+        // The timeout closes the waiting ones; then a browser is served again.
+        #expect(waiting.allSatisfy { $0.closedByPeer(withinSeconds: 10) }, "a connection without a handshake stayed open")
+        let browser = try Self.connect(port: port)
+        #expect(try browser.readText()?.contains(#""type":"hello""#) == true)
+        #expect(daemon.log.contains("handshakes already waiting") && daemon.log.contains("no handshake within"), "\(daemon.stateForFailure)")
+    }
+
+    /// A client that pings without end and never reads, on an idle daemon (no batch is published,
+    /// and batches are where the slow-client bound is checked): the pongs stop once the bound is
+    /// queued for it, so the daemon keeps a bounded amount, and what it kept is all it sends.
+    @Test func aPingFloodThatNeverReadsIsNotQueued() throws {
+        let port = try freeLoopbackPort()
+        // The replay waits for a subscriber that never comes: nothing else flows.
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--wait-clients", "1"] + Self.arguments(port: port))
+        defer { withExtendedLifetime(daemon) {} }
+        let flooder = try Self.connect(port: port, receiveBufferBytes: 4096)
+        _ = try flooder.readText()
+        let before = try daemon.resources
+        let pings = 60_000
+        let payload = [UInt8](repeating: UInt8(ascii: "p"), count: 125)
+        var sendError: Int32 = 0
+        for _ in 0..<pings where sendError == 0 { sendError = flooder.send(opcode: 9, payload: payload) }
+        #expect(sendError == 0, "send: \(String(cString: strerror(sendError)))")
+        // Sent means read by the daemon but for what the sockets hold; let it take the rest.
+        usleep(500_000)
+        let after = try daemon.resources
+        // Then it reads everything it was sent, until nothing more comes for 3 s.
+        var pongs = 0
+        do {
+            while let frame = try flooder.readFrame(timeoutSeconds: 3) {
+                if case .other(opcode: 10) = frame { pongs += 1 }
+            }
+        } catch {}  // the timeout: all read
+        // Unbounded, every ping was answered: 60,000 pongs, ~8 MB kept in the daemon. Bounded: the
+        // 1 MiB slow-client bound and the sockets' buffers, ~9,000 pongs of 127 bytes.
+        #expect(pongs > 0 && pongs < 12_000, "\(pongs) pongs for \(pings) pings")
+        #expect(after.residentKiB - before.residentKiB < residentGrowthBoundKiB, "\(before) -> \(after)")
+        #expect(daemon.process.isRunning, "\(daemon.stateForFailure)")
     }
 
     /// A web client subscribed to touches that never reads is dropped at the same bound as a Unix

@@ -54,6 +54,17 @@ struct HandyctlReplayTests {
         }
     }
 
+    @Test("inject refuses a --hold or --start-delay beyond a year with a usage error, before any device")
+    func injectRefusesHugeWaits() throws {
+        let path = FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events")
+        for arguments in [["--hold", "1e19"], ["--start-delay", "1e19"], ["--hold", "31536001"]] {
+            let run = try Self.run(["inject"] + arguments + [path])
+            // 64: swift-argument-parser's usage error (a trap would end the process by a signal).
+            #expect(run.status == 64, "\(arguments): status \(run.status), \(run.stderr)")
+            #expect(run.stderr.contains("from 0 to 31536000"), "\(arguments): \(run.stderr)")
+        }
+    }
+
     @Test("--touches on the Wacom ISDv4 two-finger tap: two frames, two touches, valid protocol lines")
     func twoFingerTap() throws {
         let path = FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events")
