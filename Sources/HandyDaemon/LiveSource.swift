@@ -49,6 +49,12 @@ public final class LiveSource: DeviceSource {
         // Polled on every turn of the input loop, changed only when a device comes or goes.
         didSet { pollDescriptors = [discovery.monitorFileDescriptor, inotify] + devices.values.map { $0.evdev.fileDescriptor } }
     }
+    /// A device's events read in one turn, at most: a device that sends without a pause (a storm,
+    /// a broken panel) is read in turns with the others and the timers, and each turn's output is
+    /// handed over, instead of one turn that ends only when it stops. A frame is 10–40 events.
+    static let maximumEventsPerTurn = 4096
+    /// Devices (by descriptor) stopped at ``maximumEventsPerTurn`` with events left.
+    private var unfinished: [Int32] = []
     /// Keyed by device id: the id the device's next gesture gets, kept when its pipeline is
     /// rebuilt (a reload) or it goes and comes back, so a gesture id is never reused for one
     /// device within a daemon run (docs/PROTOCOL.md). One entry per device id ever opened.
@@ -80,6 +86,8 @@ public final class LiveSource: DeviceSource {
     public private(set) var pollDescriptors: [Int32]
 
     public var wakeupTime: MonotonicInstant? {
+        // A device stopped at the events' limit goes on at the next turn, without waiting.
+        if !unfinished.isEmpty { return MonotonicInstant(nanoseconds: 0) }
         // Asked twice per turn of the input loop: a loop, not an array.
         var earliest: Timestamp?
         for device in devices.values {
@@ -101,14 +109,17 @@ public final class LiveSource: DeviceSource {
         if readable.contains(inotify) { retryAfterAttributeChange(into: &notices) }
         // The devices alone: iterated with their keys, each turn retained and released the node's
         // path; it is looked up again on the rare turn that needs it.
-        for device in devices.values where readable.contains(device.evdev.fileDescriptor) {
+        // Rare (a device that did not pause): taken only when there is one.
+        var resumed: [Int32] = []
+        if !unfinished.isEmpty { swap(&resumed, &unfinished) }
+        for device in devices.values where readable.contains(device.evdev.fileDescriptor) || resumed.contains(device.evdev.fileDescriptor) {
             let status: DrainStatus
             let id = device.info.id
             // Made in the arrays of an output delivered before (a turn reads one frame, most often).
             var output = notices.takeOutput()
             defer { notices.returnOutput(output) }
             do {
-                status = try device.evdev.drain { event in
+                status = try device.evdev.drain(maximumEvents: Self.maximumEventsPerTurn) { event in
                     device.pipeline.handle(event, into: &output)
                     // One notice per event keeps each frame's gestures right after that frame.
                     if !output.isEmpty {
@@ -122,6 +133,7 @@ public final class LiveSource: DeviceSource {
             }
             device.faults.check(device.pipeline.tracker.counters, device: id, logger: logger)
             if status == .gone { close(node: node(of: device), into: &notices) }
+            if status == .more { unfinished.append(device.evdev.fileDescriptor) }
         }
         // Recognizer timeouts (tap, long press) that passed without new input.
         let deviceNow = Timestamp(microseconds: now.nanoseconds / 1000)

@@ -12,6 +12,9 @@ public enum DrainStatus: Sendable, Equatable {
     case open
     /// The kernel answered ENODEV: the device was unplugged. Close it.
     case gone
+    /// Stopped at the events' limit with more to read, some perhaps already in libevdev's queue
+    /// (where poll does not see them): drain again without waiting for the descriptor.
+    case more
 }
 
 /// One evdev node read through libevdev, non-blocking.
@@ -64,16 +67,27 @@ public final class EvdevDevice {
     /// (ending in a SYN_REPORT), then the events that follow normally. A tracker treats
     /// everything between SYN_DROPPED and that SYN_REPORT as one resync frame.
     ///
-    /// - Returns: `.gone` when the device was unplugged (ENODEV), `.open` otherwise.
+    /// At most `maximumEvents` events in the normal flow (a resync's replay of the device's state
+    /// is always read whole): a device that never stops sending must not keep the caller from its
+    /// other devices.
+    ///
+    /// - Returns: `.gone` when the device was unplugged (ENODEV), `.more` when the limit stopped it
+    ///   with events left, `.open` otherwise.
     /// - Throws: ``InputError`` for any other read error.
-    public func drain(_ body: (InputEvent) -> Void) throws(InputError) -> DrainStatus {
+    public func drain(maximumEvents: Int = .max, _ body: (InputEvent) -> Void) throws(InputError) -> DrainStatus {
         var ev = input_event()
         let normal = LIBEVDEV_READ_FLAG_NORMAL.rawValue
         let sync = LIBEVDEV_READ_FLAG_SYNC.rawValue
         let statusSync = Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue)
+        var left = maximumEvents
         while true {
+            if left <= 0 {
+                // libevdev_has_event_pending: its queue first (no system call), then poll(0).
+                return libevdev_has_event_pending(raw) > 0 ? .more : .open
+            }
             let rc = libevdev_next_event(raw, normal, &ev)
             if rc == 0 {
+                left -= 1
                 body(Self.event(ev))
             } else if rc == statusSync {
                 // ev is the SYN_DROPPED itself; then libevdev replays the device state.

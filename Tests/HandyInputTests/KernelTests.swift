@@ -34,6 +34,38 @@ struct KernelEvdevTests {
         #expect(g.hasKernelResolution && abs(g.sensorWidthMm - 191.9) < 1e-9)
     }
 
+    /// A drain with a limit stops there with `.more` while events are left, even those already in
+    /// libevdev's queue (where poll does not see them), and the next drains go on in order.
+    @Test func aLimitedDrainStopsWithMoreAndGoesOn() throws {
+        let ui = try UInputDevice(description: touchscreenDescription(name: uniqueName("limited")))
+        defer { ui.close() }
+        let dev = try EvdevDevice(path: try ui.waitForDevnode())
+        var a = Contact(trackingID: 200, x: 100, y: 200)
+        try writeFrame(ui, [0: a], btnTouch: 1)
+        for _ in 1...20 {
+            a.x += 7
+            try writeFrame(ui, [0: a])
+        }
+        try writeFrame(ui, [0: nil], btnTouch: 0)
+        // Everything is written before the first read: libevdev reads it all into its queue at once.
+        _ = waitReadable(dev.fileDescriptor, timeoutMs: 5000)
+        var whole: [InputEvent] = []
+        var statuses: [DrainStatus] = []
+        for _ in 0..<100 {
+            var got = 0
+            let status = try dev.drain(maximumEvents: 5) { whole.append($0); got += 1 }
+            statuses.append(status)
+            #expect(got <= 5)
+            if status != .more { break }
+        }
+        // 22 frames: the first 5 events (slot, id, x, y, BTN_TOUCH), then x and SYN 20 times, ...
+        let reports = whole.filter { $0.type == EventType.syn && $0.code == SynCode.report }.count
+        #expect(reports == 22, "\(reports) frames read, statuses \(statuses)")
+        #expect(statuses.dropLast().allSatisfy { $0 == .more } && statuses.last == .open, "\(statuses)")
+        #expect(statuses.count >= whole.count / 5, "\(statuses.count) drains for \(whole.count) events")
+        #expect(whole.map(\.time) == whole.map(\.time).sorted())
+    }
+
     @Test func twoFingerFramesArriveInOrderOnTheMonotonicClock() throws {
         let ui = try UInputDevice(description: touchscreenDescription(name: uniqueName("frames")))
         defer { ui.close() }
