@@ -25,6 +25,13 @@ public struct TrackerCounters: Hashable, Sendable {
     public var droppedContacts: UInt64 = 0
     /// All zero.
     public init() {}
+
+    /// The device's protocol faults, all kinds together (slots and values beyond range, tracking
+    /// ids replaced without a lift, missing SYN_REPORTs, contacts beyond the maximum, resyncs):
+    /// one number a reader compares to see whether anything new went wrong.
+    @inlinable public var faultCount: UInt64 {
+        outOfRangeSlots &+ outOfRangeValues &+ reusedTrackingIDs &+ missingSynReports &+ droppedContacts &+ resyncs
+    }
 }
 
 /// Turns evdev events into ``TouchFrame``s: one per SYN_REPORT.

@@ -9,9 +9,13 @@ import Logging
 struct DeviceFaultReport {
     /// The counts at the last warning, per kind (only the fault kinds below are used).
     private var reported = TrackerCounters()
+    /// ``TrackerCounters/faultCount`` at the last check: the reader compares it (one comparison a
+    /// turn) and calls ``check(_:device:logger:)`` only when it moved.
+    private(set) var checkedFaultCount: UInt64 = 0
 
-    /// Compares `counters` with what was reported; a few comparisons when nothing is new.
+    /// Compares `counters` with what was reported, warns of what is new.
     mutating func check(_ counters: TrackerCounters, device: String, logger: Logger) {
+        checkedFaultCount = counters.faultCount
         Self.report(counters.outOfRangeSlots, &reported.outOfRangeSlots, "slot numbers beyond its slots (events ignored)", device, logger)
         Self.report(counters.outOfRangeValues, &reported.outOfRangeValues, "axis values beyond their range (clamped)", device, logger)
         Self.report(counters.reusedTrackingIDs, &reported.reusedTrackingIDs, "tracking ids replaced without a lift (touches cancelled)", device, logger)

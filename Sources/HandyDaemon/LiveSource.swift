@@ -109,10 +109,14 @@ public final class LiveSource: DeviceSource {
         if readable.contains(inotify) { retryAfterAttributeChange(into: &notices) }
         // The devices alone: iterated with their keys, each turn retained and released the node's
         // path; it is looked up again on the rare turn that needs it.
-        // Rare (a device that did not pause): taken only when there is one.
-        var resumed: [Int32] = []
-        if !unfinished.isEmpty { swap(&resumed, &unfinished) }
-        for device in devices.values where readable.contains(device.evdev.fileDescriptor) || resumed.contains(device.evdev.fileDescriptor) {
+        // Rare (a device that did not pause): nil, no array, on every other turn.
+        var resumed: [Int32]?
+        if !unfinished.isEmpty {
+            resumed = unfinished
+            unfinished.removeAll()
+        }
+        for device in devices.values
+        where readable.contains(device.evdev.fileDescriptor) || resumed?.contains(device.evdev.fileDescriptor) == true {
             let status: DrainStatus
             let id = device.info.id
             // Made in the arrays of an output delivered before (a turn reads one frame, most often).
@@ -131,7 +135,9 @@ public final class LiveSource: DeviceSource {
                 logger.error("read failed, closing device", metadata: ["device.path": "\(node(of: device))", "error": "\(error)"])
                 status = .gone
             }
-            device.faults.check(device.pipeline.tracker.counters, device: id, logger: logger)
+            if device.pipeline.tracker.counters.faultCount != device.faults.checkedFaultCount {
+                device.faults.check(device.pipeline.tracker.counters, device: id, logger: logger)
+            }
             if status == .gone { close(node: node(of: device), into: &notices) }
             if status == .more { unfinished.append(device.evdev.fileDescriptor) }
         }

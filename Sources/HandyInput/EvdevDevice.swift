@@ -87,7 +87,7 @@ public final class EvdevDevice {
             }
             let rc = libevdev_next_event(raw, normal, &ev)
             if rc == 0 {
-                left -= 1
+                left &-= 1  // no overflow check: it starts at most at Int.max
                 body(Self.event(ev))
             } else if rc == statusSync {
                 // ev is the SYN_DROPPED itself; then libevdev replays the device state.
