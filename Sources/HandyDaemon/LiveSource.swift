@@ -105,6 +105,10 @@ public final class LiveSource: DeviceSource {
     public func service(now: MonotonicInstant, readable: [Int32], into notices: inout InputNotices) {
         if readable.contains(discovery.monitorFileDescriptor) {
             while let event = discovery.receive() { handle(event, into: &notices) }
+            if discovery.takeEventsLost() {
+                logger.warning("udev events lost (the monitor's buffer overflowed): looking at every device again")
+                reconcile(into: &notices)
+            }
         }
         if readable.contains(inotify) { retryAfterAttributeChange(into: &notices) }
         // The devices alone: iterated with their keys, each turn retained and released the node's
@@ -212,6 +216,21 @@ public final class LiveSource: DeviceSource {
             // Re-read this one device's configuration the same way SIGHUP does for all.
             reload(now: .now(), into: &notices)
         }
+    }
+
+    /// After lost udev events: what is plugged in now, against what is open or listed. Gone ones
+    /// close, new ones open, and every open one's configuration is read again.
+    private func reconcile(into notices: inout InputNotices) {
+        let found = discovery.enumerateTouchscreens()
+        let present = Set(found.map(\.devnode))
+        for node in devices.keys.filter({ !present.contains($0) }) { close(node: node, into: &notices) }
+        for node in unreadable.keys.filter({ !present.contains($0) }) {
+            if let info = forgetUnreadable(node: node) { notices.append(.removed(info)) }
+        }
+        for device in found where devices[device.devnode] == nil && unreadable[device.devnode] == nil {
+            open(device, into: &notices)
+        }
+        reload(now: .now(), into: &notices)
     }
 
     private func open(_ found: DiscoveredDevice, into notices: inout InputNotices) {

@@ -59,11 +59,14 @@ public struct UdevEvent: Sendable, Equatable {
 public final class UdevDiscovery {
     private let udev: OpaquePointer
     private let monitor: OpaquePointer
+    /// The monitor's socket overflowed (ENOBUFS) since ``takeEventsLost()`` was last asked.
+    private var eventsLost = false
 
     /// Creates a udev context and a monitor on the "udev" netlink group (events after rules ran),
     /// filtered to the input subsystem. Start listening before enumerating so no device slips
-    /// between the two.
-    public init() throws(InputError) {
+    /// between the two. `receiveBufferBytes`: the monitor socket's buffer, when given (forced:
+    /// needs CAP_NET_ADMIN, refused silently otherwise; the tests make it small to overflow it).
+    public init(receiveBufferBytes: Int32? = nil) throws(InputError) {
         guard let udev = udev_new() else { throw InputError(path: "udev", errno: Glibc.errno, what: "udev_new") }
         guard let monitor = udev_monitor_new_from_netlink(udev, "udev") else {
             let e = Glibc.errno
@@ -71,6 +74,7 @@ public final class UdevDiscovery {
             throw InputError(path: "udev", errno: e == 0 ? nil : e, what: "udev_monitor_new_from_netlink")
         }
         var rc = udev_monitor_filter_add_match_subsystem_devtype(monitor, "input", nil)
+        if rc >= 0, let receiveBufferBytes { _ = udev_monitor_set_receive_buffer_size(monitor, receiveBufferBytes) }
         if rc >= 0 { rc = udev_monitor_enable_receiving(monitor) }
         guard rc >= 0 else {
             udev_monitor_unref(monitor)
@@ -119,7 +123,14 @@ public final class UdevDiscovery {
     /// ``DiscoveredDevice/isIgnored``); "remove" for every event node, since the properties of a
     /// removed device may be incomplete and the caller knows which nodes it has open.
     public func receive() -> UdevEvent? {
-        while let dev = udev_monitor_receive_device(monitor) {
+        while true {
+            Glibc.errno = 0
+            guard let dev = udev_monitor_receive_device(monitor) else {
+                // The kernel dropped messages the socket had no room for: which devices came or
+                // went is unknown until the caller looks again (``takeEventsLost()``).
+                if Glibc.errno == ENOBUFS { eventsLost = true }
+                return nil
+            }
             defer { udev_device_unref(dev) }
             guard let actionC = udev_device_get_action(dev),
                   let action = UdevEvent.Action(rawValue: String(cString: actionC)),
@@ -127,7 +138,13 @@ public final class UdevDiscovery {
             if action != .removed && !d.isHandydCandidate { continue }
             return UdevEvent(action: action, device: d)
         }
-        return nil
+    }
+
+    /// Whether udev events were lost (the monitor's buffer overflowed) since the last call: then
+    /// enumerate again to learn what is plugged in now. Clears the flag.
+    public func takeEventsLost() -> Bool {
+        defer { eventsLost = false }
+        return eventsLost
     }
 
     /// Looks one device up by node ("/dev/input/event5"), e.g. to re-read properties.

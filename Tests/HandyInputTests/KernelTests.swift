@@ -205,6 +205,28 @@ struct KernelUdevTests {
         #expect(!udev.enumerateTouchscreens().contains { $0.devnode == node })
     }
 
+    /// Events the monitor's socket had no room for are noticed (ENOBUFS), so the daemon looks at
+    /// every device again instead of missing a plug or an unplug.
+    @Test func aMonitorThatOverflowedSaysSo() throws {
+        let small = try UdevDiscovery(receiveBufferBytes: 2048)
+        let watcher = try UdevDiscovery()
+        #expect(!small.takeEventsLost())
+        // 24 touchscreens plugged while nobody reads the small monitor: their events (a few per
+        // device, a kilobyte or more each) overflow its buffer.
+        let made = try (0..<24).map { i in try UInputDevice(description: touchscreenDescription(name: uniqueName("overflow\(i)"))) }
+        defer { for ui in made { ui.close() } }
+        let nodes = try made.map { try $0.waitForDevnode() }
+        // Once udev has announced them all (on the watcher's roomy buffer), the small one is full.
+        _ = try waitForUdev(watcher, timeoutSeconds: 60, all: nodes.map { node in { $0.device.devnode == node && $0.action == .added } })
+        var read = 0
+        while small.receive() != nil { read += 1 }
+        #expect(small.takeEventsLost(), "\(read) events read and none lost, with a 2 KiB buffer for 24 devices")
+        #expect(!small.takeEventsLost(), "asking clears it")
+        // Looking again finds every one of them.
+        let listed = Set(small.enumerateTouchscreens().map(\.devnode))
+        #expect(nodes.allSatisfy { listed.contains($0) })
+    }
+
     @Test func aNonTouchscreenIsNotReported() throws {
         let udev = try UdevDiscovery()
         // A plain keyboard-like device: no ABS axes, not a touchscreen.
