@@ -53,6 +53,8 @@ public final class LiveSource: DeviceSource {
     /// a broken panel) is read in turns with the others and the timers, and each turn's output is
     /// handed over, instead of one turn that ends only when it stops. A frame is 10–40 events.
     static let maximumEventsPerTurn = 4096
+    /// When to try the unreadable devices again after a transient failure (``isTransient(_:)``).
+    private var transientRetryAt: MonotonicInstant?
     /// Devices (by descriptor) stopped at ``maximumEventsPerTurn`` with events left.
     private var unfinished: [Int32] = []
     /// Keyed by device id: the id the device's next gesture gets, kept when its pipeline is
@@ -93,7 +95,9 @@ public final class LiveSource: DeviceSource {
         for device in devices.values {
             if let deadline = device.pipeline.nextDeadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
-        return earliest.map { MonotonicInstant(deviceTime: $0) }
+        let timers = earliest.map { MonotonicInstant(deviceTime: $0) }
+        guard let retry = transientRetryAt else { return timers }
+        return timers.map { min($0, retry) } ?? retry
     }
 
     public func start(now: MonotonicInstant, into notices: inout InputNotices) {
@@ -111,6 +115,10 @@ public final class LiveSource: DeviceSource {
             }
         }
         if readable.contains(inotify) { retryAfterAttributeChange(into: &notices) }
+        if let retry = transientRetryAt, retry <= now {
+            transientRetryAt = nil
+            retryUnreadable(nodes: Array(unreadable.keys), into: &notices)
+        }
         // The devices alone: iterated with their keys, each turn retained and released the node's
         // path; it is looked up again on the rare turn that needs it.
         // Rare (a device that did not pause): nil, no array, on every other turn.
@@ -258,16 +266,33 @@ public final class LiveSource: DeviceSource {
     }
 
     /// Lists a device that could not be opened, with the reason and the fix, and watches its node's directory.
+    /// An open that failed for want of descriptors or memory (EMFILE, ENFILE, ENOMEM): no udev or
+    /// permission event will come to say it may work now, so it is tried again on a timer.
+    static func isTransient(_ error: InputError) -> Bool {
+        error.errno == EMFILE || error.errno == ENFILE || error.errno == ENOMEM
+    }
+
+    /// How often unreadable devices are tried again after a transient failure.
+    static let transientRetrySeconds = 5.0
+
     private func markUnreadable(_ found: DiscoveredDevice, baseID: String, error: InputError, into notices: inout InputNotices) {
         let node = found.devnode
+        if Self.isTransient(error), transientRetryAt == nil {
+            transientRetryAt = MonotonicInstant.now().adding(nanoseconds: Int64(Self.transientRetrySeconds * 1e9))
+        }
         let fix = Self.fix(for: error, node: node)
         let id = unreadable[node]?.info.id ?? uniqueID(baseID, excludingNode: node)
         let info = DeviceInfo(id: id, name: found.name, path: node, node: found.sysname,
                               problems: wireProblems(found.configuration.problems),
                               readable: false, reason: error.description, fix: fix)
-        var metadata: Logger.Metadata = ["device.path": "\(node)", "device.id": "\(id)", "error": "\(error)"]
-        if let fix { metadata["fix"] = "\(fix)" }
-        logger.warning("touchscreen present but cannot be read; will open it when its permissions change", metadata: metadata)
+        // Said when it changes, not at every retry (a transient failure is tried every few seconds).
+        if unreadable[node]?.info != info {
+            var metadata: Logger.Metadata = ["device.path": "\(node)", "device.id": "\(id)", "error": "\(error)"]
+            if let fix { metadata["fix"] = "\(fix)" }
+            logger.warning(Self.isTransient(error) ? "touchscreen present but cannot be read now; will try again"
+                                                   : "touchscreen present but cannot be read; will open it when its permissions change",
+                           metadata: metadata)
+        }
         if var known = unreadable[node] {
             guard known.info != info else { return }
             known.info = info
@@ -385,6 +410,10 @@ public final class LiveSource: DeviceSource {
 
     /// What an operator can do when a node cannot be opened.
     static func fix(for error: InputError, node: String) -> String? {
+        if Self.isTransient(error) {
+            return "handyd has no file descriptor or memory to spare (\(error.errno == ENOMEM ? "out of memory" : "too many open files")); "
+                + "it tries again every \(Int(Self.transientRetrySeconds)) s"
+        }
         guard error.isPermissionDenied else { return nil }
         var info = stat()
         guard stat(node, &info) == 0 else { return nil }

@@ -475,6 +475,45 @@ def test_unreadable_device_is_listed_until_its_permissions_change(ctx):
     check(rc == 0, f"handyd as nobody exited with {rc}")
 
 
+def test_descriptors_exhausted_then_freed(ctx):
+    """A touchscreen plugged while handyd has no descriptor to spare (its RLIMIT_NOFILE at the
+    lowest free descriptor) is listed unreadable with the reason; once descriptors are free again
+    it is opened within the retry period (no udev or permission event comes to say so)."""
+    if not ctx.daemon_alive():
+        ctx.start_daemon()
+    pid = ctx.daemon.pid
+    c = Client(ctx.socket, subscribe={"gestures": ["pinch"]})
+    s = Stream()
+    s.ev(0.0, 0, 0, 0)       # inject plays from the first event: the pinch stays 12 s later,
+    s.pinch(12.0, "right")   # after the retry (5 s) has opened it, with room under TCG
+    rec = write_recording(ctx.dir, "exhausted.evemu", s)
+    limits = subprocess.run(["prlimit", "--pid", str(pid), "--nofile", "--raw", "--noheadings", "--output", "SOFT,HARD"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    soft, hard = limits[0], limits[1]
+    used = {int(n) for n in os.listdir(f"/proc/{pid}/fd")}
+    lowest_free = next(n for n in range(len(used) + 1) if n not in used)
+    subprocess.run(["prlimit", "--pid", str(pid), f"--nofile={lowest_free}:{hard}"], check=True)
+    try:
+        inj = ctx.inject(rec, "handyd-test touchscreen exhausted", hold=0.5, start_delay=1.0)
+        listed = c.expect(lambda m: m.get("type") == "device" and m.get("event") == "added"
+                          and m["device"].get("path") == inj.devnode, "device listed while descriptors are exhausted", timeout=30)
+        info = listed["device"]
+        check(info.get("readable") is False and "Too many open files" in info.get("reason", ""),
+              f"listed while exhausted: {info}")
+        check("tries again" in info.get("fix", ""), f"fix: {info.get('fix')}")
+    finally:
+        subprocess.run(["prlimit", "--pid", str(pid), f"--nofile={soft}:{hard}"], check=True)
+    again = c.expect(lambda m: m.get("type") == "device" and m.get("event") == "added"
+                     and m["device"].get("path") == inj.devnode and m["device"].get("readable", True) is True,
+                     "device opened once descriptors are free (retry every 5 s)", timeout=20)
+    # (Its id may differ from the listing's: without descriptors udev could not read the name from
+    # sysfs, which the id is made from; a readable device is announced under its own.)
+    ended = c.expect(gesture("pinch", "ended", again["device"]["id"]), "a pinch on the device once opened", timeout=30)
+    check(ended.get("hand") == "right", f"pinch hand {ended.get('hand')}")
+    inj.wait_done()
+    c.close()
+
+
 def test_syn_dropped_flood(ctx):
     """handyd stopped (SIGSTOP) while the device floods its kernel buffer: after SIGCONT the
     resync leaves no stuck touch, the gesture in progress is cancelled, later gestures work."""
@@ -573,7 +612,8 @@ def test_real_recording(ctx):
 
 
 TESTS = [test_enumeration_hotplug_ignore, test_real_recording, test_pinch_hands, test_unplug_mid_pinch_and_replug,
-         test_unreadable_device_is_listed_until_its_permissions_change, test_syn_dropped_flood]
+         test_unreadable_device_is_listed_until_its_permissions_change, test_descriptors_exhausted_then_freed,
+         test_syn_dropped_flood]
 
 
 def run_tests(tests, ctx, only=None, log_lines=60):
