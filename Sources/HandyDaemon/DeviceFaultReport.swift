@@ -9,9 +9,16 @@ import Logging
 struct DeviceFaultReport {
     /// The counts at the last warning, per kind (only the fault kinds below are used).
     private var reported = TrackerCounters()
-    /// ``TrackerCounters/faultCount`` at the last check: the reader compares it (one comparison a
-    /// turn) and calls ``check(_:device:logger:)`` only when it moved.
-    private(set) var checkedFaultCount: UInt64 = 0
+    /// ``TrackerCounters/faultCount`` at the last check.
+    private var checkedFaultCount: UInt64 = 0
+
+    /// Called by a reader after each turn: one comparison, and the full check only when the
+    /// device's fault count moved (the full check at every turn cost ~110 instructions a frame,
+    /// docs/PERFORMANCE.md).
+    @inline(__always)
+    mutating func checkIfChanged(_ counters: TrackerCounters, device: String, logger: Logger) {
+        if counters.faultCount != checkedFaultCount { check(counters, device: device, logger: logger) }
+    }
 
     /// Compares `counters` with what was reported, warns of what is new.
     mutating func check(_ counters: TrackerCounters, device: String, logger: Logger) {

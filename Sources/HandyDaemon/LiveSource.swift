@@ -147,9 +147,7 @@ public final class LiveSource: DeviceSource {
                 logger.error("read failed, closing device", metadata: ["device.path": "\(node(of: device))", "error": "\(error)"])
                 status = .gone
             }
-            if device.pipeline.tracker.counters.faultCount != device.faults.checkedFaultCount {
-                device.faults.check(device.pipeline.tracker.counters, device: id, logger: logger)
-            }
+            device.faults.checkIfChanged(device.pipeline.tracker.counters, device: id, logger: logger)
             if status == .gone { close(node: node(of: device), into: &notices) }
             if status == .more { unfinished.append(device.evdev.fileDescriptor) }
         }
@@ -227,16 +225,13 @@ public final class LiveSource: DeviceSource {
     }
 
     /// After lost udev events: what is plugged in now, against what is open or listed. Gone ones
-    /// close, new ones open, and every open one's configuration is read again.
+    /// close here; ``reload(now:into:)`` then opens new ones and reads every open one's
+    /// configuration again.
     private func reconcile(into notices: inout InputNotices) {
-        let found = discovery.enumerateTouchscreens()
-        let present = Set(found.map(\.devnode))
+        let present = Set(discovery.enumerateTouchscreens().map(\.devnode))
         for node in devices.keys.filter({ !present.contains($0) }) { close(node: node, into: &notices) }
         for node in unreadable.keys.filter({ !present.contains($0) }) {
             if let info = forgetUnreadable(node: node) { notices.append(.removed(info)) }
-        }
-        for device in found where devices[device.devnode] == nil && unreadable[device.devnode] == nil {
-            open(device, into: &notices)
         }
         reload(now: .now(), into: &notices)
     }
@@ -265,7 +260,6 @@ public final class LiveSource: DeviceSource {
         notices.append(.added(device.info))
     }
 
-    /// Lists a device that could not be opened, with the reason and the fix, and watches its node's directory.
     /// An open that failed for want of descriptors or memory (EMFILE, ENFILE, ENOMEM): no udev or
     /// permission event will come to say it may work now, so it is tried again on a timer.
     static func isTransient(_ error: InputError) -> Bool {
@@ -275,6 +269,7 @@ public final class LiveSource: DeviceSource {
     /// How often unreadable devices are tried again after a transient failure.
     static let transientRetrySeconds = 5.0
 
+    /// Lists a device that could not be opened, with the reason and the fix, and watches its node's directory.
     private func markUnreadable(_ found: DiscoveredDevice, baseID: String, error: InputError, into notices: inout InputNotices) {
         let node = found.devnode
         if Self.isTransient(error), transientRetryAt == nil {

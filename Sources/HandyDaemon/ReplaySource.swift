@@ -159,9 +159,7 @@ public final class ReplaySource: DeviceSource {
             logger.debug("replay pass finished", metadata: ["replay.passes": "\(passes)"])
             if monotonic(deviceTime: shifted(events[0].time)) > now { break }
         }
-        if pipeline.tracker.counters.faultCount != faults.checkedFaultCount {
-            faults.check(pipeline.tracker.counters, device: info.id, logger: logger)
-        }
+        faults.checkIfChanged(pipeline.tracker.counters, device: info.id, logger: logger)
         if index == events.count, !options.loop, passes == 0 {
             passes = 1
             logger.info("replay finished", metadata: ["device.id": "\(info.id)"])

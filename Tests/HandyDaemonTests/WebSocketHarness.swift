@@ -42,22 +42,7 @@ final class WebSocketTestClient: @unchecked Sendable {
     /// `receiveBufferBytes`: a small window for a client that will not read, so what it leaves
     /// unread piles up in the daemon (where the bound is) rather than in the kernel's buffers.
     init(port: Int, origin: String? = nil, path: String = "/", upgrade: Bool = true, receiveBufferBytes: Int32? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        if var size = receiveBufferBytes {
-            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard rc == 0 else {
-            let e = errno
-            close(fd)
-            throw HarnessError("connect 127.0.0.1:\(port): \(String(cString: strerror(e)))")
-        }
+        fd = try connectLoopback(port: port, receiveBufferBytes: receiveBufferBytes)
         var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
         if upgrade {
             let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
@@ -178,24 +163,35 @@ final class WebSocketTestClient: @unchecked Sendable {
     }
 }
 
+/// A TCP socket connected to 127.0.0.1:`port`; `receiveBufferBytes` sets SO_RCVBUF before the
+/// connect (the window is agreed then).
+func connectLoopback(port: Int, receiveBufferBytes: Int32? = nil) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+    if var size = receiveBufferBytes {
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let rc = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard rc == 0 else {
+        let e = errno
+        close(fd)
+        throw HarnessError("connect 127.0.0.1:\(port): \(String(cString: strerror(e)))")
+    }
+    return fd
+}
+
 /// A TCP connection that sends nothing (no handshake), to see when the daemon closes it.
 final class SilentConnection {
     let fd: Int32
 
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard rc == 0 else {
-            let e = errno
-            close(fd)
-            throw HarnessError("connect 127.0.0.1:\(port): \(String(cString: strerror(e)))")
-        }
+        fd = try connectLoopback(port: port)
     }
 
     deinit { close(fd) }
