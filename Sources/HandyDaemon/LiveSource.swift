@@ -167,39 +167,44 @@ public final class LiveSource: DeviceSource {
     }
 
     public func reload(now: MonotonicInstant, into notices: inout InputNotices) {
-        for (node, device) in devices {
+        for node in Array(devices.keys) {
             guard let current = discovery.device(devnode: node) else { continue }
-            guard current.configuration != device.configuration else { continue }
-            if current.isIgnored {
-                logger.info("device now ignored", metadata: ["device.path": "\(node)"])
-                close(node: node, into: &notices)
-                continue
-            }
-            logProblems(current)
-            // Geometry or thresholds changed: gestures in progress end (cancelled), then the new
-            // configuration applies to the next touch.
-            var output = device.pipeline.deviceRemoved(at: EvdevDevice.monotonicNow())
-            rememberGestureIDs(of: device)
-            let baseID = current.stableID
-            let id = baseID == device.baseID ? device.info.id : uniqueID(baseID, excludingNode: node)
-            let replacement = OpenDevice(evdev: device.evdev, configuration: current.configuration, id: id,
-                                         baseID: baseID, node: current.sysname)
-            resumeGestureIDs(of: replacement)
-            devices[node] = replacement
-            logOverrides(replacement, path: node)
-            if !output.isEmpty { notices.append(.output(device: device.info.id, output)) }
-            output = PipelineOutput()
-            if replacement.info != device.info {
-                notices.append(.removed(device.info))
-                notices.append(.added(replacement.info))
-            }
-            logger.info("device configuration reloaded", metadata: ["device.path": "\(node)"])
+            reconfigure(node: node, current: current, into: &notices)
         }
         // Devices that could not be read may be readable now; ignored ones may be wanted now.
         retryUnreadable(nodes: Array(unreadable.keys), into: &notices)
         for device in discovery.enumerateTouchscreens() where devices[device.devnode] == nil && unreadable[device.devnode] == nil {
             open(device, into: &notices)
         }
+    }
+
+    /// Applies `current` (the device's udev properties now) to the device open at `node`: nothing
+    /// when its configuration is unchanged, closed when it is now ignored, else a new pipeline.
+    private func reconfigure(node: String, current: DiscoveredDevice, into notices: inout InputNotices) {
+        guard let device = devices[node], current.configuration != device.configuration else { return }
+        if current.isIgnored {
+            logger.info("device now ignored", metadata: ["device.path": "\(node)"])
+            close(node: node, into: &notices)
+            return
+        }
+        logProblems(current)
+        // Geometry or thresholds changed: gestures in progress end (cancelled), then the new
+        // configuration applies to the next touch.
+        let output = device.pipeline.deviceRemoved(at: EvdevDevice.monotonicNow())
+        rememberGestureIDs(of: device)
+        let baseID = current.stableID
+        let id = baseID == device.baseID ? device.info.id : uniqueID(baseID, excludingNode: node)
+        let replacement = OpenDevice(evdev: device.evdev, configuration: current.configuration, id: id,
+                                     baseID: baseID, node: current.sysname)
+        resumeGestureIDs(of: replacement)
+        devices[node] = replacement
+        logOverrides(replacement, path: node)
+        if !output.isEmpty { notices.append(.output(device: device.info.id, output)) }
+        if replacement.info != device.info {
+            notices.append(.removed(device.info))
+            notices.append(.added(replacement.info))
+        }
+        logger.info("device configuration reloaded", metadata: ["device.path": "\(node)"])
     }
 
     public func stop() {
@@ -219,8 +224,18 @@ public final class LiveSource: DeviceSource {
             if devices[node] != nil { close(node: node, into: &notices) }
             if let info = forgetUnreadable(node: node) { notices.append(.removed(info)) }
         case .changed:
-            // Re-read this one device's configuration the same way SIGHUP does for all.
-            reload(now: .now(), into: &notices)
+            // This one device's configuration read again, as SIGHUP does for all: a `udevadm
+            // trigger` after a rule edit sends one change per input device, each a lookup, not an
+            // enumeration.
+            let current = discovery.device(devnode: node) ?? event.device
+            if devices[node] != nil {
+                reconfigure(node: node, current: current, into: &notices)
+            } else if unreadable[node] != nil {
+                retryUnreadable(nodes: [node], into: &notices)
+            } else if current.isHandydCandidate {
+                // No longer ignored, or a candidate now.
+                open(current, into: &notices)
+            }
         }
     }
 

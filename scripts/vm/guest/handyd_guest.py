@@ -611,7 +611,66 @@ def test_real_recording(ctx):
     c.close()
 
 
+def test_rule_change_reconfigures_the_device(ctx):
+    """A udev rule added at run time and `udevadm trigger --action=change` on one touchscreen:
+    handyd announces that device again with the rule's HANDYD_SIZE_MM, drops it when a rule
+    ignores it, opens it again when the rule goes; the other touchscreen is left as it was."""
+    if not ctx.daemon_alive():
+        ctx.start_daemon()
+    idle = idle_recording(ctx)
+    c = Client(ctx.socket, subscribe={})
+    a = ctx.inject(idle, "handyd-test touchscreen changed", hold=120)
+    c.expect(added(a.devnode, a.name), "device added (changed)")
+    b = ctx.inject(idle, "handyd-test touchscreen unchanged", hold=120)
+    c.expect(added(b.devnode, b.name), "device added (unchanged)")
+    rule = "/run/udev/rules.d/98-handyd-change-test.rules"
+    os.makedirs(os.path.dirname(rule), exist_ok=True)
+    sysfs = "/sys/class/input/" + os.path.basename(a.devnode)
+
+    def change(text):
+        if text is None:
+            os.remove(rule)
+        else:
+            with open(rule, "w") as f:
+                f.write(f'SUBSYSTEM=="input", KERNEL=="event*", ATTRS{{name}}=="{a.name}", {text}\n')
+        subprocess.run(["udevadm", "control", "--reload"], check=True)
+        subprocess.run(["udevadm", "trigger", "--action=change", sysfs], check=True)
+
+    def status_devices():
+        c.send({"type": "status"})
+        return c.expect(lambda m: m.get("type") == "status", "status reply", timeout=5).get("devices")
+
+    try:
+        before = status_devices()
+        start = len(c.seen)
+        change('ENV{HANDYD_SIZE_MM}="300 170"')
+        c.expect(removed(a.devnode), "device removed before its new configuration")
+        info = c.expect(added(a.devnode, a.name), "device added with its new configuration")["device"]
+        check((info.get("widthMm"), info.get("heightMm")) == (300, 170),
+              f"after the change: {info.get('widthMm')} x {info.get('heightMm')} mm, expected 300 x 170 (HANDYD_SIZE_MM)")
+        change('ENV{HANDYD_IGNORE}="1"')
+        c.expect(removed(a.devnode), "device removed when a rule ignores it")
+        change(None)
+        info = c.expect(added(a.devnode, a.name), "device added again when the ignoring rule went")["device"]
+        check((info.get("widthMm"), info.get("heightMm")) == (191.9, 107.9),
+              f"without the rule: {info.get('widthMm')} x {info.get('heightMm')} mm, expected 191.9 x 107.9")
+        c.collect(0.5)
+        about_b = [m for m in c.seen[start:] if m.get("type") == "device" and m["device"].get("path") == b.devnode]
+        check(not about_b, f"the other touchscreen was announced again: {about_b}")
+        after = status_devices()
+        check(after == before, f"status devices = {after} after the changes, {before} before")
+    finally:
+        if os.path.exists(rule):
+            os.remove(rule)
+            subprocess.run(["udevadm", "control", "--reload"], check=False)
+        a.unplug()
+        b.unplug()
+    c.expect(removed(b.devnode), "device removed (unchanged)")
+    c.close()
+
+
 TESTS = [test_enumeration_hotplug_ignore, test_real_recording, test_pinch_hands, test_unplug_mid_pinch_and_replug,
+         test_rule_change_reconfigures_the_device,
          test_unreadable_device_is_listed_until_its_permissions_change, test_descriptors_exhausted_then_freed,
          test_syn_dropped_flood]
 
