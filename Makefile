@@ -65,7 +65,8 @@ install-files:
 	install -d $(DESTDIR)$(DOCDIR)
 	for f in docs/DEVICES.md docs/PROTOCOL.md; do [ ! -f $$f ] || install -m 0644 $$f $(DESTDIR)$(DOCDIR)/; done
 	# Not active: the WebSocket drop-in for web kiosks, to copy to /etc/systemd/system/handyd.service.d/.
-	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' systemd/handyd-websocket.conf > $(DESTDIR)$(DOCDIR)/handyd-websocket.conf
+	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/handyd|$(DOCDIR)|g' systemd/handyd-websocket.conf \
+		> $(DESTDIR)$(DOCDIR)/handyd-websocket.conf
 	# handyctl actions as a service (docs/ACTIONS.md); its bindings go in /etc/handyd/actions.toml.
 	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/handyd|$(DOCDIR)|g' systemd/handyd-actions.service \
 		> $(DESTDIR)$(SYSTEMDUNITDIR)/handyd-actions.service

@@ -23,8 +23,8 @@ public final class ActionsService: Sendable {
 
     private struct State: ~Copyable {
         var configuration: ActionsConfiguration
-        /// Device id → name, from hello and device messages (bindings may name either).
-        /// Name and kernel node of each device id, from hello and device messages.
+        /// Name and kernel node of each device id, from hello and device messages (bindings may
+        /// name either); a removed device's are forgotten.
         var deviceNames: [String: String] = [:]
         var deviceNodes: [String: String] = [:]
         var keyboard: VirtualKeyboard?
@@ -75,10 +75,8 @@ public final class ActionsService: Sendable {
     /// Creates the virtual keyboard now when a binding presses keys (so the compositor has seen it
     /// before the first chord); a failure is logged and retried at the first chord.
     public func prepareKeyboard() {
-        state.withLock { s in
-            guard !s.configuration.keyCodes.isEmpty else { return }
-            _ = keyboard(in: &s)
-        }
+        guard !state.withLock({ $0.configuration.keyCodes.isEmpty }) else { return }
+        makeKeyboardIfNeeded()
     }
 
     /// The evdev node of the virtual keyboard, once it exists.
@@ -92,6 +90,8 @@ public final class ActionsService: Sendable {
             logger.info("connected to \(socketPath): handyd \(hello.version), \(hello.devices.count) devices")
         case .device(let m) where m.event == .added:
             state.withLock { $0.deviceNames[m.device.id] = m.device.name; $0.deviceNodes[m.device.id] = m.device.node }
+        case .device(let m) where m.event == .removed:
+            state.withLock { $0.deviceNames[m.device.id] = nil; $0.deviceNodes[m.device.id] = nil }
         case .gesture(let event):
             fire(for: event)
         case .shutdown(let m):
@@ -120,8 +120,10 @@ public final class ActionsService: Sendable {
     }
 
     private func press(_ chord: KeyChord, label: String) {
+        makeKeyboardIfNeeded()
+        // The write under the lock: reload() may close the keyboard meanwhile.
         state.withLock { s in
-            guard let keyboard = keyboard(in: &s) else {
+            guard let keyboard = s.keyboard else {
                 logger.error("\(label): cannot press \(chord.source): no virtual keyboard")
                 return
             }
@@ -137,18 +139,23 @@ public final class ActionsService: Sendable {
         }
     }
 
-    private func keyboard(in s: inout State) -> VirtualKeyboard? {
-        if let keyboard = s.keyboard { return keyboard }
-        do {
-            let keyboard = try VirtualKeyboard(name: keyboardName, extraKeys: s.configuration.keyCodes, controlPath: uinputPath)
-            let node = (try? keyboard.waitForDevnode(timeoutSeconds: 2)) ?? "(no node yet)"
-            logger.info("virtual keyboard \"\(keyboardName)\" at \(node)")
-            s.keyboard = keyboard
-            return keyboard
-        } catch {
-            logger.error("cannot create the virtual keyboard: \(error) (needs write access to \(uinputPath))")
-            return nil
+    /// Creates the virtual keyboard when there is none. Its node is waited for outside the lock:
+    /// that takes up to 2 s, which a reload (SIGHUP) or a device message would wait behind.
+    private func makeKeyboardIfNeeded() {
+        let made: String?? = state.withLock { s in
+            guard s.keyboard == nil else { return nil }
+            do {
+                let keyboard = try VirtualKeyboard(name: keyboardName, extraKeys: s.configuration.keyCodes, controlPath: uinputPath)
+                s.keyboard = keyboard
+                return .some(keyboard.devnode)
+            } catch {
+                logger.error("cannot create the virtual keyboard: \(error) (needs write access to \(uinputPath))")
+                return nil
+            }
         }
+        guard case .some(let devnode) = made else { return }
+        let node = devnode.flatMap { UInputDevice.waitUntilExists($0, timeoutSeconds: 2) ? $0 : nil } ?? "(no node yet)"
+        logger.info("virtual keyboard \"\(keyboardName)\" at \(node)")
     }
 
     /// Subscribes and handles messages until the task is cancelled, reconnecting with backoff

@@ -32,21 +32,34 @@ public struct HandyClient: Sendable {
     public var subscription: SubscribeRequest?
     /// nil: no reconnection; the stream ends when the connection does, and a failed connect throws.
     public var reconnect: Backoff?
+    /// Messages received and not yet taken by the consumer at which the socket's reading stops
+    /// (it goes on at half of it): see ``messages()``.
+    public var maximumBufferedMessages: Int
 
     /// - Parameters:
     ///   - socketPath: the daemon's socket.
     ///   - subscription: what to receive (see docs/PROTOCOL.md).
     ///   - reconnect: backoff for reconnecting, or nil to stop at the first disconnection.
-    public init(socketPath: String = defaultSocketPath, subscription: SubscribeRequest? = nil, reconnect: Backoff? = Backoff()) {
+    ///   - maximumBufferedMessages: how far the consumer may fall behind before the socket is
+    ///     left unread (at least 2).
+    public init(socketPath: String = defaultSocketPath, subscription: SubscribeRequest? = nil, reconnect: Backoff? = Backoff(),
+                maximumBufferedMessages: Int = 4096) {
         self.socketPath = socketPath
         self.subscription = subscription
         self.reconnect = reconnect
+        self.maximumBufferedMessages = max(2, maximumBufferedMessages)
     }
 
     /// The daemon's messages, starting with `hello` (again after each reconnection). Ends when the
     /// consumer stops iterating; with ``reconnect`` nil also when the connection closes.
-    public func messages() -> AsyncThrowingStream<ServerMessage, any Error> {
+    ///
+    /// A consumer that falls behind (``maximumBufferedMessages`` received and not yet taken) stops the reading of the socket until it has caught up to half of that, so what
+    /// it has not read waits in the daemon, whose bound for slow clients then applies (it drops
+    /// the connection with `client-too-slow`; with ``reconnect``, a new one follows), instead
+    /// of in this process's memory without a bound.
+    public func messages() -> Messages {
         let (stream, continuation) = AsyncThrowingStream<ServerMessage, any Error>.makeStream()
+        let flow = ReadFlow(highWatermark: max(2, maximumBufferedMessages))
         // NIO's lock (a pthread mutex), not Synchronization's Mutex: ThreadSanitizer cannot see the
         // latter on Linux and reported this hand-over as a race (docs/RELIABILITY.md).
         let current = NIOLockedValueBox<(any Channel)?>(nil)
@@ -54,7 +67,7 @@ public struct HandyClient: Sendable {
             var delay = reconnect?.initialDelaySeconds ?? 0
             while !Task.isCancelled {
                 do {
-                    let channel = try await connect(continuation)
+                    let channel = try await connect(continuation, flow: flow)
                     current.withLockedValue { $0 = channel }
                     if Task.isCancelled { try? await channel.close() }
                     delay = reconnect?.initialDelaySeconds ?? 0
@@ -79,7 +92,31 @@ public struct HandyClient: Sendable {
             task.cancel()
             current.withLockedValue { $0?.close(promise: nil) }
         }
-        return stream
+        return Messages(stream: stream, flow: flow)
+    }
+
+    /// What ``messages()`` returns: the daemon's messages, each counted as taken when the
+    /// consumer's loop takes it (so the socket's reading can follow the consumer).
+    public struct Messages: AsyncSequence, Sendable {
+        public typealias Element = ServerMessage
+
+        let stream: AsyncThrowingStream<ServerMessage, any Error>
+        let flow: ReadFlow
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var base: AsyncThrowingStream<ServerMessage, any Error>.AsyncIterator
+            let flow: ReadFlow
+
+            public mutating func next() async throws -> ServerMessage? {
+                let message = try await base.next()
+                if message != nil { flow.taken() }
+                return message
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(base: stream.makeAsyncIterator(), flow: flow)
+        }
     }
 
     /// Connects once and returns the daemon's `hello` (its version and devices).
@@ -93,11 +130,12 @@ public struct HandyClient: Sendable {
         throw HandyClientError.closedBeforeHello
     }
 
-    private func connect(_ continuation: AsyncThrowingStream<ServerMessage, any Error>.Continuation) async throws -> any Channel {
+    private func connect(_ continuation: AsyncThrowingStream<ServerMessage, any Error>.Continuation, flow: ReadFlow) async throws -> any Channel {
         try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(MessageReader(continuation: continuation))
+                    flow.attach(channel)
+                    try channel.pipeline.syncOperations.addHandler(MessageReader(continuation: continuation, flow: flow))
                 }
             }
             .connect(unixDomainSocketPath: socketPath)
@@ -111,14 +149,77 @@ public enum HandyClientError: Error, Sendable {
     case closedBeforeHello
 }
 
+/// Stops and restarts the reading of the connection's socket as the consumer falls behind and
+/// catches up: messages yielded (on the event loop) against messages taken (by the consumer's
+/// task). The decision is applied on the event loop from the state at that moment, so a pause
+/// and a resume that cross cannot leave reading on while the consumer is behind.
+final class ReadFlow: Sendable {
+    let highWatermark: Int
+    let lowWatermark: Int
+
+    init(highWatermark: Int) {
+        self.highWatermark = highWatermark
+        lowWatermark = highWatermark / 2
+    }
+
+    private struct State {
+        var outstanding = 0
+        var paused = false
+        var channel: (any Channel)?
+    }
+    private let state = NIOLockedValueBox(State())
+
+    /// A new connection (on its event loop, before any read): paused at once if the consumer is
+    /// still behind with what the previous one delivered.
+    func attach(_ channel: any Channel) {
+        state.withLockedValue { s in
+            s.channel = channel
+            s.paused = s.outstanding >= highWatermark
+        }
+        apply(on: channel)
+    }
+
+    /// One message yielded to the consumer (on the event loop).
+    func yielded(on channel: any Channel) {
+        let pause = state.withLockedValue { s in
+            s.outstanding += 1
+            guard !s.paused, s.outstanding >= highWatermark else { return false }
+            s.paused = true
+            return true
+        }
+        if pause { apply(on: channel) }
+    }
+
+    /// One message taken by the consumer (on its task).
+    func taken() {
+        let resume: (any Channel)? = state.withLockedValue { s in
+            s.outstanding -= 1
+            guard s.paused, s.outstanding <= lowWatermark else { return nil }
+            s.paused = false
+            return s.channel
+        }
+        guard let resume else { return }
+        resume.eventLoop.execute { self.apply(on: resume) }
+    }
+
+    /// Sets the channel's autoRead from the state now (on the channel's event loop).
+    private func apply(on channel: any Channel) {
+        let paused = state.withLockedValue { $0.paused }
+        // Turning autoRead on again also asks for a read.
+        try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: !paused)
+    }
+}
+
 /// Splits the daemon's bytes into lines and yields each decoded message.
 final class MessageReader: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     private let continuation: AsyncThrowingStream<ServerMessage, any Error>.Continuation
+    private let flow: ReadFlow
     private let splitter = NIOLockedValueBox(LineSplitter())
 
-    init(continuation: AsyncThrowingStream<ServerMessage, any Error>.Continuation) {
+    init(continuation: AsyncThrowingStream<ServerMessage, any Error>.Continuation, flow: ReadFlow) {
         self.continuation = continuation
+        self.flow = flow
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -137,7 +238,7 @@ final class MessageReader: ChannelInboundHandler, Sendable {
             // A newer daemon may send message types, or values of a field (a new gesture kind),
             // that this client does not know: such a line is skipped, the stream goes on.
             guard let message = try? JSONLines.decodeServerMessage(line) else { continue }
-            continuation.yield(message)
+            if case .enqueued = continuation.yield(message) { flow.yielded(on: context.channel) }
         }
     }
 

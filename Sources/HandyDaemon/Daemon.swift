@@ -94,9 +94,13 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
     let input = try InputThread.start(loop: loop, logger: logger)
     let socket: UnixSocketListener
     var webSocket: WebSocketListener?
+    // Set as soon as it listens: a later failure (the WebSocket port taken) stops it as a normal
+    // stop does (clients that connected in between are sent `shutdown`, the file is removed).
+    var listening: UnixSocketListener?
     do {
         try inputStarted.futureResult.wait()
         socket = try UnixSocketListener.start(address: address, broadcasters: broadcasters, group: group, logger: logger)
+        listening = socket
         readiness.markReady("socket")
         if let options = options.webSocket {
             webSocket = try WebSocketListener.start(options: options, broadcasters: broadcasters, group: group, logger: logger)
@@ -104,6 +108,7 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
         }
     } catch {
         webSocket?.stop()
+        listening?.stop()
         input.stop()
         throw error
     }

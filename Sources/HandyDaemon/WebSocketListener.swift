@@ -79,11 +79,16 @@ public final class WebSocketListener: Sendable {
                     logger.notice("WebSocket connection refused: \(maximumHandshakes) handshakes already waiting")
                     return channel.close()
                 }
-                channel.closeFuture.whenComplete { _ in ticket.leave() }
                 let timeout = channel.eventLoop.scheduleTask(in: handshakeTimeout) {
                     guard !ticket.hasLeft else { return }
                     logger.notice("WebSocket connection closed: no handshake within \(handshakeTimeout)")
                     channel.close(promise: nil)
+                }
+                // Cancelled on close too: a connection closed in its handshake would otherwise stay
+                // in memory (its channel, held by the timer) for the rest of the 5 s.
+                channel.closeFuture.whenComplete { _ in
+                    ticket.leave()
+                    timeout.cancel()
                 }
                 let refusal = HTTPRefusal(options: options)
                 let upgrader = NIOWebSocketServerUpgrader(

@@ -101,17 +101,32 @@ public final class UInputDevice {
     public func waitForDevnode(timeoutSeconds: Double = 5) throws(InputError) -> String {
         let deadline = EvdevDevice.monotonicNow().advanced(byMilliseconds: timeoutSeconds * 1000)
         while true {
-            // stat, not access(F_OK): access asks the device cgroup too, and a service allowed
-            // only /dev/uinput (handyd-actions.service: DevicePolicy=closed) is denied the event
-            // node it just made, so the node would never "exist". stat asks no permission.
-            var info = stat()
-            if let node = devnode, stat(node, &info) == 0 { return node }
+            if let node = devnode, Self.exists(node) { return node }
             if raw == nil { throw InputError(path: controlPath, errno: ENODEV, what: "device closed") }
             if EvdevDevice.monotonicNow() > deadline {
                 throw InputError(path: syspath ?? controlPath, errno: ETIMEDOUT, what: "waiting for the evdev node")
             }
             usleep(10_000)
         }
+    }
+
+    /// Waits until `node` (a ``devnode`` read before) exists in /dev, without the device: for a
+    /// caller that must not hold its lock while it waits. False after the time.
+    public static func waitUntilExists(_ node: String, timeoutSeconds: Double) -> Bool {
+        let deadline = EvdevDevice.monotonicNow().advanced(byMilliseconds: timeoutSeconds * 1000)
+        while !exists(node) {
+            if EvdevDevice.monotonicNow() > deadline { return false }
+            usleep(10_000)
+        }
+        return true
+    }
+
+    /// stat, not access(F_OK): access asks the device cgroup too, and a service allowed only
+    /// /dev/uinput (handyd-actions.service: DevicePolicy=closed) is denied the event node it just
+    /// made, so the node would never "exist". stat asks no permission.
+    private static func exists(_ node: String) -> Bool {
+        var info = stat()
+        return stat(node, &info) == 0
     }
 
     /// Writes one event (type/code/value; the kernel stamps its own time).

@@ -24,6 +24,27 @@ func freeLoopbackPort() throws -> Int {
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
+/// A socket listening on 127.0.0.1 at a port the kernel chose: a port taken, for a daemon to fail on.
+func listeningLoopbackSocket() throws -> (fd: Int32, port: Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let ok = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0
+        }
+    }
+    guard ok else {
+        let e = errno
+        close(fd)
+        throw HarnessError("cannot listen on a loopback port: \(String(cString: strerror(e)))")
+    }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+}
+
 final class WebSocketTestClient: @unchecked Sendable {
     let fd: Int32
     /// The status line of the handshake's response ("HTTP/1.1 101 Switching Protocols").

@@ -267,6 +267,36 @@ extension HostileClientTests {
         #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
     }
 
+    /// The WebSocket port already taken: handyd names the port and the cause and exits non-zero,
+    /// and its Unix socket, listening just before, is stopped (clients that connected in between
+    /// get `shutdown`) and its file gone, not in the way of the next start.
+    @Test func aTakenPortEndsTheStartAndLeavesNoSocket() throws {
+        let taken = try listeningLoopbackSocket()
+        defer { close(taken.fd) }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-test-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socketPath = directory.appendingPathComponent("run/handyd.sock").path
+        let logPath = directory.appendingPathComponent("handyd.log").path
+        #expect(FileManager.default.createFile(atPath: logPath, contents: nil))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: handydBinary)
+        process.arguments = ["--socket", socketPath, "--log-level", "debug", "--replay", fixture(twoFingerFixture)]
+            + Self.arguments(port: taken.port)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        #expect(process.terminationReason == .exit && process.terminationStatus != 0, "handyd: \(process.terminationStatus)\n\(log)")
+        #expect(log.contains("\(taken.port)") && log.contains("in use"), "the error must name the port and the cause:\n\(log)")
+        #expect(log.contains("listening"), "the Unix socket was to be listening first:\n\(log)")
+        #expect(!FileManager.default.fileExists(atPath: socketPath), "\(socketPath) left behind")
+    }
+
     @Test func badCommandLinesAreUsageErrors() throws {
         for args in [["--websocket", "99999"], ["--websocket", "host:"], ["--websocket-origin", "http://a"],
                      ["--websocket", "7345", "--websocket-origin", "127.0.0.1:8080"]] {

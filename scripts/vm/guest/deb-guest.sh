@@ -118,6 +118,19 @@ if ldd /usr/bin/handyd /usr/bin/handyctl > /run/ldd.out 2>&1 && ! grep -Eq 'libs
   pass "ldd: no Swift library, nothing missing ($(grep -c '=>' /run/ldd.out) shared C libraries)"
 else bad "ldd: $(cat /run/ldd.out)"; fi
 systemctl is-active -q handyd.service && bad "service active before any client or device"
+# Every file:// Documentation= of the package's units is a file it installed (dh_compress gzips
+# documents over 4 KiB unless told not to), and the WebSocket drop-in beside the docs names the
+# package's handyd and its own installed path.
+missing=""
+for u in handyd.service handyd-actions.service; do
+  for d in $(systemctl show -p Documentation --value "$u"); do
+    case $d in file://*) [ -f "${d#file://}" ] || missing="$missing $u:$d" ;; esac
+  done
+done
+[ -z "$missing" ] && pass "units' Documentation= files exist" || bad "Documentation= names files not installed:$missing"
+dropin=/usr/share/doc/handyd/handyd-websocket.conf
+grep -q '^ExecStart=/usr/bin/handyd ' "$dropin" && grep -q "install -D -m 644 $dropin " "$dropin" \
+  && pass "WebSocket drop-in names /usr/bin/handyd and its installed path" || bad "WebSocket drop-in: $(grep -E 'ExecStart=/|install -D' "$dropin" 2>&1)"
 
 # ---- 2. a touchscreen starts the service; a subscriber gets pinches with their hands.
 # The recording: an idle second, then pinches every 2 s for 80 s, right and left hand in turn, so
