@@ -18,8 +18,9 @@ for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
 if [ ${#need[@]} -gt 0 ]; then
   sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
   export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"
+  # A fresh CI machine fetches everything: a mirror's passing hiccup is retried, not a failed run.
+  $sudo apt-get -o Acquire::Retries=5 update -qq
+  $sudo apt-get -o Acquire::Retries=5 install -y -qq --no-install-recommends "${need[@]}"
 fi
 # Playwright from PyPI drives that chromium (it cannot download its own browsers here, nor needs to).
 python3 -c 'import playwright' 2>/dev/null || python3 -m pip install -q playwright \
