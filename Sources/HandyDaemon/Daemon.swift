@@ -82,7 +82,11 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
             inputStarted.succeed()
         }
     }
-    let loop = try InputLoop(sources: sources, logger: logger, started: started) { notices in
+    let watchdog = Watchdog.fromEnvironment(eventLoops: Array(group.makeIterator()), logger: logger)
+    if let watchdog {
+        logger.info("watchdog: telling systemd every \(Double(watchdog.intervalNanoseconds) / 1e9) s that every thread runs")
+    }
+    let loop = try InputLoop(sources: sources, logger: logger, watchdog: watchdog, started: started) { notices in
         // Encoded here, on the input thread: the event loops only copy bytes to the clients.
         broadcasters.deliver(notices)
     }

@@ -73,10 +73,13 @@ public final class InputLoop: @unchecked Sendable {
     /// Called once on the input thread after the sources started and their first notices (the
     /// devices present at start) went to `deliver`.
     private let started: (@Sendable () -> Void)?
+    /// systemd's watchdog, ticked from this thread (nil: none asked for, no timer).
+    private let watchdog: Watchdog?
 
-    public init(sources: [any DeviceSource], logger: Logger, started: (@Sendable () -> Void)? = nil,
+    public init(sources: [any DeviceSource], logger: Logger, watchdog: Watchdog? = nil, started: (@Sendable () -> Void)? = nil,
                 deliver: @escaping @Sendable ([InputNotice]) -> Void) throws {
         self.sources = sources
+        self.watchdog = watchdog
         self.deliver = deliver
         self.started = started
         self.logger = logger
@@ -124,8 +127,10 @@ public final class InputLoop: @unchecked Sendable {
         // comparison is of two references, mostly.
         var polled = [[Int32]](repeating: [], count: sources.count)
         var built = false
+        // Only this thread moves the watchdog's time: kept here, not asked for (a lock) each turn.
+        var pingAt = watchdog?.nextPing
         while true {
-            var wakeup: MonotonicInstant?
+            var wakeup: MonotonicInstant? = pingAt
             for (i, source) in sources.enumerated() {
                 let descriptors = source.pollDescriptors
                 if descriptors != polled[i] {
@@ -158,6 +163,10 @@ public final class InputLoop: @unchecked Sendable {
                 break
             }
             let now = MonotonicInstant.now()
+            if let watchdog, let due = pingAt, due <= now {
+                watchdog.tick(now: now)
+                pingAt = watchdog.nextPing
+            }
 
             if pollSet[0].revents != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)

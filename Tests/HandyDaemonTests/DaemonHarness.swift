@@ -47,7 +47,9 @@ final class DaemonProcess: @unchecked Sendable {
     ///   that restarts the daemon gives the first one's path to the second).
     /// - Parameter launcher: a command that execs handyd (e.g. `prlimit … --`), so the process is
     ///   still handyd's; empty: handyd itself.
-    init(arguments: [String], socketPath requestedSocketPath: String? = nil, launcher: [String] = []) throws {
+    /// - Parameter environment: set in handyd's environment beside the test's own.
+    init(arguments: [String], socketPath requestedSocketPath: String? = nil, launcher: [String] = [],
+         environment: [String: String] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.socketPath = requestedSocketPath ?? directory.appendingPathComponent("run/handyd.sock").path
@@ -58,6 +60,9 @@ final class DaemonProcess: @unchecked Sendable {
         let command = launcher + [handydBinary, "--socket", socketPath, "--log-level", "debug"] + arguments
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = FileHandle.nullDevice
         try process.run()

@@ -197,6 +197,37 @@ fi
 systemctl stop handyd.service
 rm -f /etc/systemd/system/handyd.service.d/websocket.conf
 systemctl daemon-reload
+
+# 7. systemd's watchdog, as a kiosk's drop-in sets it (docs/RELIABILITY.md): the running daemon
+#    keeps it satisfied from every thread; one that stops running (SIGSTOP) is killed by systemd
+#    and started again (Restart=on-failure).
+mkdir -p /etc/systemd/system/handyd.service.d
+printf '[Service]\nWatchdogSec=4s\n' > /etc/systemd/system/handyd.service.d/watchdog.conf
+systemctl daemon-reload
+systemctl start handyd.service
+waitfor 60 systemctl is-active handyd.service || bad "handyd.service with WatchdogSec= did not start"
+pid=$(systemctl show -p MainPID --value handyd.service)
+restarts=$(systemctl show -p NRestarts --value handyd.service)
+sleep 10
+if systemctl is-active -q handyd.service && [ "$(systemctl show -p MainPID --value handyd.service)" = "$pid" ] \
+   && [ "$(systemctl show -p NRestarts --value handyd.service)" = "$restarts" ] \
+   && journalctl -u handyd.service --no-pager | grep -q 'watchdog: telling systemd every 2.0 s'; then
+  pass "watchdog: 10 s at WatchdogSec=4s, the same process still running, pinging every 2 s"
+else
+  bad "watchdog: pid $pid -> $(systemctl show -p MainPID --value handyd.service), restarts $restarts -> $(systemctl show -p NRestarts --value handyd.service), $(journalctl -u handyd.service --no-pager | grep -i watchdog | tail -3)"
+fi
+# Nothing else kills a stopped process here: gone, and a new one started, is systemd's watchdog.
+kill -STOP "$pid"
+if waitfor 40 bash -c "[ \"\$(systemctl show -p NRestarts --value handyd.service)\" -gt $restarts ] && systemctl is-active -q handyd.service" \
+   && ! kill -0 "$pid" 2>/dev/null && [ "$(systemctl show -p MainPID --value handyd.service)" != "$pid" ]; then
+  pass "watchdog: a stopped daemon is killed and started again (pid $pid -> $(systemctl show -p MainPID --value handyd.service))"
+else
+  bad "watchdog: after SIGSTOP restarts $restarts -> $(systemctl show -p NRestarts --value handyd.service), active $(systemctl is-active handyd.service), $(journalctl -u handyd.service --no-pager | grep -i watchdog | tail -3)"
+fi
+kill -CONT "$pid" 2>/dev/null
+systemctl stop handyd.service
+rm -f /etc/systemd/system/handyd.service.d/watchdog.conf
+systemctl daemon-reload
 kill "$injpid" 2>/dev/null; pkill -f "handyctl inject" 2>/dev/null
 if [ $fail -ne 0 ]; then
   echo "---- journal (handyd, handyd-actions)"
