@@ -72,6 +72,26 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
         #expect(still.scaleVelocity == 0 && still.glideScale == 1)
     }
 
+    /// A spread made in a fifth of a millisecond, lifted at once (frames every 10 µs: a device
+    /// that stamps its frames so, or a crafted recording): the release velocity is enormous, and
+    /// the glide and every other value must stay finite numbers that a client can decode
+    /// (`exp` of it overflowed to infinity, written as the string "inf").
+    @Test func anEnormousReleaseVelocityKeepsEveryValueFinite() throws {
+        var arena = GestureArena(deviceID: "test", geometry: TestScreen.geometry, configuration: .init())
+        let frames = makeFrames(spread(30, 60, move: (0, 0.0002), up: 0.0005), hz: 100_000)
+        let events = runArena(frames, arena: &arena).filter { $0.gesture == .pinch }
+        let ended = try #require(events.last)
+        #expect(ended.phase == .ended)
+        #expect(ended.scaleVelocity! > 1_000, "the case needs a huge release velocity: \(ended.scaleVelocity!)")
+        for e in events {
+            for v in [e.scale, e.scaleVelocity, e.glideScale, e.spanMm].compactMap({ $0 }) {
+                #expect(v.isFinite, "\(e.phase): \(v)")
+            }
+            let line = JSONLines.encode(.gesture(e))
+            #expect(throws: Never.self) { try JSONLines.decodeServerMessage(line.dropLast()) }
+        }
+    }
+
     @Test func threeFingerPinchAndFingerLeaving() {
         // Three fingers spread about a centre; the third lifts early: the pinch goes on with two.
         func finger(_ id: Int, _ angle: Double, up: Double) -> Finger {

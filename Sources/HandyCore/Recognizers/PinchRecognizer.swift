@@ -62,9 +62,14 @@ struct PinchMeasure: ContinuousGestureMeasure {
         velocity.add(m.time, x: 1, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
     }
 
+    /// The bounds of `scale` and `glideScale`: far beyond a hand (a span of 10 m from 1 cm is
+    /// 1000×); they keep a device's absurd values (a crafted recording, positions far outside the
+    /// declared range when the range is empty) finite, so every line stays decodable JSON.
+    static let scaleBounds = 1e-6...1e6
+
     func apply(_ m: FrameMotion, to scale: inout Double, velocity: inout VelocityEstimator, _ c: GestureConfiguration) -> Bool {
         let changed = m.deltaScale != 1
-        scale *= m.deltaScale
+        scale = Swift.min(Swift.max(scale * m.deltaScale, Self.scaleBounds.lowerBound), Self.scaleBounds.upperBound)
         if changed { velocity.add(m.time, x: scale, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs) }
         return changed
     }
@@ -81,6 +86,8 @@ struct PinchMeasure: ContinuousGestureMeasure {
     func describeRelease(_ e: inout GestureEvent, value scale: Double, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration) {
         let v = velocity.velocityX(at: time, pauseMs: c.velocityPauseMs)
         e.scaleVelocity = wireRounded(v, 4)
-        e.glideScale = wireRounded(exp(c.momentumTimeConstantSeconds * v / Swift.max(scale, 1e-6)), 4)
+        // exp overflows to infinity past 709: a spread made in microseconds and lifted at once.
+        let glide = exp(c.momentumTimeConstantSeconds * v / Swift.max(scale, 1e-6))
+        e.glideScale = wireRounded(glide.isNaN ? 1 : Swift.min(Swift.max(glide, Self.scaleBounds.lowerBound), Self.scaleBounds.upperBound), 4)
     }
 }
