@@ -53,8 +53,9 @@ public struct HandyClient: Sendable {
     /// The daemon's messages, starting with `hello` (again after each reconnection). Ends when the
     /// consumer stops iterating; with ``reconnect`` nil also when the connection closes.
     ///
-    /// A consumer that falls behind (``maximumBufferedMessages`` received and not yet taken) stops the reading of the socket until it has caught up to half of that, so what
-    /// it has not read waits in the daemon, whose bound for slow clients then applies (it drops
+    /// A consumer that falls behind (``maximumBufferedMessages`` received and not yet taken)
+    /// stops the reading of the socket until it has caught up to half of that, so what it has
+    /// not read waits in the daemon, whose bound for slow clients then applies (it drops
     /// the connection with `client-too-slow`; with ``reconnect``, a new one follows), instead
     /// of in this process's memory without a bound.
     public func messages() -> Messages {

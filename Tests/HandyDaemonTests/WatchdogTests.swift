@@ -88,14 +88,7 @@ final class NotifySocket {
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (i, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = byte }
         }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0 else {
-            let e = errno
-            close(fd)
-            throw HarnessError("bind \(path): \(String(cString: strerror(e)))")
-        }
+        try socketCall(fd, &address, "bind \(path)", bind)
     }
 
     deinit { close(fd) }

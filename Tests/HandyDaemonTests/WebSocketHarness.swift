@@ -196,15 +196,22 @@ func connectLoopback(port: Int, receiveBufferBytes: Int32? = nil) throws -> Int3
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = UInt16(port).bigEndian
+    try socketCall(fd, &address, "connect 127.0.0.1:\(port)", connect)
+    return fd
+}
+
+/// `call` (bind, connect) on `fd` with `address` (a sockaddr_in, sockaddr_un…); on failure
+/// closes `fd` and throws "`what`: the errno's text".
+func socketCall<Address>(_ fd: Int32, _ address: inout Address, _ what: String,
+                         _ call: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) throws {
     let rc = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
     }
     guard rc == 0 else {
         let e = errno
         close(fd)
-        throw HarnessError("connect 127.0.0.1:\(port): \(String(cString: strerror(e)))")
+        throw HarnessError("\(what): \(String(cString: strerror(e)))")
     }
-    return fd
 }
 
 /// A TCP connection that sends nothing (no handshake), to see when the daemon closes it.

@@ -67,9 +67,13 @@ struct PinchMeasure: ContinuousGestureMeasure {
     /// declared range when the range is empty) finite, so every line stays decodable JSON.
     static let scaleBounds = 1e-6...1e6
 
+    @inline(__always) static func bounded(_ v: Double) -> Double {
+        Swift.min(Swift.max(v, scaleBounds.lowerBound), scaleBounds.upperBound)
+    }
+
     func apply(_ m: FrameMotion, to scale: inout Double, velocity: inout VelocityEstimator, _ c: GestureConfiguration) -> Bool {
         let changed = m.deltaScale != 1
-        scale = Swift.min(Swift.max(scale * m.deltaScale, Self.scaleBounds.lowerBound), Self.scaleBounds.upperBound)
+        scale = Self.bounded(scale * m.deltaScale)
         if changed { velocity.add(m.time, x: scale, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs) }
         return changed
     }
@@ -88,6 +92,6 @@ struct PinchMeasure: ContinuousGestureMeasure {
         e.scaleVelocity = wireRounded(v, 4)
         // exp overflows to infinity past 709: a spread made in microseconds and lifted at once.
         let glide = exp(c.momentumTimeConstantSeconds * v / Swift.max(scale, 1e-6))
-        e.glideScale = wireRounded(glide.isNaN ? 1 : Swift.min(Swift.max(glide, Self.scaleBounds.lowerBound), Self.scaleBounds.upperBound), 4)
+        e.glideScale = wireRounded(glide.isNaN ? 1 : Self.bounded(glide), 4)
     }
 }
