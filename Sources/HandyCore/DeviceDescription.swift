@@ -69,6 +69,29 @@ public struct DeviceDescription: Hashable, Sendable {
     /// Protocol B (slots); otherwise protocol A (SYN_MT_REPORT).
     public var usesSlots: Bool { absAxes[AbsCode.mtSlot] != nil }
 
+    /// Most slots a tracker keeps, whatever the device declares: a hostile ABS_MT_SLOT maximum of
+    /// 2³¹−1 must not allocate 2³¹ slots (the kernel's own drivers declare tens at most).
+    public static let maxTrackedSlots = 256
+
+    /// The slots handyd tracks: ``slotCount`` up to ``maxTrackedSlots`` (0 without slots). What
+    /// `device` messages report, so a client sizes its tables by what can really arrive.
+    public var trackedSlotCount: Int { Swift.min(slotCount, Self.maxTrackedSlots) }
+
+    /// Why the position axes cannot place a touch, or nil when they can (or are absent): the axes
+    /// the tracker reads (ABS_MT_POSITION_X/Y on a multitouch device, ABS_X/Y otherwise) need a
+    /// maximum above their minimum. With an empty range every position is one device unit wide
+    /// and every touch lands on one edge; libinput refuses such a device too ("min == max").
+    public var positionRangeProblem: String? {
+        let axes: [(UInt16, String)] = isMultitouch
+            ? [(AbsCode.mtPositionX, "ABS_MT_POSITION_X"), (AbsCode.mtPositionY, "ABS_MT_POSITION_Y")]
+            : [(AbsCode.x, "ABS_X"), (AbsCode.y, "ABS_Y")]
+        for (code, name) in axes {
+            guard let axis = absAxes[code], axis.maximum <= axis.minimum else { continue }
+            return "\(name) has an empty range (minimum \(axis.minimum), maximum \(axis.maximum)): it cannot place a touch"
+        }
+        return nil
+    }
+
     public func has(type: UInt16, code: UInt16) -> Bool { supportedEvents[type]?.contains(code) ?? false }
 
     /// "vvvv:pppp" as udev and libinput print it.

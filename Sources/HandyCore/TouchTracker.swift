@@ -23,14 +23,18 @@ public struct TrackerCounters: Hashable, Sendable {
     public var discardedEvents: UInt64 = 0
     /// Protocol-A contacts beyond ``TouchTracker/maxContacts`` in one frame (ignored).
     public var droppedContacts: UInt64 = 0
+    /// Events stamped earlier than an event before them (taken at the latest time seen instead).
+    /// The kernel stamps on CLOCK_MONOTONIC, so only a broken or edited recording does this; left
+    /// as they came, a tap would end before it began and the next one count as its double.
+    public var earlierTimes: UInt64 = 0
     /// All zero.
     public init() {}
 
     /// The device's protocol faults, all kinds together (slots and values beyond range, tracking
-    /// ids replaced without a lift, missing SYN_REPORTs, contacts beyond the maximum, resyncs):
-    /// one number a reader compares to see whether anything new went wrong.
+    /// ids replaced without a lift, missing SYN_REPORTs, contacts beyond the maximum, resyncs,
+    /// times going back): one number a reader compares to see whether anything new went wrong.
     @inlinable public var faultCount: UInt64 {
-        outOfRangeSlots &+ outOfRangeValues &+ reusedTrackingIDs &+ missingSynReports &+ droppedContacts &+ resyncs
+        outOfRangeSlots &+ outOfRangeValues &+ reusedTrackingIDs &+ missingSynReports &+ droppedContacts &+ resyncs &+ earlierTimes
     }
 }
 
@@ -176,6 +180,8 @@ public struct TouchTracker: Sendable {
     var discarding = false
     /// The next frame reports a resync.
     var resyncedFrame = false
+    /// The latest event time seen: no event is taken as earlier (``TrackerCounters/earlierTimes``).
+    var latestTime = Timestamp(microseconds: .min)
     var frameBuffer: [Touch]
 
     // Axis ranges (codes ABS_MT_TOUCH_MAJOR 0x30 … ABS_MT_PRESSURE 0x3a at index code - 0x30).
@@ -187,8 +193,8 @@ public struct TouchTracker: Sendable {
     let touchDistanceMax: Int32
     /// Velocity smoothing time constant (seconds).
     static let velocityTimeConstantSeconds = 0.03
-    /// Upper bound on slots allocated whatever the description claims (the kernel's own limit is far lower in practice).
-    static let maxSlots = 256
+    /// Upper bound on slots allocated whatever the description claims.
+    static let maxSlots = DeviceDescription.maxTrackedSlots
 
     // MARK: init
 
@@ -218,7 +224,7 @@ public struct TouchTracker: Sendable {
             return AxisRange(exists: true, minimum: a.minimum, maximum: a.maximum)
         }
         if description.usesSlots {
-            layout = .slots(Swift.max(1, Swift.min(description.slotCount, Self.maxSlots)))
+            layout = .slots(Swift.max(1, description.trackedSlotCount))
         } else if description.isMultitouch {
             layout = .contacts
         } else {
@@ -296,6 +302,14 @@ public struct TouchTracker: Sendable {
     /// detected at this event), else nil.
     public mutating func handle(_ event: InputEvent) -> TouchFrame? {
         counters.events &+= 1
+        // Frames, touches and recognizers all read these times: they must not run backwards.
+        var event = event
+        if event.time < latestTime {
+            counters.earlierTimes &+= 1
+            event.time = latestTime
+        } else {
+            latestTime = event.time
+        }
         if discarding {
             // Raw-kernel SYN_DROPPED: drop everything up to and including the next SYN_REPORT.
             counters.discardedEvents &+= 1

@@ -29,6 +29,7 @@ struct DeviceFaultReport {
         Self.report(counters.missingSynReports, &reported.missingSynReports, "frames without SYN_REPORT (closed by the next)", device, logger)
         Self.report(counters.droppedContacts, &reported.droppedContacts, "protocol-A contacts beyond the tracked maximum (ignored)", device, logger)
         Self.report(counters.resyncs, &reported.resyncs, "SYN_DROPPED: events lost in the kernel's buffer (resynchronised)", device, logger)
+        Self.report(counters.earlierTimes, &reported.earlierTimes, "event times earlier than the one before (taken at the latest)", device, logger)
     }
 
     @inline(__always)

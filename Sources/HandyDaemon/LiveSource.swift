@@ -263,16 +263,27 @@ public final class LiveSource: DeviceSource {
             markUnreadable(found, baseID: baseID, error: error, into: &notices)
             return
         }
-        guard evdev.description.isMultitouch else {
-            logger.info("not a multitouch device, skipping", metadata: ["device.path": "\(found.devnode)"])
-            return
-        }
+        guard isTouchDevice(evdev, path: found.devnode) else { return }
         let device = OpenDevice(evdev: evdev, configuration: found.configuration, id: uniqueID(baseID, excludingNode: found.devnode),
                                 baseID: baseID, node: found.sysname)
         resumeGestureIDs(of: device)
         devices[found.devnode] = device
         logOverrides(device, path: found.devnode)
         notices.append(.added(device.info))
+    }
+
+    /// Whether `evdev` is a multitouch device whose positions mean something; says why not in the
+    /// journal (a warning for a device that declares itself broken: its rule or firmware needs a fix).
+    private func isTouchDevice(_ evdev: EvdevDevice, path: String) -> Bool {
+        guard evdev.description.isMultitouch else {
+            logger.info("not a multitouch device, skipping", metadata: ["device.path": "\(path)"])
+            return false
+        }
+        if let problem = evdev.description.positionRangeProblem {
+            logger.warning("device's axes are broken, skipping", metadata: ["device.path": "\(path)", "problem": "\(problem)"])
+            return false
+        }
+        return true
     }
 
     /// An open that failed for want of descriptors or memory (EMFILE, ENFILE, ENOMEM): no udev or
@@ -384,8 +395,7 @@ public final class LiveSource: DeviceSource {
                 continue
             }
             forgetUnreadable(node: node)
-            guard evdev.description.isMultitouch else {
-                logger.info("not a multitouch device, skipping", metadata: ["device.path": "\(node)"])
+            guard isTouchDevice(evdev, path: node) else {
                 notices.append(.removed(known.info))
                 continue
             }
@@ -475,7 +485,7 @@ public final class LiveSource: DeviceSource {
     static func info(id: String, node: String?, evdev: EvdevDevice, geometry: DeviceGeometry, problems: [String] = []) -> DeviceInfo {
         let d = evdev.description
         return DeviceInfo(id: id, name: d.name, path: evdev.path, node: node, vendor: Int(d.vendor), product: Int(d.product),
-                          slots: d.slotCount, widthMm: wireSizeMm(geometry.displayWidthMm),
+                          slots: d.trackedSlotCount, widthMm: wireSizeMm(geometry.displayWidthMm),
                           heightMm: wireSizeMm(geometry.displayHeightMm), problems: wireProblems(problems))
     }
 }

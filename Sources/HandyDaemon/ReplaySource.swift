@@ -64,7 +64,7 @@ public final class ReplaySource: DeviceSource {
         self.configuration = configuration
         self.info = DeviceInfo(
             id: configuration.id ?? recording.deviceID, name: description.name, path: path,
-            vendor: Int(description.vendor), product: Int(description.product), slots: description.slotCount,
+            vendor: Int(description.vendor), product: Int(description.product), slots: description.trackedSlotCount,
             widthMm: wireSizeMm(geometry.displayWidthMm), heightMm: wireSizeMm(geometry.displayHeightMm),
             problems: wireProblems(configuration.problems))
         self.description = description

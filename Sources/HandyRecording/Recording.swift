@@ -62,6 +62,7 @@ public struct Recording: Sendable, Equatable {
 
         if isLibinputRecord(path: path, bytes: bytes) {
             let (description, events) = try LibinputRecordReader.parse(try textLines(bytes, file: path), file: path)
+            if given == nil { try checkPositions(description, file: path) }  // a given one was checked as loaded
             return Recording(description: given ?? description, events: events, format: .libinputRecord,
                              path: path, descriptionPath: descriptionPath)
         }
@@ -71,6 +72,7 @@ public struct Recording: Sendable, Equatable {
             return Recording(description: given, events: parsed.events, format: .evemu, path: path, descriptionPath: descriptionPath)
         }
         if let own = parsed.description {
+            try checkPositions(own, file: path)
             return Recording(description: own, events: parsed.events, format: .evemu, path: path)
         }
         guard let found = findDescription(forEventsAt: path) else {
@@ -87,12 +89,14 @@ public struct Recording: Sendable, Equatable {
     public static func parse(_ bytes: [UInt8], path: String, description: DeviceDescription? = nil) throws(RecordingError) -> Recording {
         if isLibinputRecord(path: path, bytes: bytes) {
             let (own, events) = try LibinputRecordReader.parse(try textLines(bytes, file: path), file: path)
+            try checkPositions(description ?? own, file: path)
             return Recording(description: description ?? own, events: events, format: .libinputRecord, path: path)
         }
         let parsed = try EvemuReader.parse(bytes, file: path)
         guard let d = description ?? parsed.description else {
             throw RecordingError(.missingDescription, file: path, "no device description: the file has no N:/I:/A: header")
         }
+        try checkPositions(d, file: path)
         return Recording(description: d, events: parsed.events, format: .evemu, path: path)
     }
 
@@ -100,12 +104,21 @@ public struct Recording: Sendable, Equatable {
     public static func loadDescription(path: String) throws(RecordingError) -> DeviceDescription {
         let bytes = try readFile(path)
         if isLibinputRecord(path: path, bytes: bytes) {
-            return try LibinputRecordReader.parse(try textLines(bytes, file: path), file: path).0
+            let description = try LibinputRecordReader.parse(try textLines(bytes, file: path), file: path).0
+            try checkPositions(description, file: path)
+            return description
         }
         guard let description = try EvemuReader.parse(bytes, file: path).description else {
             throw RecordingError(.missingDescription, file: path, "no device description (N:/I:/A: lines) in this file")
         }
+        try checkPositions(description, file: path)
         return description
+    }
+
+    /// A description whose position axes cannot place a touch is refused here, with the axis
+    /// named, as the daemon refuses such a live device (``DeviceDescription/positionRangeProblem``).
+    static func checkPositions(_ description: DeviceDescription, file: String) throws(RecordingError) {
+        if let problem = description.positionRangeProblem { throw RecordingError(.outOfRange, file: file, problem) }
     }
 
     /// The `.desc` file in the same folder whose name (without `.desc`) is the longest prefix of the

@@ -204,7 +204,8 @@ struct ReplayStatistics {
     }
 
     private struct Counters: Encodable {
-        var frames, events, outOfRangeSlots, outOfRangeValues, reusedTrackingIDs, missingSynReports, resyncs, cancelledTouches: UInt64
+        var frames, events, outOfRangeSlots, outOfRangeValues, reusedTrackingIDs, missingSynReports, droppedContacts, resyncs,
+            earlierTimes, cancelledTouches: UInt64
     }
 
     func summaryJSON(recording: Recording, counters c: TrackerCounters) -> [UInt8] {
@@ -225,7 +226,8 @@ struct ReplayStatistics {
             gesturesByKind: gesturesByKind,
             tracker: Counters(frames: c.frames, events: c.events, outOfRangeSlots: c.outOfRangeSlots,
                               outOfRangeValues: c.outOfRangeValues, reusedTrackingIDs: c.reusedTrackingIDs,
-                              missingSynReports: c.missingSynReports, resyncs: c.resyncs, cancelledTouches: c.cancelledTouches))
+                              missingSynReports: c.missingSynReports, droppedContacts: c.droppedContacts, resyncs: c.resyncs,
+                              earlierTimes: c.earlierTimes, cancelledTouches: c.cancelledTouches))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Only finite numbers and strings: encoding cannot fail; an empty object keeps the line valid JSON.

@@ -89,7 +89,7 @@ import Testing
     }
 
     static let names = ["tracking-id-jump.evemu", "slot-beyond-range.evemu", "values-beyond-range.evemu",
-                        "missing-syn-report.evemu", "vanish-mid-frame.evemu", "syn-dropped.evemu"]
+                        "missing-syn-report.evemu", "vanish-mid-frame.evemu", "syn-dropped.evemu", "time-goes-back.evemu"]
 
     @Test(arguments: names) func everyFixtureIsWellFormedUnderBothSynDroppedReadings(_ name: String) throws {
         for handling in [TouchTracker.SynDroppedHandling.resyncEventsFollow, .discardUntilReport] {
@@ -133,6 +133,26 @@ import Testing
         #expect(clamped.touches.map(\.device) == [DevicePoint(x: 0, y: 1079), DevicePoint(x: 1919, y: 0)])
         #expect(run.frames.allSatisfy { $0.touches.allSatisfy { t in (0...1).contains(t.normalized.x) && (0...1).contains(t.normalized.y) } })
         #expect(run.activeAtEnd == 0 && run.openAtEnd.isEmpty)
+    }
+
+    /// Events stamped earlier than one before them (an edited or broken recording) are taken at
+    /// the latest time: frames, touches and gestures never go back, no duration is negative, and
+    /// each such event is counted.
+    @Test func timesThatGoBackAreHeldAtTheLatest() throws {
+        let recording = try Recording.load(path: GestureFixtures.path("misbehaving/time-goes-back.evemu"))
+        // What the file holds: events stamped before the latest time before them.
+        var latest = Timestamp(microseconds: .min), earlier = 0
+        for e in recording.events { if e.time < latest { earlier += 1 } else { latest = e.time } }
+        #expect(earlier == 9)
+        let run = try Self.fixture("time-goes-back.evemu")
+        Self.expectWellFormed(run, "time-goes-back")
+        #expect(run.counters.earlierTimes == UInt64(earlier))
+        #expect(zip(run.frames, run.frames.dropFirst()).allSatisfy { $0.time <= $1.time }, "frame times go back")
+        #expect(run.frames.allSatisfy { f in f.touches.allSatisfy { $0.time >= $0.beganAt } }, "a touch ends before it began")
+        let taps = run.gestures(.tap)
+        #expect(zip(taps, taps.dropFirst()).allSatisfy { $0.time <= $1.time })
+        // The stamped-back tap is a tap (at the pinch's lift), the later one another: two taps.
+        #expect(run.touchPhases.filter { $0.hasSuffix("began") }.count == 4)
     }
 
     @Test func framesWithoutSynReport() throws {

@@ -104,6 +104,29 @@ import HandySynthetic
         #expect(out[2].resynced == false)
     }
 
+    /// What `device` messages announce (and the tracker allocates) is the declared slot count up
+    /// to 256: a hostile ABS_MT_SLOT maximum of 2³¹−1 declares 2³¹ slots.
+    @Test func theSlotsTrackedAreTheDeclaredOnesUpTo256() {
+        func device(slotMaximum: Int32?) -> DeviceDescription {
+            var axes: [UInt16: AbsInfo] = [AbsCode.mtPositionX: AbsInfo(minimum: 0, maximum: 99), AbsCode.mtPositionY: AbsInfo(minimum: 0, maximum: 99)]
+            if let slotMaximum { axes[AbsCode.mtSlot] = AbsInfo(minimum: 0, maximum: slotMaximum) }
+            return DeviceDescription(name: "slots", absAxes: axes)
+        }
+        let hostile = device(slotMaximum: .max)
+        #expect(hostile.slotCount == 2_147_483_648 && hostile.trackedSlotCount == 256)
+        #expect(device(slotMaximum: 9).trackedSlotCount == 10 && device(slotMaximum: 255).trackedSlotCount == 256)
+        #expect(device(slotMaximum: nil).trackedSlotCount == 0)
+        // The tracker has exactly those: slot 255 begins a touch, slot 256 is out of range.
+        var tracker = TouchTracker(description: hostile)
+        let t = Timestamp(seconds: 1)
+        let out = trackerFrames(&tracker, [
+            trackerAbs(AbsCode.mtSlot, 255, at: t), trackerAbs(AbsCode.mtTrackingID, 1, at: t), trackerAbs(AbsCode.mtPositionX, 5, at: t),
+            trackerAbs(AbsCode.mtSlot, 256, at: t), trackerAbs(AbsCode.mtTrackingID, 2, at: t), trackerSynReport(at: t),
+        ])
+        #expect(out.map(trackerPhases) == [["0:began"]])
+        #expect(tracker.counters.outOfRangeSlots == 1)
+    }
+
     @Test func outOfRangeSlotsAreIgnoredAndCounted() {
         var frames = SyntheticStream(device: screen).frames([.hold(atMm: (10, 10), startSeconds: 0, durationSeconds: 0.02)])
         frames = SyntheticFault.inserting(SyntheticFault.contactInSlot(7), intoFrame: 0, frames)

@@ -16,7 +16,7 @@ import Testing
 @Suite(.serialized)
 struct MisbehavingReplayTests {
     static let names = ["tracking-id-jump.evemu", "slot-beyond-range.evemu", "values-beyond-range.evemu",
-                        "missing-syn-report.evemu", "vanish-mid-frame.evemu", "syn-dropped.evemu"]
+                        "missing-syn-report.evemu", "vanish-mid-frame.evemu", "syn-dropped.evemu", "time-goes-back.evemu"]
 
     /// Replays `path` to one touches subscriber and checks it receives the model's sequence.
     func replayDeliversEverything(_ path: String, timeoutSeconds: Double = 20) throws -> Int {
@@ -57,7 +57,7 @@ struct MisbehavingReplayTests {
     static let faults = [
         "tracking-id-jump.evemu": "tracking ids replaced without a lift", "slot-beyond-range.evemu": "slot numbers beyond its slots",
         "values-beyond-range.evemu": "axis values beyond their range", "missing-syn-report.evemu": "frames without SYN_REPORT",
-        "syn-dropped.evemu": "SYN_DROPPED",
+        "syn-dropped.evemu": "SYN_DROPPED", "time-goes-back.evemu": "event times earlier than the one before",
     ]
 
     @Test(arguments: faults.keys.sorted()) func aFaultOfTheDeviceIsLogged(_ name: String) throws {
@@ -128,6 +128,43 @@ struct MisbehavingReplayTests {
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit(timeoutSeconds: 10) == 0)
         print("misbehaving storm replay: \(touches) touches lines and \(gestureCount) gesture lines in \(String(format: "%.2f", seconds)) s")
+    }
+
+    /// A recording's header rewritten: `line` (an `A:` line of tracking-id-jump.evemu) replaced.
+    func fixtureWithAxis(_ line: String, replacing old: String, name: String) throws -> String {
+        let text = try String(contentsOfFile: fixture("misbehaving/tracking-id-jump.evemu"), encoding: .utf8)
+        #expect(text.contains(old + "\n"))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-\(name)-\(getpid()).evemu").path
+        try text.replacingOccurrences(of: old + "\n", with: line + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// A device declaring 2³¹ slots is announced with the 256 the tracker keeps, not 2147483648
+    /// (a client sizing a table by `slots` would have tried to allocate 2³¹ entries).
+    @Test func theDeviceMessageGivesTheSlotsTracked() throws {
+        let path = try fixtureWithAxis("A: 2f 0 2147483647 0 0 0", replacing: "A: 2f 0 9 0 0 0", name: "slots")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let daemon = try DaemonProcess(arguments: ["--replay", path, "--wait-clients", "1"])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard case .hello(let hello) = try client.readMessage() else { Issue.record("first message is not hello"); return }
+        #expect(hello.devices.map(\.slots) == [DeviceDescription.maxTrackedSlots])
+        #expect(DeviceDescription.maxTrackedSlots == 256)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit(timeoutSeconds: 10) == 0)
+    }
+
+    /// An axis whose range is empty cannot place a touch: the replay is refused with the axis
+    /// named and a non-zero exit, as a live device is skipped (libinput refuses it too).
+    @Test func aRecordingWhosePositionRangeIsEmptyIsRefusedByName() throws {
+        let path = try fixtureWithAxis("A: 35 1919 1919 0 0 10", replacing: "A: 35 0 1919 0 0 10", name: "empty-range")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let daemon = try DaemonProcess(arguments: ["--replay", path])
+            Issue.record("handyd replays it: \(daemon.log)")
+        } catch let error as HarnessError {
+            #expect(error.description.contains("exited early"), "\(error)")
+            #expect(error.description.contains("ABS_MT_POSITION_X has an empty range (minimum 1919, maximum 1919)"), "\(error)")
+        }
     }
 
     /// Regression (issue 8): `handyd --replay` trapped converting a recording's time offset to

@@ -258,6 +258,52 @@ struct RecordingErrorTests {
         #expect(Recording.findDescription(forEventsAt: folder.path + "/missing-folder/panel.tap.events") == nil)
     }
 
+    @Test("position axes whose range is empty are refused, by name, in every format")
+    func emptyPositionRange() throws {
+        let events = "E: 0.000000 0003 0039 5\nE: 0.000000 0000 0000 0\n"
+        #expect(failure(header + events) == nil)
+        for (from, to, message) in [
+            ("A: 35 0 100 0 0 0", "A: 35 100 100 0 0 0", "ABS_MT_POSITION_X has an empty range (minimum 100, maximum 100)"),
+            ("A: 36 0 100 0 0 0", "A: 36 -4 -4 0 0 0", "ABS_MT_POSITION_Y has an empty range (minimum -4, maximum -4)"),
+        ] {
+            let error = try #require(failure(header.replacingOccurrences(of: from, with: to) + events), "\(to)")
+            #expect(error.code == .outOfRange && error.file == "bad.evemu" && error.line == nil)
+            #expect(error.message.hasPrefix(message), "\(error)")
+        }
+        // A minimum above the maximum is the reader's own error, on its line.
+        #expect(failure(header.replacingOccurrences(of: "A: 36 0 100", with: "A: 36 50 10") + events)?.line == 7)
+        // A single-touch device: its ABS_X/ABS_Y are the position axes.
+        let single = "N: T\nI: 0003 0001 0002 0003\nP: 02\nB: 00 0b\nA: 00 0 100 0 0 0\nA: 01 7 7 0 0 0\n"
+        #expect(failure(single + "E: 0.000000 0000 0000 0\n")?.message.hasPrefix("ABS_Y has an empty range (minimum 7, maximum 7)") == true)
+        // libinput record, and a `.desc` given apart (`handyctl replay --desc`).
+        let yaml = """
+            version: 1
+            devices:
+            - evdev:
+                name: "T"
+                id: [3, 1, 2, 3]
+                absinfo:
+                  53: [0, 0, 0, 0, 0]
+                  54: [0, 100, 0, 0, 0]
+              events:
+              - evdev:
+                - [0, 0, 3, 53, 5]
+
+            """
+        #expect(failure(yaml, path: "bad.yml")?.message.hasPrefix("ABS_MT_POSITION_X has an empty range (minimum 0, maximum 0)") == true)
+        let folder = try FixturePaths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let desc = try write(Array(header.replacingOccurrences(of: "A: 35 0 100", with: "A: 35 3 3").utf8), "broken.desc", in: folder)
+        let eventsPath = try write(Array(events.utf8), "broken.tap.events", in: folder)
+        do {
+            _ = try Recording.load(path: eventsPath, descriptionPath: desc)
+            Issue.record("a broken .desc was taken")
+        } catch {
+            #expect(error.file == desc && error.code == .outOfRange, "\(error)")
+        }
+        #expect(failure(loading: eventsPath)?.file == desc)  // the .desc found beside it
+    }
+
     @Test("malformed libinput record YAML")
     func badYAML() throws {
         let good = """

@@ -140,6 +140,23 @@ def syn_dropped():
     s.write("syn-dropped.evemu", "SYN_DROPPED during a pinch (libevdev resync form: both fingers gone), then a later one-finger tap.")
 
 
+def time_goes_back():
+    s = Stream()
+    t = pinch(s, 1.0, 20)
+    lift_both(s, t)
+    s.comment("a tap stamped before the pinch ended (the clock went back 0.2 s): 9 events earlier than one before")
+    back = t - 0.2
+    s.abs(back, 0x2f, 0); s.abs(back, 0x39, 200); s.abs(back, 0x35, 400); s.abs(back, 0x36, 400); s.ev(back, 1, 0x14a, 1); s.syn(back)
+    back += 0.05
+    s.abs(back, 0x39, -1); s.ev(back, 1, 0x14a, 0); s.syn(back)
+    t += 1.0
+    s.comment("the clock is right again: a later one-finger tap")
+    s.abs(t, 0x39, 201); s.abs(t, 0x35, 1400); s.abs(t, 0x36, 600); s.ev(t, 1, 0x14a, 1); s.syn(t)
+    t += 0.05
+    s.abs(t, 0x39, -1); s.ev(t, 1, 0x14a, 0); s.syn(t)
+    s.write("time-goes-back.evemu", "A pinch, then a tap whose events are stamped 0.2 s before the pinch's lift, then a later tap.")
+
+
 if __name__ == "__main__":
     tracking_id_jump()
     slot_beyond_range()
@@ -147,3 +164,4 @@ if __name__ == "__main__":
     missing_syn_report()
     vanish_mid_frame()
     syn_dropped()
+    time_goes_back()

@@ -669,8 +669,85 @@ def test_rule_change_reconfigures_the_device(ctx):
     c.close()
 
 
+class RawTouchscreen:
+    """A uinput touchscreen made with the kernel's own ioctls, for a description no recording may
+    hold (handyctl inject reads a recording, and the readers refuse what this makes)."""
+    # <linux/uinput.h>: _IOW('U', nr, size) = 1 << 30 | size << 16 | 0x55 << 8 | nr.
+    UI_DEV_CREATE, UI_DEV_DESTROY = 0x5501, 0x5502
+    UI_DEV_SETUP = 1 << 30 | 92 << 16 | 0x5503       # struct uinput_setup: input_id, name[80], u32
+    UI_ABS_SETUP = 1 << 30 | 28 << 16 | 0x5504       # struct uinput_abs_setup: u16 code, pad, input_absinfo
+    UI_SET_EVBIT, UI_SET_KEYBIT = 1 << 30 | 4 << 16 | 0x5564, 1 << 30 | 4 << 16 | 0x5565
+    UI_SET_ABSBIT, UI_SET_PROPBIT = 1 << 30 | 4 << 16 | 0x5567, 1 << 30 | 4 << 16 | 0x556e
+
+    def __init__(self, name, axes):
+        """`axes`: {code: (minimum, maximum)}; BTN_TOUCH and INPUT_PROP_DIRECT are set."""
+        import fcntl, struct
+        self.fd = os.open("/dev/uinput", os.O_WRONLY | os.O_NONBLOCK)
+        fcntl.ioctl(self.fd, self.UI_SET_EVBIT, 1)        # EV_KEY
+        fcntl.ioctl(self.fd, self.UI_SET_KEYBIT, 0x14a)   # BTN_TOUCH
+        fcntl.ioctl(self.fd, self.UI_SET_EVBIT, 3)        # EV_ABS
+        fcntl.ioctl(self.fd, self.UI_SET_PROPBIT, 1)      # INPUT_PROP_DIRECT
+        for code, (lo, hi) in axes.items():
+            fcntl.ioctl(self.fd, self.UI_SET_ABSBIT, code)
+            fcntl.ioctl(self.fd, self.UI_ABS_SETUP, struct.pack("=HxxiiiiII", code, 0, lo, hi, 0, 0, 0))
+        fcntl.ioctl(self.fd, self.UI_DEV_SETUP, struct.pack("=HHHH80sI", 3, 0x1234, 0x5678, 1, name.encode(), 0))
+        fcntl.ioctl(self.fd, self.UI_DEV_CREATE)
+        self.name = name
+        self.devnode = None
+        deadline = time.monotonic() + 10 * SCALE
+        while self.devnode is None and time.monotonic() < deadline:
+            for event in sorted(e for e in os.listdir("/sys/class/input") if e.startswith("event")):
+                with open(f"/sys/class/input/{event}/device/name") as f:
+                    if f.read().strip() == name:
+                        self.devnode = "/dev/input/" + event
+            time.sleep(0.05)
+        check(self.devnode, f"uinput made no event node named {name!r}")
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)  # the kernel destroys the device with its last fd
+            self.fd = None
+
+
+def test_empty_position_range_is_skipped(ctx):
+    """A touchscreen whose ABS_MT_POSITION_X range is empty (minimum = maximum; uinput accepts it)
+    cannot place a touch: handyd warns naming the device and the axis and skips it; a good
+    touchscreen plugged after it is announced and its pinch recognised."""
+    if not ctx.daemon_alive():
+        ctx.start_daemon()
+    c = Client(ctx.socket, subscribe={})
+    log_from = os.path.getsize(ctx.log)
+    broken = RawTouchscreen("handyd-test touchscreen empty range",
+                            {0x2f: (0, 9), 0x35: (500, 500), 0x36: (0, H - 1), 0x39: (0, 65535)})
+    good = None
+    try:
+        subprocess.run(["udevadm", "settle", "--timeout=10"], check=False)
+        deadline = time.monotonic() + 15 * SCALE
+        line = None
+        while line is None and time.monotonic() < deadline:
+            with open(ctx.log, errors="replace") as f:
+                f.seek(log_from)
+                line = next((l for l in f if "axes are broken" in l and broken.devnode in l), None)
+            time.sleep(0.1)
+        check(line and "ABS_MT_POSITION_X has an empty range (minimum 500, maximum 500)" in line,
+              f"no warning naming {broken.devnode} and its empty ABS_MT_POSITION_X: {line!r}")
+        s = Stream()
+        s.pinch(0.0, "right")
+        rec = write_recording(ctx.dir, "pinch-beside-broken.evemu", s)
+        good = ctx.inject(rec, "handyd-test touchscreen beside the broken one", hold=60, start_delay=1.0)
+        dev = c.expect(added(good.devnode, good.name), "the good touchscreen added")["device"]["id"]
+        c.expect(gesture("pinch", "began", dev), "a pinch on the good touchscreen")
+        about = [m for m in c.seen if m.get("type") == "device" and m["device"].get("path") == broken.devnode]
+        check(not about, f"the broken touchscreen was announced: {about}")
+    finally:
+        broken.close()
+        if good is not None:
+            good.unplug()
+    c.close()
+
+
 TESTS = [test_enumeration_hotplug_ignore, test_real_recording, test_pinch_hands, test_unplug_mid_pinch_and_replug,
-         test_rule_change_reconfigures_the_device,
+         test_rule_change_reconfigures_the_device, test_empty_position_range_is_skipped,
          test_unreadable_device_is_listed_until_its_permissions_change, test_descriptors_exhausted_then_freed,
          test_syn_dropped_flood]
 
