@@ -44,7 +44,10 @@ if wanted("pipeline") {
     let real = BenchStreams.fixtures(root: root)
     let episodes = short ? 4 : 40
     let synthetic = [2, 5, 10].map { BenchStreams.synthetic(fingers: $0, episodes: episodes) }
-    if real.isEmpty { FileHandle.standardError.write(Data("handyd-bench: no recordings under \(root)/Tests/Fixtures\n".utf8)) }
+    if real.isEmpty {
+        FileHandle.standardError.write(Data("handyd-bench: no recordings under \(root)/Tests/Fixtures\n".utf8))
+        failedFigures.append("pipeline real")
+    }
     print("allocation counter: \(AllocationCounter.works ? "working" : "NOT WORKING (allocation figures are 0)")")
 
     var rows: [[String]] = []

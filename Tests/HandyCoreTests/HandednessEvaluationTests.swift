@@ -130,9 +130,13 @@ import Testing
     }
 
     @Test func tiersFollowWhatTheDeviceReports() {
-        let tiers = Dictionary(grouping: Self.set.prefix(600).compactMap { p in
+        // 200 of each tier (the set holds them tier after tier: its first 600 are all positions).
+        let sample = HandednessTier.allCases.flatMap { tier in Self.set.filter { $0.tier == tier }.prefix(200) }
+        let tiers = Dictionary(grouping: sample.compactMap { p in
             HandednessEvaluation.features(p).map { (p.tier, EvidenceHandednessClassifier.tier(of: $0)) }
         }, by: { $0.0 })
+        // Every tier is there (the loop below checks nothing for a tier that is absent).
+        #expect(Set(tiers.keys) == Set(HandednessTier.allCases))
         for (label, pairs) in tiers {
             #expect(pairs.allSatisfy { $0.1 == label }, "\(label)")
         }

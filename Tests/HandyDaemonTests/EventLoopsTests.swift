@@ -52,6 +52,7 @@ struct EventLoopsTests {
         let port = try freeLoopbackPort()
         let recording = hostileRecording
         let expected = try ExpectedOutput(recordingPath: recording)
+        #expect(expected.gestures.count >= 20, "the recording's gestures: \(expected.gestures.count)")
         let daemon = try DaemonProcess(arguments: ["--replay", recording, "--speed", "4", "--wait-clients", "2", "--event-loops", "2"]
                                        + HostileClientTests.WebSocketTests.arguments(port: port))
         let unix = try LineClient(socketPath: daemon.socketPath)

@@ -210,6 +210,10 @@ struct HostileOutcome {
 
     /// Every bystander got every frame and every gesture the recording makes, and nothing else.
     func expectEveryBystanderGotEverything(sourceLocation: SourceLocation = #_sourceLocation) {
+        // The expected output comes from the pipeline the daemon runs: it must hold something, or
+        // a pipeline that made nothing would pass everything below.
+        #expect(expected.touches.count >= 100 && expected.gestures.count >= 20,
+                "expected \(expected.touches.count) frames, \(expected.gestures.count) gestures", sourceLocation: sourceLocation)
         for (i, log) in logs.enumerated() {
             // Booleans, not the arrays: a failure prints counts, not megabytes.
             let sameTouches = log.touches == expected.touches, sameGestures = log.gestures == expected.gestures

@@ -112,7 +112,7 @@ import Testing
     func badThresholdIsAProblemAndTheDefault(key: String) throws {
         let setting = try #require(GestureConfiguration.overrideSetting(named: key))
         let property = DeviceConfiguration.thresholdProperty(setting.key)
-        guard case .number(let range, _) = setting.accepted else { return }
+        guard case .number(let range, _) = setting.accepted else { Issue.record("\(key) has a numeric value but no numeric range"); return }
         let justOutside = [range.lowerBound - Swift.max(1e-3, range.lowerBound * 0.01), range.upperBound * 1.01]
         for value in ["1e300", "-1", "nan", "inf", "abc", ""] + justOutside.map(GestureConfiguration.formatSetting) {
             let c = DeviceConfiguration(properties: [property: value])

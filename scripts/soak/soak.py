@@ -179,6 +179,10 @@ def main():
     events = {c.lines - 3 for c in clients}
     if len(events) != 1:
         failures.append(f"clients received different event counts: {sorted(events)[:5]}")
+    # The checks above are relative: a replay that published nothing would pass them all.
+    if min(events, default=0) <= 0 or not any(c.status and c.status["frames"] > 0 for c in clients):
+        failures.append(f"nothing was soaked: events per client {sorted(events)[:5]}, "
+                        f"status frames {sorted({c.status['frames'] for c in clients if c.status})[:5]}")
     not_shutdown = [c.index for c in clients if not (c.final or b"").startswith(SHUTDOWN)]
     if not_shutdown:
         failures.append(f"clients whose last line is not shutdown: {not_shutdown[:10]}")
