@@ -169,9 +169,11 @@ def test_storm_10k_frames_per_second(ctx):
     w = timing["writing"]
     print(f"  storm: {frames} frames written in about {w:.1f} s ({frames / w:.0f} frames/s); {tally.summary()}", flush=True)
     # Gestures may or may not begin (an overflow under TCG can cancel the touches first), but the
-    # daemon must have read and tracked the storm: its frame counter moved.
+    # daemon must have read and tracked the storm, not only its first frames: the kernel's buffer
+    # overflows under TCG (SYN_DROPPED, the frames in it are lost by design), and CI runs tracked
+    # 978 and 1 051 of the 5 002; 100 (2 %) leaves room for a slower host.
     tracked = frames_tracked(ctx) - before
-    check(tracked > 0, f"storm: handyd's status counts no new touch frame after {frames} were written")
+    check(tracked >= 100, f"storm: handyd's status counts {tracked} new touch frames after {frames} were written")
     print(f"  storm: handyd tracked {tracked} frames with changes", flush=True)
 
 
