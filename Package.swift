@@ -90,6 +90,7 @@ let package = Package(
                 "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient", "HandySynthetic", "HandyPlot", "HandyActions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
 

@@ -27,13 +27,37 @@ extension ActionsConfiguration {
     /// Reads and checks the file at `path`.
     public static func load(path: String) throws(ActionsConfigurationError) -> ActionsConfiguration {
         let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            let reason = (error as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription
-            throw ActionsConfigurationError(path: path, line: nil, key: nil, message: "cannot read: \(reason)")
+        switch readText(path: path) {
+        case .success(let read): text = read
+        case .failure(let reason): throw ActionsConfigurationError(path: path, line: nil, key: nil, message: "cannot read: \(reason.text)")
         }
         return try parse(text, path: path)
+    }
+
+    struct ReadFailure: Error { var text: String }
+
+    /// Largest file read: a bindings file is a few KiB; a path to /dev/zero must not fill memory.
+    static let maximumFileBytes = 1 << 20
+
+    /// The file's text, or why not in words (strerror's, not a Foundation error's dump).
+    static func readText(path: String) -> Result<String, ReadFailure> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(ReadFailure(text: String(cString: strerror(errno)))) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(ReadFailure(text: String(cString: strerror(errno))))
+            }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+            if bytes.count > maximumFileBytes { return .failure(ReadFailure(text: "larger than \(maximumFileBytes >> 20) MiB")) }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(ReadFailure(text: "not UTF-8 text")) }
+        return .success(text)
     }
 
     /// Parses TOML `text` (TOMLKit, i.e. toml++) and checks every binding. `path` only names the

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import HandyProtocol
 import NIOCore
 import NIOPosix
@@ -35,6 +38,10 @@ public struct HandyClient: Sendable {
     /// Messages received and not yet taken by the consumer at which the socket's reading stops
     /// (it goes on at half of it): see ``messages()``.
     public var maximumBufferedMessages: Int
+    /// Called after each failed connection attempt while reconnecting (a command-line tool says
+    /// it is waiting for the daemon, instead of waiting in silence). Not called when
+    /// ``reconnect`` is nil: the failure is thrown then.
+    public var onConnectionFailure: (@Sendable (ConnectionError) -> Void)?
 
     /// - Parameters:
     ///   - socketPath: the daemon's socket.
@@ -82,6 +89,7 @@ public struct HandyClient: Sendable {
                         continuation.finish(throwing: error)
                         return
                     }
+                    if let error = error as? ConnectionError { onConnectionFailure?(error) }
                 }
                 guard let backoff = reconnect else { break }
                 try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
@@ -132,15 +140,40 @@ public struct HandyClient: Sendable {
     }
 
     private func connect(_ continuation: AsyncThrowingStream<ServerMessage, any Error>.Continuation, flow: ReadFlow) async throws -> any Channel {
-        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    flow.attach(channel)
-                    try channel.pipeline.syncOperations.addHandler(MessageReader(continuation: continuation, flow: flow))
+        do {
+            return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        flow.attach(channel)
+                        try channel.pipeline.syncOperations.addHandler(MessageReader(continuation: continuation, flow: flow))
+                    }
                 }
+                .connect(unixDomainSocketPath: socketPath)
+                .get()
+        } catch let error as IOError {
+            throw ConnectionError(socketPath: socketPath, errno: error.errnoCode)
+        } catch SocketAddressError.unixDomainSocketPathTooLong {
+            throw ConnectionError(socketPath: socketPath, errno: ENAMETOOLONG)
+        }
+    }
+
+    /// The daemon's socket could not be connected to: says where, why, and what to check.
+    public struct ConnectionError: Error, Sendable, Hashable, CustomStringConvertible {
+        public var socketPath: String
+        /// The connect(2) errno (ENOENT: no socket there; ECONNREFUSED: nobody listening;
+        /// EACCES: not allowed; ENAMETOOLONG: longer than a Unix socket path may be).
+        public var errno: Int32
+
+        public var description: String {
+            let reason: String
+            switch errno {
+            case ENOENT, ECONNREFUSED: reason = "is handyd running? (systemctl status handyd.socket handyd)"
+            case EACCES, EPERM: reason = "not allowed: the socket is mode 0660, for its owner and group (handyd's under systemd; docs/PROTOCOL.md)"
+            case ENAMETOOLONG: reason = "a Unix socket path is at most 107 bytes"
+            default: reason = "see handyd's journal (journalctl -u handyd)"
             }
-            .connect(unixDomainSocketPath: socketPath)
-            .get()
+            return "cannot connect to handyd at \(socketPath): \(String(cString: strerror(errno))); \(reason)"
+        }
     }
 }
 

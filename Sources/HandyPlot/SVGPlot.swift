@@ -86,7 +86,7 @@ public struct SVGPlot: Sendable {
             legendY += 16
         }
         svg.text(m, legendY, "\(data.traces.count) touches, \(data.gestures.count) gesture events over \(f2(duration)) s · "
-                 + "○ put down  ■ lifted  ✕ lost  · dot every \(Int(timeDotMilliseconds)) ms", ["fill": "#555", "class": "legend"])
+                 + "○ put down  ■ lifted  ✕ lost  · dot every \(Int(dotStepMicroseconds / 1000)) ms", ["fill": "#555", "class": "legend"])
 
         // Surface with a 10 mm grid.
         svg.open("g", ["class": "surface"])
@@ -194,7 +194,10 @@ public struct SVGPlot: Sendable {
         let lanesBottom = gestureLanesTop + Double(kinds.count) * rowH
         svg.open("g", ["class": "timeline"])
         svg.text(m, timelineTop, "Timeline (s from the first event)", ["font-weight": "bold", "font-size": "12"])
-        let step = Self.niceStep(duration / 12, choices: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600])
+        // Beyond the choices (a recording spanning days, or centuries), a plain twelfth: never more
+        // than a dozen ticks, whatever the span.
+        let step = Swift.max(Self.niceStep(duration / 12, choices: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600]),
+                             duration / 12)
         var tick = 0.0
         var ticks = ""
         while tick <= duration + 1e-9 {
@@ -314,13 +317,22 @@ public struct SVGPlot: Sendable {
         svg.close("g")
     }
 
+    /// ``timeDotMilliseconds`` in µs, kept within 1 ms … 1 day so any value converts to an integer
+    /// step (1e19 ms trapped) and no trace gets a dot per microsecond.
+    var dotStepMicroseconds: Double {
+        timeDotMilliseconds.isNaN ? 100_000 : Swift.min(Swift.max(timeDotMilliseconds * 1000, 1000), 86_400e6)
+    }
+
     /// Times of the dots along a trace: its start, then every ``timeDotMilliseconds``.
     func dotTimes(_ trace: TouchTrace) -> [Timestamp] {
         guard timeDotMilliseconds > 0, !trace.samples.isEmpty else { return [] }
         var out: [Timestamp] = []
         var t = trace.beganAt
-        let stepUs = Int64(timeDotMilliseconds * 1000)
-        while t <= trace.lastTime && out.count < 100_000 {
+        // At most ~1,000 dots a touch: a touch held for days gets them further apart, not a
+        // picture of megabytes.
+        let spanUs = Double(trace.lastTime.microseconds) - Double(trace.beganAt.microseconds)
+        let stepUs = Int64(Swift.max(dotStepMicroseconds, spanUs / 1000))
+        while t <= trace.lastTime && out.count < 1_001 {
             out.append(t)
             t = t.advanced(byMicroseconds: stepUs)
         }

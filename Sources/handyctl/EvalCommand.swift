@@ -80,6 +80,26 @@ struct EvalCommand: ParsableCommand {
                 throw ValidationError(sensitivity ? "--sensitivity takes no DIR" : "missing DIR (or --sensitivity)")
             }
             guard (1...100_000).contains(count) else { throw ValidationError("--count must be 1…100000") }
+            for (name, value) in [("--minimum-confidence", minimumConfidence), ("--ambiguous-minimum-confidence", ambiguousMinimumConfidence)] {
+                if let value, !(0...1).contains(value) { throw ValidationError("\(name) \(value): expected a probability, 0 … 1") }
+            }
+            for spec in weights where Self.parseWeights(spec) == nil {
+                throw ValidationError("--weights \(spec): expected TIER=geometry,motion,landing,turn[,area,pressure,orientation,lean] "
+                                      + "(finite numbers) with TIER positions, size or orientation")
+            }
+            // Options that one mode reads and the other would silently ignore.
+            if !sensitivity, !tier.isEmpty { throw ValidationError("--tier needs --sensitivity") }
+            if fit, sensitivity || json { throw ValidationError("--fit prints Swift to paste: it takes neither --sensitivity nor --json") }
+        }
+
+        /// `TIER=w1,w2,…` (4 to 8 finite numbers), or nil.
+        static func parseWeights(_ spec: String) -> (tier: HandednessTier, values: [Double])? {
+            let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let tier = HandednessTier(rawValue: parts[0]) else { return nil }
+            let fields = parts[1].split(separator: ",", omittingEmptySubsequences: false)
+            let values = fields.compactMap { Double($0) }.filter(\.isFinite)
+            guard (4...8).contains(values.count), values.count == fields.count else { return nil }
+            return (tier, values)
         }
 
         func run() throws {
@@ -87,12 +107,7 @@ struct EvalCommand: ParsableCommand {
             if let minimumConfidence { evidence.minimumConfidence = minimumConfidence }
             if let ambiguousMinimumConfidence { evidence.ambiguousMinimumConfidence = ambiguousMinimumConfidence }
             for spec in weights {
-                let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
-                let values = parts.count == 2 ? parts[1].split(separator: ",").compactMap { Double($0) } : []
-                guard parts.count == 2, let t = HandednessTier(rawValue: parts[0]), (4...8).contains(values.count),
-                      values.count == parts[1].split(separator: ",").count else {
-                    throw ValidationError("--weights \(spec): expected TIER=geometry,motion,landing,turn[,area,pressure,orientation,lean] with TIER positions, size or orientation")
-                }
+                guard let (t, values) = Self.parseWeights(spec) else { continue }  // validate() refused it
                 var w = EvidenceHandednessClassifier.Weights(geometry: 0, motion: 0, landing: 0, turn: 0)
                 w.values = values + Array(repeating: 0, count: 8 - values.count)
                 switch t {
@@ -114,11 +129,18 @@ struct EvalCommand: ParsableCommand {
                 return
             }
             guard let directory else { return }
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), isFolder.boolValue else {
+                StandardStream.error("handyctl eval handedness: \(directory): "
+                                     + (FileManager.default.fileExists(atPath: directory) ? "not a folder" : "no such folder")
+                                     + " (a folder of recordings from handyctl generate pinches)")
+                throw ExitCode.failure
+            }
             let names: [String]
             do {
                 names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".evemu") }.sorted()
             } catch {
-                StandardStream.error("handyctl eval handedness: cannot list \(directory): \(error.localizedDescription)")
+                StandardStream.error("handyctl eval handedness: cannot list \(directory): \(OutputFile.reason(error))")
                 throw ExitCode.failure
             }
             var pinches: [LabelledPinch] = []

@@ -38,12 +38,17 @@ extension GenerateCommand {
         @Flag(help: "Draw each pinch from its own member of the sensitivity family (every assumption uniform across its range): the training set of the fitted weights.")
         var mixture = false
 
+        func validate() throws {
+            guard (1...100_000).contains(count) else { throw ValidationError("--count must be 1…100000") }
+        }
+
         func run() throws {
-            guard count > 0, count <= 100_000 else {
-                StandardStream.error("handyctl generate pinches: --count must be 1…100000")
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                StandardStream.error("handyctl generate pinches: cannot make the folder \(directory): \(OutputFile.reason(error))")
                 throw ExitCode.failure
             }
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             var written = 0
             for tier in HandednessTier.allCases {
                 let pinches = mixture ? HandednessEvaluation.mixturePinches(tier: tier, count: count, seed: seed)
@@ -58,7 +63,10 @@ extension GenerateCommand {
                         """
                     let text = EvemuWriter.recording(description: p.device.description, events: p.events, comment: comment)
                     let name = "pinch-\(tier.rawValue)-\(String(format: "%05d", i))-\(hand.rawValue).evemu"
-                    try text.write(toFile: (directory as NSString).appendingPathComponent(name), atomically: true, encoding: .utf8)
+                    do { try OutputFile.write(text, to: (directory as NSString).appendingPathComponent(name)) } catch {
+                        StandardStream.error("handyctl generate pinches: \(error)")
+                        throw ExitCode.failure
+                    }
                     written += 1
                 }
             }

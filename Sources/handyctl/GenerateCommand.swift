@@ -29,7 +29,10 @@ struct GenerateCommand: ParsableCommand {
                 + DemoScenario.timeline.map { "  \($0.seconds) s: \($0.what)" }.joined(separator: "\n")
             let text = EvemuWriter.recording(description: DemoScenario.device.description, events: DemoScenario.events, comment: comment)
             if let output {
-                try text.write(toFile: output, atomically: true, encoding: .utf8)
+                do { try OutputFile.write(text, to: output) } catch {
+                    StandardStream.error("handyctl generate demo: \(error)")
+                    throw ExitCode.failure
+                }
             } else {
                 print(text, terminator: "")
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NIOConcurrencyHelpers
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -70,7 +71,13 @@ struct MonitorCommand: AsyncParsableCommand {
         let showScreen = screen || (!json && !lines && Terminal.isTerminal)
         let request = SubscribeRequest(
             gestures: gestures.map(Self.list), devices: devices.map(Self.list), touches: touches || showScreen)
-        let client = HandyClient(socketPath: socket, subscription: request, reconnect: once ? nil : .init())
+        var client = HandyClient(socketPath: socket, subscription: request, reconnect: once ? nil : .init())
+        // Waiting for a daemon that is not there is said once on stderr (again if the reason changes).
+        let lastSaid = NIOLockedValueBox<String?>(nil)
+        client.onConnectionFailure = { error in
+            let text = "handyctl monitor: waiting for handyd: \(error)"
+            if lastSaid.withLockedValue({ said in defer { said = text }; return said != text }) { StandardStream.error(text) }
+        }
         if showScreen {
             try await runScreen(client)
             return

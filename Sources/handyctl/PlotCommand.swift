@@ -47,7 +47,9 @@ struct PlotCommand: ParsableCommand {
     var recording: String
 
     func validate() throws {
-        guard dotEvery > 0, dotEvery.isFinite else { throw ValidationError("--dot-every must be a positive number of milliseconds") }
+        // Below 1 ms a touch gets a dot per microsecond (hours of rendering for nothing the eye
+        // can see); above an hour no touch gets a second dot.
+        guard dotEvery >= 1, dotEvery <= 3_600_000 else { throw ValidationError("--dot-every must be 1…3600000 milliseconds") }
         if png && output == nil { throw ValidationError("--png needs -o FILE (the PNG is written beside it)") }
     }
 
@@ -68,11 +70,13 @@ struct PlotCommand: ParsableCommand {
             return
         }
         let wantsOnlyPNG = output.lowercased().hasSuffix(".png")
-        let svgPath = wantsOnlyPNG ? (output as NSString).deletingPathExtension + ".svg" : output
-        do {
-            try svg.write(toFile: svgPath, atomically: true, encoding: .utf8)
-        } catch {
-            StandardStream.error("handyctl plot: cannot write \(svgPath): \(error.localizedDescription)")
+        // Only a PNG wanted: the SVG goes to a file of our own, never to a NAME.svg the user may have.
+        let svgPath = wantsOnlyPNG
+            ? FileManager.default.temporaryDirectory.appendingPathComponent("handyctl-plot-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).svg").path
+            : output
+        defer { if wantsOnlyPNG { try? FileManager.default.removeItem(atPath: svgPath) } }
+        do { try OutputFile.write(svg, to: svgPath) } catch {
+            StandardStream.error("handyctl plot: \(error)")
             throw ExitCode.failure
         }
         if wantsOnlyPNG || png {
@@ -80,10 +84,9 @@ struct PlotCommand: ParsableCommand {
             do {
                 try PNGConverter.convert(svg: svgPath, to: pngPath)
             } catch {
-                StandardStream.error("handyctl plot: \(error) (the SVG is in \(svgPath))")
+                StandardStream.error("handyctl plot: \(error)" + (wantsOnlyPNG ? "" : " (the SVG is in \(svgPath))"))
                 throw ExitCode.failure
             }
-            if wantsOnlyPNG { try? FileManager.default.removeItem(atPath: svgPath) }
         }
     }
 }

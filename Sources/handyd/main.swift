@@ -62,6 +62,11 @@ struct Handyd: ParsableCommand {
             throw ValidationError("--event-loops \(eventLoops): expected \(DaemonOptions.eventLoopRange.lowerBound) … \(DaemonOptions.eventLoopRange.upperBound)")
         }
         guard clientQueueBytes > 0 else { throw ValidationError("--client-queue-bytes must be positive") }
+        // More than --max-clients could never all connect: the replay would never start.
+        guard waitClients >= 0, waitClients <= maxClients else {
+            throw ValidationError("--wait-clients \(waitClients): expected 0 … \(maxClients) (--max-clients)")
+        }
+        guard !socket.isEmpty else { throw ValidationError("--socket needs a path") }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number") }
         guard replay != nil || (desc == nil && !loop && waitClients == 0 && deviceProperty.isEmpty) else {
             throw ValidationError("--desc, --loop, --wait-clients and --device-property need --replay")

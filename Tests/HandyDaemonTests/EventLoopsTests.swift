@@ -77,3 +77,14 @@ struct EventLoopsTests {
         #expect(eventLoopsServingClients(daemon.log) == [0, 1], "\(daemon.stateForFailure)")
     }
 }
+
+/// Options that could never work are refused before anything starts.
+@Suite struct DaemonUsageTests {
+    @Test func waitClientsBeyondMaxClientsOrBelowZeroAndAnEmptySocketAreUsageErrors() throws {
+        // A replay waiting for more clients than may connect would never start.
+        try expectUsageError(["--replay", hostileRecording, "--wait-clients", "65"])
+        try expectUsageError(["--replay", hostileRecording, "--wait-clients", "3", "--max-clients", "2"])
+        try expectUsageError(["--replay", hostileRecording, "--wait-clients=-1"])
+        try expectUsageError(["--replay", hostileRecording, "--socket", ""])
+    }
+}

@@ -142,3 +142,25 @@ struct PlotTests {
         #expect(!svg.contains("nan") && !svg.contains("inf"))
     }
 }
+
+/// Regressions found probing `handyctl plot` (2026-11-27): a recording spanning 9e12 s drew a tick
+/// every 600 s (hours, then memory); a dot step of 1e19 ms trapped converting to an integer.
+@Suite struct PlotExtremeTests {
+    @Test func aHugeSpanHasADozenTicksAndAHugeDotStepDoesNotTrap() throws {
+        var recording = try Recording.load(path: PlotTests.twoFingerTapPath)
+        let first = try #require(recording.events.first)
+        // The last frame (the lift) 9e12 s after the first event.
+        let liftTime = try #require(recording.events.last { $0.isSynReport }).time
+        let shift = Int64(9e18) - (liftTime.microseconds - first.time.microseconds)
+        for i in recording.events.indices where recording.events[i].time == liftTime {
+            recording.events[i].time = liftTime.advanced(byMicroseconds: shift)
+        }
+        var plot = SVGPlot(subtitle: nil)
+        plot.timeDotMilliseconds = 1e19
+        let svg = plot.render(PlotData(recording: recording))
+        let doc = try #require(SVGElements.parse(svg))
+        let ticks = try #require(doc.all("path", class: "ticks").first?.attributes["d"])
+        #expect(ticks.split(separator: "M").count <= 13, "\(ticks.split(separator: "M").count) ticks")
+        #expect(svg.utf8.count < 2_000_000)
+    }
+}
