@@ -37,6 +37,8 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
     private var splitter = LineSplitter()
     private(set) var subscription = Subscription()
     private(set) var hasSubscribed = false
+    /// Lines from this client that were not a valid message (only the first is logged at info).
+    private var invalidMessages = 0
     /// Set once the connection is being closed; nothing more is queued.
     private var closing = false
     private var registered = false
@@ -162,7 +164,11 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
                 context.write(wrapOutboundOut(broadcaster.encode(.status(broadcaster.status))), promise: nil)
             }
         } catch {
-            logger.info("invalid client message", metadata: ["error": "\(error)"])
+            // The first at info, the rest at debug: a client sending garbage in a loop must not
+            // fill the journal (and have journald's rate limit drop the daemon's own lines).
+            invalidMessages += 1
+            logger.log(level: invalidMessages == 1 ? .info : .debug, "invalid client message",
+                       metadata: ["error": "\(error)", "client.invalid": "\(invalidMessages)"])
             context.write(wrapOutboundOut(broadcaster.encode(.error(ErrorMessage(code: error.code.rawValue, message: error.message)))), promise: nil)
         }
     }

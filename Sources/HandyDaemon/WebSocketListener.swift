@@ -96,7 +96,8 @@ public final class WebSocketListener: Sendable {
                     maxFrameSize: JSONLines.maximumLineLength,
                     automaticErrorHandling: true,
                     shouldUpgrade: { channel, head in
-                        channel.eventLoop.makeSucceededFuture(options.admits(head.headers) ? HTTPHeaders() : nil)
+                        let upgrade = options.admits(head.headers) && HTTPRefusal.malformation(of: head) == nil
+                        return channel.eventLoop.makeSucceededFuture(upgrade ? HTTPHeaders() : nil)
                     },
                     upgradePipelineHandler: { channel, _ in
                         ticket.leave()
@@ -107,8 +108,11 @@ public final class WebSocketListener: Sendable {
                             // (Removal of a plain handler completes at once; never wait on the event loop.)
                             _ = sync.removeHandler(refusal)
                             // Fragmented messages are joined, up to the same limit as a line.
+                            try sync.addHandler(WebSocketFrameCheck())
+                            // Empty fragments are legal (RFC 6455 5.4); their count is bounded
+                            // so that they cannot pile up without bytes to count.
                             try sync.addHandler(NIOWebSocketFrameAggregator(
-                                minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 64,
+                                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: WebSocketLineBridge.maximumFragments,
                                 maxAccumulatedFrameSize: JSONLines.maximumLineLength))
                             try sync.addHandler(WebSocketLineBridge(logger: logger))
                             try sync.addHandler(ClientConnection(broadcaster: broadcasters.broadcaster(on: channel.eventLoop), logger: logger,
@@ -179,7 +183,9 @@ final class HandshakeCount: Sendable {
 }
 
 /// Answers an HTTP request that is not an acceptable WebSocket upgrade: 403 for a refused Origin,
-/// 426 for anything else (this endpoint serves nothing but the WebSocket).
+/// 400 for a malformed upgrade (RFC 6455 4.2.1: not a GET, no Host, a key that is not 16 bytes in
+/// base64), 426 for anything else (this endpoint serves nothing but the WebSocket; it names the
+/// version it speaks, 4.4). An HTTP request the parser cannot read is closed at once.
 final class HTTPRefusal: ChannelInboundHandler, RemovableChannelHandler, Sendable {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -187,35 +193,111 @@ final class HTTPRefusal: ChannelInboundHandler, RemovableChannelHandler, Sendabl
     let options: WebSocketOptions
     init(options: WebSocketOptions) { self.options = options }
 
+    /// What makes `head` a malformed WebSocket upgrade, or nil when it is not one (a plain
+    /// request, or a good upgrade). NIO's upgrader checks the Upgrade, Connection and version
+    /// headers and the key's presence, not these.
+    static func malformation(of head: HTTPRequestHead) -> String? {
+        guard head.headers["Upgrade"].contains(where: { $0.lowercased() == "websocket" }) else { return nil }
+        if head.method != .GET { return "an upgrade must be a GET" }
+        if head.version.major < 1 || (head.version.major == 1 && head.version.minor < 1) { return "an upgrade needs HTTP/1.1" }
+        if head.headers["Host"].isEmpty { return "no Host header" }
+        let keys = head.headers["Sec-WebSocket-Key"]
+        guard keys.count == 1, isSixteenBytesInBase64(keys[0]) else { return "Sec-WebSocket-Key must be 16 bytes in base64" }
+        return nil
+    }
+
+    /// 16 bytes in base64 are 22 characters of its alphabet and "==" (without Foundation, which
+    /// the daemon keeps out of its memory).
+    static func isSixteenBytesInBase64(_ key: String) -> Bool {
+        let bytes = Array(key.utf8)
+        guard bytes.count == 24, bytes[22] == UInt8(ascii: "="), bytes[23] == UInt8(ascii: "=") else { return false }
+        return bytes[..<22].allSatisfy { b in
+            (0x41...0x5a).contains(b) || (0x61...0x7a).contains(b) || (0x30...0x39).contains(b) || b == 0x2b || b == 0x2f
+        }
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(let head) = unwrapInboundIn(data) else { return }
         let refusedOrigin = !options.admits(head.headers)
-        let status: HTTPResponseStatus = refusedOrigin ? .forbidden : .upgradeRequired
+        let malformed = refusedOrigin ? nil : Self.malformation(of: head)
+        let status: HTTPResponseStatus = refusedOrigin ? .forbidden : malformed != nil ? .badRequest : .upgradeRequired
         let text = refusedOrigin
             ? "origin not allowed (handyd --websocket-origin)\n"
-            : "handyd: WebSocket endpoint; connect with a WebSocket client\n"
+            : malformed.map { "bad WebSocket upgrade: \($0)\n" } ?? "handyd: WebSocket endpoint; connect with a WebSocket client\n"
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         headers.add(name: "Content-Length", value: "\(text.utf8.count)")
         headers.add(name: "Connection", value: "close")
-        if !refusedOrigin { headers.add(name: "Upgrade", value: "websocket") }
+        if status == .upgradeRequired {
+            headers.add(name: "Upgrade", value: "websocket")
+            headers.add(name: "Sec-WebSocket-Version", value: "13")
+        }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
+
+    /// A request the HTTP parser could not read has had its 400 from NIO's error handler (before
+    /// this one); the connection then closes instead of holding a handshake place for 5 s.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is HTTPParserError {
+            context.close(promise: nil)
+            return
+        }
+        context.fireErrorCaught(error)
+    }
+}
+
+/// Each frame as it comes off the wire, before fragments are joined (joining unmasks them): a
+/// client's frames are masked (RFC 6455 5.1), carry no RSV bit (no extension was agreed, 5.2) and
+/// no reserved opcode (5.2). A violation goes on as an error, for ``WebSocketLineBridge`` to close
+/// with 1002; nothing after it is read.
+final class WebSocketFrameCheck: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias InboundOut = WebSocketFrame
+
+    struct Violation: Error { var what: String }
+    private var violated = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !violated else { return }
+        let frame = unwrapInboundIn(data)
+        let problem: String?
+        if frame.maskKey == nil {
+            problem = "an unmasked frame"
+        } else if frame.rsv1 || frame.rsv2 || frame.rsv3 {
+            problem = "RSV bits set"
+        } else if ![.continuation, .text, .binary, .connectionClose, .ping, .pong].contains(frame.opcode) {
+            problem = "reserved opcode \(frame.opcode)"
+        } else {
+            problem = nil
+        }
+        if let problem {
+            violated = true
+            context.fireErrorCaught(Violation(what: problem))
+            return
+        }
+        context.fireChannelRead(data)
+    }
 }
 
 /// Between WebSocket frames and the line protocol ``ClientConnection`` speaks: a text message in
-/// is one line; the lines going out (a batch may hold several) are one text frame each. Pings are
-/// answered while the client reads; a close is echoed; a binary frame is refused with 1003
-/// (unsupported data), a fragmented message over the line limit with 1009, broken fragments with
-/// 1002.
+/// is one line (its CR and LF bytes, JSON whitespace, read as spaces, so one message is one
+/// request); the lines going out (a batch may hold several) are one text frame each. Pings are
+/// answered while the client reads; a close is echoed. RFC 6455's refusals: a binary frame 1003
+/// (unsupported data), text that is not UTF-8 1007, a message over the line limit or in more than
+/// ``maximumFragments`` fragments 1009, and 1002 for a protocol error (an unmasked frame, RSV bits
+/// without an extension, a reserved opcode, broken fragments, a malformed close). Nothing is sent
+/// after the close frame.
 final class WebSocketLineBridge: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = WebSocketFrame
+
+    /// Fragments of one message, at most (a browser sends a message of this size in one frame).
+    static let maximumFragments = 1024
 
     private var sentClose = false
     private let logger: Logger
@@ -224,9 +306,18 @@ final class WebSocketLineBridge: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        // After our close frame only the client's close is awaited (RFC 6455 5.5.1).
+        guard !sentClose else { return }
         switch frame.opcode {
         case .text:
             var line = frame.unmaskedData
+            guard String(validating: line.readableBytesView, as: UTF8.self) != nil else {
+                refuse(context: context, code: .dataInconsistentWithMessage, "text that is not UTF-8")
+                return
+            }
+            for i in line.readerIndex..<line.writerIndex where line.getInteger(at: i, as: UInt8.self).map({ $0 == 0x0a || $0 == 0x0d }) == true {
+                line.setInteger(UInt8(ascii: " "), at: i)
+            }
             line.writeInteger(UInt8(ascii: "\n"))
             context.fireChannelRead(wrapInboundOut(line))
         case .ping:
@@ -238,17 +329,47 @@ final class WebSocketLineBridge: ChannelDuplexHandler, RemovableChannelHandler {
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
         case .connectionClose:
-            sendClose(context: context, code: .normalClosure)
+            if let problem = Self.closeProblem(frame.unmaskedData) {
+                refuse(context: context, code: problem.code, problem.what)
+            } else {
+                sendClose(context: context, code: .normalClosure)
+            }
         case .binary:
             sendClose(context: context, code: .unacceptableData)
+        case .pong:
+            break  // unsolicited pongs are allowed (5.5.3)
         default:
-            break
+            refuse(context: context, code: .protocolError, "reserved opcode \(frame.opcode)")
         }
+    }
+
+    /// What is wrong with a close frame's body (RFC 6455 5.5.1, 7.4): a lone byte, a code no
+    /// endpoint may send (below 1000, 1004–1006, 1015, 1016–2999, 5000 and up), a reason that is
+    /// not UTF-8. Empty is a close without a code.
+    static func closeProblem(_ body: ByteBuffer) -> (code: WebSocketErrorCode, what: String)? {
+        guard body.readableBytes > 0 else { return nil }
+        guard let code = body.getInteger(at: body.readerIndex, as: UInt16.self) else { return (.protocolError, "a close body of 1 byte") }
+        switch code {
+        case 1000...1003, 1007...1014, 3000...4999: break
+        default: return (.protocolError, "close code \(code)")
+        }
+        let reason = Array(body.readableBytesView.dropFirst(2))
+        guard String(validating: reason, as: UTF8.self) != nil else { return (.dataInconsistentWithMessage, "a close reason that is not UTF-8") }
+        return nil
+    }
+
+    private func refuse(context: ChannelHandlerContext, code: WebSocketErrorCode, _ what: String) {
+        logger.notice("WebSocket client closed: \(what)", metadata: ["websocket.close": "\(code)"])
+        sendClose(context: context, code: code)
     }
 
     /// The aggregator's refusals close this client with the code RFC 6455 names, not the 1001
     /// (going away) that a close from further in would send; anything else goes on in.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let violation = error as? WebSocketFrameCheck.Violation {
+            refuse(context: context, code: .protocolError, violation.what)
+            return
+        }
         guard let error = error as? NIOWebSocketFrameAggregator.Error else {
             context.fireErrorCaught(error)
             return
@@ -263,6 +384,11 @@ final class WebSocketLineBridge: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        // No data frame after the close frame (RFC 6455 5.5.1): what was still to go is dropped.
+        guard !sentClose else {
+            promise?.fail(ChannelError.outputClosed)
+            return
+        }
         var buffer = unwrapOutboundIn(data)
         // One text frame per line, without its newline.
         var last: EventLoopFuture<Void>?

@@ -25,7 +25,8 @@ public struct LineSplitter: Sendable {
                 pending.removeAll(keepingCapacity: true)
             } else {
                 pending.append(byte)
-                if pending.count > maximumLineLength {
+                // The limit excludes the line end, CRLF's `\r` included: it may be one byte past it.
+                if pending.count > maximumLineLength, pending.count > maximumLineLength + 1 || byte != UInt8(ascii: "\r") {
                     throw ProtocolError(.lineTooLong, "line longer than \(maximumLineLength) bytes")
                 }
             }

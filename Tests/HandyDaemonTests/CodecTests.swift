@@ -16,6 +16,25 @@ struct LineSplitterTests {
         #expect(throws: ProtocolError.self) { try s.append(Array("123456789".utf8)) }
         var t = LineSplitter(maximumLineLength: 8)
         #expect((try? t.append(Array("12345678\n".utf8)))?.count == 1, "exactly the limit is fine")
+        // The limit excludes the line end: CRLF after exactly the limit is fine too, a byte more is not.
+        var crlf = LineSplitter(maximumLineLength: 8)
+        #expect((try? crlf.append(Array("12345678\r\n".utf8)))?.map { String(decoding: $0, as: UTF8.self) } == ["12345678"])
+        var over = LineSplitter(maximumLineLength: 8)
+        #expect(throws: ProtocolError.self) { try over.append(Array("12345678\rx".utf8)) }
+    }
+
+    /// Found probing the daemon as a hostile client (2026-11-27): `null` is JSON, so not
+    /// `invalid-json`; a subscribe naming 8,000 gestures cost the shared event loop 68 ms a line.
+    @Test func nullIsAnInvalidMessageAndNameListsAreBounded() {
+        func code(_ text: String) -> String? {
+            do { _ = try JSONLines.decodeClientMessage(Array(text.utf8)); return nil } catch { return error.code.rawValue }
+        }
+        #expect(code("null") == "invalid-message")
+        #expect(code("[]") == "invalid-message")
+        #expect(code("nul") == "invalid-json")
+        let names = (0...JSONLines.maximumSubscribeNames).map { "\"g\($0)\"" }
+        #expect(code(#"{"type":"subscribe","gestures":["# + names.joined(separator: ",") + "]}") == "invalid-message")
+        #expect(code(#"{"type":"subscribe","devices":["# + names.dropFirst().joined(separator: ",") + "]}") == nil, "256 names are fine")
     }
 }
 

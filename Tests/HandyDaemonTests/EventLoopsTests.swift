@@ -88,3 +88,23 @@ struct EventLoopsTests {
         try expectUsageError(["--replay", hostileRecording, "--socket", ""])
     }
 }
+
+/// A client sending garbage in a loop (found probing as a hostile client: 60,000 journal lines in
+/// 5 s at the default level): the first invalid line is logged at info, the rest at debug; each is
+/// still answered.
+@Suite struct InvalidMessageLoggingTests {
+    @Test func garbageIsLoggedOnceAtInfoAndAlwaysAnswered() throws {
+        let daemon = try DaemonProcess(arguments: ["--replay", hostileRecording, "--loop"])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard case .hello? = try client.readMessage() else { Issue.record("no hello"); return }
+        try client.send(String(repeating: "x\n", count: 200))
+        var errors = 0
+        while errors < 200, let message = try client.readMessage() {
+            if case .error(let e) = message, e.code == "invalid-json" { errors += 1 }
+        }
+        #expect(errors == 200)
+        let lines = daemon.log.split(separator: "\n").filter { $0.contains("invalid client message") }
+        #expect(lines.count == 200, "every one at debug or info: \(lines.count)")
+        #expect(lines.filter { $0.contains(" info ") }.count == 1, "\(lines.prefix(3))")
+    }
+}

@@ -100,14 +100,17 @@ final class WebSocketTestClient: @unchecked Sendable {
         return 0
     }
 
-    /// One masked frame, as a client must send it.
+    /// One frame, masked as a client must send it (`masked: false` and `rsv` bits, 0…7, for a
+    /// client that breaks RFC 6455).
     @discardableResult
-    func send(opcode: UInt8, payload: [UInt8], fin: Bool = true) -> Int32 {
-        var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
+    func send(opcode: UInt8, payload: [UInt8], fin: Bool = true, rsv: UInt8 = 0, masked: Bool = true) -> Int32 {
+        var frame: [UInt8] = [(fin ? 0x80 : 0) | (rsv & 7) << 4 | opcode]
         let n = payload.count
-        if n < 126 { frame.append(0x80 | UInt8(n)) }
-        else if n < 65536 { frame += [0x80 | 126, UInt8(n >> 8), UInt8(n & 0xff)] }
-        else { frame.append(0x80 | 127); for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((n >> shift) & 0xff)) } }
+        let maskBit: UInt8 = masked ? 0x80 : 0
+        if n < 126 { frame.append(maskBit | UInt8(n)) }
+        else if n < 65536 { frame += [maskBit | 126, UInt8(n >> 8), UInt8(n & 0xff)] }
+        else { frame.append(maskBit | 127); for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((n >> shift) & 0xff)) } }
+        guard masked else { return sendRaw(frame + payload) }
         let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
         frame += mask
         frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
@@ -239,4 +242,26 @@ final class SilentConnection {
             if Date() >= deadline { return false }
         }
     }
+}
+
+/// Sends `request` (a whole HTTP request head) to 127.0.0.1:`port` and returns the response's
+/// head and whether the server closed the connection after it (within 2 s).
+func rawHTTPExchange(port: Int, request: String) throws -> (head: String, closed: Bool) {
+    let fd = try connectLoopback(port: port)
+    defer { close(fd) }
+    let bytes = Array(request.utf8)
+    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var received: [UInt8] = []
+    var closed = false
+    let deadline = Date().addingTimeInterval(2)
+    while Date() < deadline {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 100) == 1 else { continue }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n <= 0 { closed = true; break }
+        received += chunk[..<n]
+    }
+    let text = String(decoding: received, as: UTF8.self)
+    return (text.components(separatedBy: "\r\n\r\n").first ?? text, closed)
 }

@@ -136,6 +136,99 @@ extension HostileClientTests {
         #expect(outcome.settledFileDescriptors == outcome.before.openFileDescriptors)
     }
 
+    /// RFC 6455's refusals, each on its own connection: an unmasked frame, RSV bits, a reserved
+    /// opcode and malformed closes are protocol errors (1002), text or a close reason that is not
+    /// UTF-8 is 1007; a close with a good code is answered 1000; nothing follows a close frame.
+    @Test(arguments: [
+        ("unmasked", 1002), ("rsv1", 1002), ("rsv3", 1002), ("opcode 3", 1002), ("opcode 11", 1002),
+        ("close 999", 1002), ("close 1005", 1002), ("close 5000", 1002), ("close one byte", 1002),
+        ("close bad reason", 1007), ("text not UTF-8", 1007), ("close 1000", 1000), ("close 4000", 1000),
+    ])
+    func brokenFramesGetTheCloseCodeTheRFCNames(_ broken: String, _ code: Int) throws {
+        let port = try freeLoopbackPort()
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--loop"] + Self.arguments(port: port))
+        let client = try Self.connect(port: port)
+        _ = try client.readText()
+        let status = Array(#"{"type":"status"}"#.utf8)
+        func close(_ code: UInt16, _ reason: [UInt8] = []) -> [UInt8] { [UInt8(code >> 8), UInt8(code & 0xff)] + reason }
+        switch broken {
+        case "unmasked": client.send(opcode: 1, payload: status, masked: false)
+        case "rsv1": client.send(opcode: 1, payload: status, rsv: 4)
+        case "rsv3": client.send(opcode: 1, payload: status, rsv: 1)
+        case "opcode 3": client.send(opcode: 3, payload: status)
+        case "opcode 11": client.send(opcode: 11, payload: [])
+        case "close 999": client.send(opcode: 8, payload: close(999))
+        case "close 1005": client.send(opcode: 8, payload: close(1005))
+        case "close 5000": client.send(opcode: 8, payload: close(5000))
+        case "close one byte": client.send(opcode: 8, payload: [3])
+        case "close bad reason": client.send(opcode: 8, payload: close(1000, [0xff, 0xfe]))
+        case "text not UTF-8": client.send(opcode: 1, payload: [0x7b, 0xc3, 0x28, 0x7d])
+        case "close 1000": client.send(opcode: 8, payload: close(1000))
+        default: client.send(opcode: 8, payload: close(4000, Array("bye".utf8)))
+        }
+        let frames = try client.readToEnd()
+        let closeAt = try #require(frames.firstIndex { if case .close = $0 { return true }; return false }, "\(broken): no close in \(frames.suffix(3))")
+        #expect(frames[closeAt] == .close(code: UInt16(code)), "\(broken): \(frames[closeAt])")
+        #expect(closeAt == frames.count - 1, "\(broken): frames after the close: \(frames[(closeAt + 1)...].prefix(3))")
+        #expect(daemon.process.isRunning)
+    }
+
+    /// Legal forms that were refused or misread: empty fragments, many small fragments, a request
+    /// whose JSON spans lines (JSON.stringify with indentation); two documents in one frame are
+    /// one bad message, not two requests.
+    @Test func fragmentsAndLinesInsideOneMessage() throws {
+        let port = try freeLoopbackPort()
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--loop"] + Self.arguments(port: port))
+        let client = try Self.connect(port: port)
+        _ = try client.readText()
+        func statusReply() throws -> Bool { try client.readText(until: { $0.hasPrefix(#"{"type":"status""#) || $0.hasPrefix(#"{"type":"error""#) })?.hasPrefix(#"{"type":"status""#) == true }
+        // An empty first fragment, then the message.
+        client.send(opcode: 1, payload: [], fin: false)
+        client.send(opcode: 0, payload: Array(#"{"type":"status"}"#.utf8))
+        #expect(try statusReply(), "empty first fragment")
+        // 100 fragments of one byte or none (RFC 6455 sets no minimum).
+        let text = Array(#"{"type":"status"}"#.utf8)
+        client.send(opcode: 1, payload: [text[0]], fin: false)
+        for i in 1..<100 { client.send(opcode: 0, payload: i < text.count ? [text[i]] : [], fin: false) }
+        client.send(opcode: 0, payload: [])
+        #expect(try statusReply(), "100 fragments")
+        // Indented JSON: one request.
+        client.sendText("{\n  \"type\": \"status\"\r\n}")
+        #expect(try statusReply(), "JSON over lines")
+        // Two documents in one message: one error, and the next reply is to the next request.
+        client.sendText("{\"type\":\"status\"}\n{\"type\":\"status\"}")
+        #expect(try !statusReply(), "two documents in one message were answered as a request")
+        client.sendText(#"{"type":"status"}"#)
+        #expect(try statusReply())
+        #expect(daemon.process.isRunning)
+    }
+
+    /// The handshake: a malformed upgrade is 400, a plain request 426 naming version 13, and a
+    /// request the HTTP parser cannot read is closed at once (not held for the 5 s timeout).
+    @Test func malformedHandshakesAreRefusedAndClosed() throws {
+        let port = try freeLoopbackPort()
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--loop"] + Self.arguments(port: port))
+        _ = try Self.connect(port: port)  // listening
+        let upgrade = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nOrigin: \(Self.origin)\r\n"
+        let key = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        for (request, status) in [
+            ("POST / HTTP/1.1\r\nHost: x\r\n" + upgrade + key + "Content-Length: 0\r\n\r\n", "400"),
+            ("GET / HTTP/1.1\r\n" + upgrade + key + "\r\n", "400"),
+            ("GET / HTTP/1.1\r\nHost: x\r\n" + upgrade + "Sec-WebSocket-Key: x\r\n\r\n", "400"),
+            ("GET / HTTP/1.1\r\nHost: x\r\n" + upgrade + key + "\r\n", "101"),
+            ("GET / HTTP/1.1\r\nHost: x\r\n\r\n", "426"),
+        ] {
+            let (head, closed) = try rawHTTPExchange(port: port, request: request)
+            #expect(head.hasPrefix("HTTP/1.1 \(status) "), "\(request.prefix(40)): \(head)")
+            if status == "426" { #expect(head.contains("Sec-WebSocket-Version: 13"), "\(head)") }
+            if status != "101" { #expect(closed, "\(request.prefix(40)): left open") }
+        }
+        let (garbage, closed) = try rawHTTPExchange(port: port, request: "\u{1}\u{2} nonsense\r\n\r\n")
+        #expect(garbage.hasPrefix("HTTP/1.1 400"), "\(garbage)")
+        #expect(closed, "a request the parser cannot read holds its place until the timeout")
+        #expect(daemon.process.isRunning)
+    }
+
     /// A message over the line limit (64 KiB), whole or in fragments: closed with 1009 (too big),
     /// nothing buffered beyond the limit, the others carry on.
     @Test func aFrameOverTheLimitClosesOnlyThatClient() throws {
