@@ -133,8 +133,8 @@ struct DaemonTests {
     }
 
     @Test func aLineOverTheLimitGetsAnErrorAndIsClosed() throws {
-        // The replay never starts (it waits for 100 subscribers): only replies reach the clients.
-        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--wait-clients", "100"])
+        // The replay never starts (it waits for 64 subscribers, 2 come): only replies reach the clients.
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--wait-clients", "64"])
         let bystander = try LineClient(socketPath: daemon.socketPath)
         let offender = try LineClient(socketPath: daemon.socketPath)
         _ = try bystander.readMessage()
