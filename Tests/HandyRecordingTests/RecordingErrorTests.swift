@@ -18,6 +18,14 @@ struct RecordingErrorTests {
 
         """
 
+    /// A one-device `libinput record` file with these `absinfo` lines and one event (absinfo on
+    /// line 7, the event on line 9 + the number of axes).
+    private static func libinputRecord(absinfo: [String]) -> String {
+        "version: 1\ndevices:\n- evdev:\n    name: \"T\"\n    id: [3, 1, 2, 3]\n    absinfo:\n"
+            + absinfo.map { "      \($0)\n" }.joined()
+            + "  events:\n  - evdev:\n    - [0, 0, 3, 53, 5]\n"
+    }
+
     /// Parses `text` in memory and returns the error it must raise.
     private func failure(_ text: String, path: String = "bad.evemu") -> RecordingError? {
         do {
@@ -276,20 +284,7 @@ struct RecordingErrorTests {
         let single = "N: T\nI: 0003 0001 0002 0003\nP: 02\nB: 00 0b\nA: 00 0 100 0 0 0\nA: 01 7 7 0 0 0\n"
         #expect(failure(single + "E: 0.000000 0000 0000 0\n")?.message.hasPrefix("ABS_Y has an empty range (minimum 7, maximum 7)") == true)
         // libinput record, and a `.desc` given apart (`handyctl replay --desc`).
-        let yaml = """
-            version: 1
-            devices:
-            - evdev:
-                name: "T"
-                id: [3, 1, 2, 3]
-                absinfo:
-                  53: [0, 0, 0, 0, 0]
-                  54: [0, 100, 0, 0, 0]
-              events:
-              - evdev:
-                - [0, 0, 3, 53, 5]
-
-            """
+        let yaml = Self.libinputRecord(absinfo: ["53: [0, 0, 0, 0, 0]", "54: [0, 100, 0, 0, 0]"])
         #expect(failure(yaml, path: "bad.yml")?.message.hasPrefix("ABS_MT_POSITION_X has an empty range (minimum 0, maximum 0)") == true)
         let folder = try FixturePaths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -306,19 +301,7 @@ struct RecordingErrorTests {
 
     @Test("malformed libinput record YAML")
     func badYAML() throws {
-        let good = """
-            version: 1
-            devices:
-            - evdev:
-                name: "T"
-                id: [3, 1, 2, 3]
-                absinfo:
-                  53: [0, 100, 0, 0, 0]
-              events:
-              - evdev:
-                - [0, 0, 3, 53, 5]
-
-            """
+        let good = Self.libinputRecord(absinfo: ["53: [0, 100, 0, 0, 0]"])
         #expect(failure(good, path: "ok.yml") == nil)
 
         func yamlFailure(_ from: String, _ to: String) -> RecordingError? {
