@@ -36,7 +36,7 @@ public enum HandednessTier: String, CaseIterable, Hashable, Sendable, Codable {
 ///
 /// In the ambiguous slice (``isAmbiguous(_:)``) it answers only on the orientation tier and only
 /// when sure (``ambiguousMinimumConfidence``). A clear lean is not overturned by the other cues
-/// (``overturnsClearLean(_:)``).
+/// (``overturnsClearLean(_:)``) nor by weak evidence (``minimumConfidenceAgainstClearLean``).
 ///
 /// Mirror symmetry by construction: the score is `g(f) − g(mirror(f))` where `g` is the log
 /// posterior mass of the right hand and `mirror` negates every x and orientation. Mirroring the
@@ -187,22 +187,40 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// (the evaluation compares classifiers at equal coverage with it). `unknown` only at score 0.
     ///
     /// A clear lean is not overturned (``overturnsClearLean(_:)``): where the other cues contradict
-    /// it, the answer takes the lean's side with the weaker of the two confidences.
+    /// it, or the evidence against it is below ``minimumConfidenceAgainstClearLean``, the answer
+    /// takes the lean's side with the weaker of the two confidences.
     public func bestGuess(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) {
         bestGuess(f, cueSplit(f))
     }
 
     private func bestGuess(_ f: HandednessFeatures, _ cues: CueSplit) -> (hand: Hand, confidence: Double) {
         var s = score(f)
-        if cues.overturnsClearLean {
+        let weak = cues.leanIsClear && Self.confidence(ofScore: s) < Self.minimumConfidenceAgainstClearLean
+        if cues.overturnsClearLean || weak {
             let w = weights(for: Self.tier(of: f))
             let lean = Self.score(f, weights: Weights(geometry: w.geometry, motion: w.motion, landing: w.landing, turn: 0,
                                                        area: w.area, pressure: w.pressure, lean: w.lean))
-            s = (lean > 0 ? 1 : -1) * Swift.min(Swift.abs(s), Swift.abs(lean))
+            if cues.overturnsClearLean || lean * s < 0 {
+                s = (lean > 0 ? 1 : -1) * Swift.min(Swift.abs(s), Swift.abs(lean))
+            }
         }
         guard s != 0 else { return (.unknown, 0) }
-        return (s > 0 ? .right : .left, wireRounded(1 / (1 + exp(-Swift.abs(s))), 3))
+        return (s > 0 ? .right : .left, Self.confidence(ofScore: s))
     }
+
+    /// The published confidence of a score: the probability of the hand it favours, to the wire's
+    /// three decimals.
+    static func confidence(ofScore s: Double) -> Double { wireRounded(1 / (1 + exp(-Swift.abs(s))), 3) }
+
+    /// Evidence against a clear lean (the top finger beyond the seed rule's dead zones) overturns it
+    /// only from this confidence on; weaker, the answer takes the lean's side with the weaker of the
+    /// two confidences, as ``overturnsClearLean(_:)`` does. Why this number: the lean alone is right
+    /// on about three pinches in four even on the members of the sensitivity family where it is least
+    /// reliable (thumb→index angle 75°, hand rotation spread 40°: the seed rule 74.7–75.1 %), so weaker
+    /// evidence against it is no better than the lean on any member and worse on most. Without it,
+    /// where hands turn little (rotation spread 10°) a clear lean overturned at 0.6–0.75 put handyd
+    /// 2 pinches in 10,000 below the seed rule on two seeds of five (docs/HANDEDNESS.md).
+    public static let minimumConfidenceAgainstClearLean = 0.75
 
     /// Whether the geometry (the line's direction, with the thumb cues that pick which end is the
     /// thumb) and the rest (the ellipse axes, the line's turn) favour different hands where the lean
