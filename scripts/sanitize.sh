@@ -35,5 +35,28 @@ export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 # "leaked" by design at exit and would drown real reports.
 export ASAN_OPTIONS="halt_on_error=1 detect_leaks=0 ${ASAN_OPTIONS:-}"
 
-swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" "$@"
+# One run, its output kept. A failure is final, with one exception: the sanitizer's own runtime
+# crashing while it handled a signal ("ThreadSanitizer:DEADLYSIGNAL ... nested bug", the process
+# gone with no report of ours to read). Seen once in a CI thread run (2026-11-27, under load) and
+# not in four full runs after; it names no code of ours and stops every later test. Then the suite
+# runs once more and must pass. A report (a race, a use after free: "WARNING:"/"ERROR:" lines of a
+# report of the sanitizer's) is never run again: it fails as it is.
+out=$(mktemp "${TMPDIR:-/tmp}/sanitize.XXXXXX")
+trap 'rm -f "$out"' EXIT
+run_suite() {
+  set +e
+  swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" "$@" 2>&1 | tee "$out"
+  local rc=${PIPESTATUS[0]}
+  set -e
+  return "$rc"
+}
+runtime_crash() {
+  [ "$kind" = thread ] && grep -q 'Sanitizer:DEADLYSIGNAL' "$out" && grep -q 'Sanitizer: nested bug in the same thread' "$out" \
+    && ! grep -q '^WARNING: .*Sanitizer:' "$out"
+}
+if ! run_suite "$@"; then
+  runtime_crash || { echo "sanitize.sh: $kind: the test suite failed" >&2; exit 1; }
+  echo "sanitize.sh: $kind: the sanitizer's runtime crashed (DEADLYSIGNAL, nested bug, no report): the suite once more" >&2
+  run_suite "$@" || { echo "sanitize.sh: $kind: the test suite failed on its second run" >&2; exit 1; }
+fi
 echo "sanitize.sh: $kind: test suite passed in $(( $(date +%s) - start )) s"
