@@ -5,6 +5,7 @@ import PackageDescription
 //   HandyProtocol  wire types + JSON lines, shared by daemon, client and CLI
 //   HandyCore      events -> TouchTracker -> recognizers -> GestureArena (pure Swift, no I/O)
 //   HandyRecording evemu / libinput-record readers (file I/O only)
+//   HandyFiles     whole-file POSIX reads and writes (bounded, strerror's reasons)
 //   HandyInput     the only importer of libevdev / libudev
 //   HandyDaemon    socket server, device pipeline, lifecycle (library so tests link it)
 //   HandyClient    client library for subscribers
@@ -35,7 +36,9 @@ let package = Package(
         // Test and evaluation tools, not the daemon's: synthetic hands, finger paths, streams with
         // faults, the handedness evaluation (tests, handyctl generate/eval, the bench, the fuzzers).
         .target(name: "HandySynthetic", dependencies: ["HandyCore", "HandyProtocol"]),
-        .target(name: "HandyRecording", dependencies: ["HandyCore"]),
+        // Whole-file POSIX reads and writes with strerror's reason and a bound (recordings, bindings, -o).
+        .target(name: "HandyFiles"),
+        .target(name: "HandyRecording", dependencies: ["HandyCore", "HandyFiles"]),
         // Drawing a recording's touches and gestures as SVG (handyctl plot): a reader does not draw.
         .target(name: "HandyPlot", dependencies: ["HandyRecording", "HandyCore", "HandyProtocol"]),
         .target(
@@ -70,7 +73,7 @@ let package = Package(
         .target(
             name: "HandyActions",
             dependencies: [
-                "HandyProtocol", "HandyClient", "HandyInput",
+                "HandyProtocol", "HandyClient", "HandyInput", "HandyFiles",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -88,6 +91,7 @@ let package = Package(
             name: "handyctl",
             dependencies: [
                 "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient", "HandySynthetic", "HandyPlot", "HandyActions",
+                "HandyFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -112,6 +116,7 @@ let package = Package(
         ),
 
         .testTarget(name: "HandyProtocolTests", dependencies: ["HandyProtocol"]),
+        .testTarget(name: "HandyFilesTests", dependencies: ["HandyFiles"]),
         .testTarget(name: "HandyCoreTests", dependencies: ["HandyCore", "HandyRecording", "HandySynthetic"]),
         .testTarget(name: "HandyRecordingTests", dependencies: ["HandyRecording", "HandyCore", "HandySynthetic", "HandyPlot"]),
         .testTarget(name: "HandyInputTests", dependencies: ["HandyInput", "HandyCore", "HandyRecording", "HandySynthetic"]),

@@ -41,7 +41,7 @@ jobs=${FUZZ_JOBS:-1}
 flags=(-sanitize=fuzzer,address)
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  echo "fuzz.sh: building HandyProtocol, HandyCore, HandyRecording, HandySynthetic with ${flags[*]} (scratch $scratch)"
+  echo "fuzz.sh: building HandyProtocol, HandyCore, HandyFiles, HandyRecording, HandySynthetic with ${flags[*]} (scratch $scratch)"
   swift build --scratch-path "$scratch" -c release -Xswiftc "${flags[0]}" --target HandyRecording
   swift build --scratch-path "$scratch" -c release -Xswiftc "${flags[0]}" --target HandySynthetic
 fi
@@ -53,7 +53,7 @@ modules_for() {
   case "$1" in
     ClientMessage) echo HandyProtocol ;;
     DeviceConfiguration) echo HandyProtocol HandyCore HandySynthetic ;;
-    *) echo HandyProtocol HandyCore HandyRecording ;;
+    *) echo HandyProtocol HandyCore HandyFiles HandyRecording ;;
   esac
 }
 extra_sources_for() {

@@ -1,4 +1,5 @@
 import Foundation
+import HandyFiles
 import HandyProtocol
 import TOMLKit
 
@@ -42,19 +43,13 @@ extension ActionsConfiguration {
     /// The file's text, or why not in words (strerror's, not a Foundation error's dump).
     static func readText(path: String) -> Result<String, ReadFailure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(ReadFailure(text: String(cString: strerror(errno)))) }
+        guard fd >= 0 else { return .failure(ReadFailure(text: POSIXFile.reason(errno))) }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(ReadFailure(text: String(cString: strerror(errno))))
-            }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-            if bytes.count > maximumFileBytes { return .failure(ReadFailure(text: "larger than \(maximumFileBytes >> 20) MiB")) }
+        let bytes: [UInt8]
+        switch POSIXFile.readAll(fd, maximumBytes: maximumFileBytes) {
+        case .success(let read): bytes = read
+        case .failure(.system(let code)): return .failure(ReadFailure(text: POSIXFile.reason(code)))
+        case .failure(.tooLarge): return .failure(ReadFailure(text: "larger than \(maximumFileBytes >> 20) MiB"))
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(ReadFailure(text: "not UTF-8 text")) }
         return .success(text)

@@ -1,4 +1,5 @@
 import HandyCore
+import HandyFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -71,14 +72,7 @@ public final class EvemuRecorder {
 
     private func writeAll(_ bytes: [UInt8]) throws(RecordingError) {
         guard fd >= 0 else { throw RecordingError(.unreadable, file: path, "recording already closed") }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw RecordingError(.unreadable, file: path, "write failed: \(String(cString: strerror(errno)))")
-            }
-            offset += n
-        }
+        let code = POSIXFile.writeAll(fd, bytes)
+        guard code == 0 else { throw RecordingError(.unreadable, file: path, "write failed: \(POSIXFile.reason(code))") }
     }
 }

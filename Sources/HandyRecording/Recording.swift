@@ -6,6 +6,7 @@ import Glibc
 import Musl
 #endif
 import HandyCore
+import HandyFiles
 
 /// A recorded device and its events, read from an evemu or `libinput record` file.
 ///
@@ -201,24 +202,11 @@ public struct Recording: Sendable, Equatable {
         guard fd >= 0 else { throw failure("cannot read", errno) }
         defer { close(fd) }
         // The size from stat is a hint (the file may change): read until end of file, within the limit.
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
-        var count = 0
-        while true {
-            if count == bytes.count {
-                guard bytes.count <= maximumFileBytes else {
-                    throw RecordingError(.unreadable, file: path, "file grew larger than any recording (limit \(maximumFileBytes))")
-                }
-                bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4096)))
-            }
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw failure("cannot read", errno)
-            }
-            if n == 0 { break }
-            count += n
+        switch POSIXFile.readAll(fd, maximumBytes: maximumFileBytes, sizeHint: Int(info.st_size)) {
+        case .success(let bytes): return bytes
+        case .failure(.system(let code)): throw failure("cannot read", code)
+        case .failure(.tooLarge):
+            throw RecordingError(.unreadable, file: path, "file grew larger than any recording (limit \(maximumFileBytes))")
         }
-        bytes.removeSubrange(count...)
-        return bytes
     }
 }

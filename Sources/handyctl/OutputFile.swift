@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import HandyFiles
 
 /// A command's `-o FILE`, written the way a shell's `>` writes it: into the file at the path
 /// (created 0644, or emptied), so `-o /dev/stdout`, a FIFO or a symlink receive the bytes. An
@@ -16,23 +17,10 @@ enum OutputFile {
         guard !path.isEmpty else { throw Failure(description: "cannot write an empty path") }
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
-        var failure: Int32 = 0
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += n
-            }
-        }
+        var failure = POSIXFile.writeAll(fd, text.utf8)
         // close(2) may report a write the kernel could not finish (NFS, a full disk).
         if close(fd) != 0, failure == 0 { failure = errno }
-        if failure != 0 { throw Failure(description: "cannot write \(path): \(String(cString: strerror(failure)))") }
+        if failure != 0 { throw Failure(description: "cannot write \(path): \(POSIXFile.reason(failure))") }
     }
 
     /// The POSIX reason inside a Foundation file error ("Not a directory", "Permission denied"),

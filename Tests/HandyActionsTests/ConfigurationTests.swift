@@ -167,4 +167,25 @@ import Testing
             #expect(error.description.hasPrefix("/nonexistent/actions.toml: cannot read"), "\(error)")
         }
     }
+
+    /// Each way a file cannot be read gives the system's reason or the bound in words: no such
+    /// file, a directory, an endless device, more than 1 MiB, bytes that are not UTF-8.
+    @Test func unreadableFilesSayWhy() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-actions-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let big = folder + "/big.toml", binary = folder + "/binary.toml", exact = folder + "/exact.toml"
+        try Data(repeating: 0x23, count: (1 << 20) + 1).write(to: URL(fileURLWithPath: big))      // '#' × 1 MiB + 1
+        try Data([0x23, 0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: binary))
+        try Data(repeating: 0x23, count: 1 << 20).write(to: URL(fileURLWithPath: exact))          // a 1 MiB comment
+        func message(_ path: String) -> String? {
+            do { _ = try ActionsConfiguration.load(path: path); return nil } catch { return error.description }
+        }
+        #expect(message(folder + "/none.toml") == folder + "/none.toml: cannot read: No such file or directory")
+        #expect(message(folder) == folder + ": cannot read: Is a directory")
+        #expect(message("/dev/zero") == "/dev/zero: cannot read: larger than 1 MiB")
+        #expect(message(big) == big + ": cannot read: larger than 1 MiB")
+        #expect(message(binary) == binary + ": cannot read: not UTF-8 text")
+        #expect(message(exact) == nil, "a file of exactly 1 MiB is read")
+    }
 }
