@@ -86,16 +86,22 @@ public final class Broadcaster: @unchecked Sendable {
     /// Registers a connected client; false when the server is full (the caller refuses it).
     func register(_ client: ClientConnection) -> Bool {
         eventLoop.preconditionInEventLoop()
-        guard !shuttingDown, tally.admit(maximum: limits.maximumClients) else { return false }
+        guard !shuttingDown, tally.admit(maximum: limits.maximumClients, webMaximum: client.webLimit) else { return false }
         clients[ObjectIdentifier(client)] = client
         subscriptionsChanged()
         return true
     }
 
+    /// The limit a refused client met and its kind's word for the message ("WebSocket " or "").
+    func refusal(for client: ClientConnection) -> (limit: Int, kind: String) {
+        if let web = client.webLimit, tally.webClients >= web, tally.counts.clients < limits.maximumClients { return (web, "WebSocket ") }
+        return (limits.maximumClients, "")
+    }
+
     func unregister(_ client: ClientConnection) {
         eventLoop.preconditionInEventLoop()
         if clients.removeValue(forKey: ObjectIdentifier(client)) != nil {
-            tally.leave(subscribed: client.hasSubscribed)
+            tally.leave(subscribed: client.hasSubscribed, web: client.webLimit != nil)
         }
         subscriptionsChanged()
     }

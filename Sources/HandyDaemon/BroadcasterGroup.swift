@@ -95,6 +95,8 @@ public final class BroadcasterGroup: Sendable {
 final class ClientTally: Sendable {
     private struct State {
         var clients = 0
+        /// Of `clients`, those on the WebSocket endpoint.
+        var webClients = 0
         var subscribed = 0
         var drops: UInt64 = 0
         /// Run once when `subscribed` reaches `count` (`--wait-clients`).
@@ -103,21 +105,29 @@ final class ClientTally: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    /// Counts a new client unless `maximum` are connected already; false: refuse it.
-    func admit(maximum: Int) -> Bool {
+    /// Counts a new client unless `maximum` are connected already or, for a WebSocket client
+    /// (`webMaximum` given), `webMaximum` WebSocket clients are; false: refuse it.
+    func admit(maximum: Int, webMaximum: Int? = nil) -> Bool {
         state.withLockedValue { state in
             guard state.clients < maximum else { return false }
+            if let webMaximum {
+                guard state.webClients < webMaximum else { return false }
+                state.webClients += 1
+            }
             state.clients += 1
             return true
         }
     }
 
-    func leave(subscribed: Bool) {
+    func leave(subscribed: Bool, web: Bool = false) {
         state.withLockedValue { state in
             state.clients -= 1
+            if web { state.webClients -= 1 }
             if subscribed { state.subscribed -= 1 }
         }
     }
+
+    var webClients: Int { state.withLockedValue { $0.webClients } }
 
     /// Counts a client's first subscription; the `--wait-clients` action (and the count) when this
     /// one reached it, to be run by the caller outside the lock.

@@ -45,9 +45,13 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
     /// False for WebSocket clients unless `--websocket-touches`: touch positions on an on-screen
     /// PIN pad give the PIN away, so a web page gets gestures only unless the operator says so.
     private let mayReceiveTouches: Bool
+    /// For a WebSocket client, how many of them may be served at once (``WebSocketOptions``); nil
+    /// for a client of the Unix socket.
+    let webLimit: Int?
 
-    init(broadcaster: Broadcaster, logger: Logger, mayReceiveTouches: Bool = true) {
+    init(broadcaster: Broadcaster, logger: Logger, mayReceiveTouches: Bool = true, webLimit: Int? = nil) {
         self.broadcaster = broadcaster
+        self.webLimit = webLimit
         var logger = logger
         if broadcaster.groupSize > 1 { logger[metadataKey: "client.eventLoop"] = "\(broadcaster.index)" }
         self.logger = logger
@@ -75,9 +79,12 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
         started = true
         logPeer(context.channel)
         guard broadcaster.register(self) else {
-            logger.notice("refusing client: too many clients", metadata: ["clients.max": "\(broadcaster.limits.maximumClients)"])
+            // Refused for its kind's limit when that is the one reached: a web client may find the
+            // web places taken while the Unix socket still has room.
+            let (limit, kind) = broadcaster.refusal(for: self)
+            logger.notice("refusing client: too many \(kind)clients", metadata: ["clients.max": "\(limit)"])
             let error = ErrorMessage(code: ServerErrorCode.tooManyClients.rawValue,
-                                     message: "handyd serves at most \(broadcaster.limits.maximumClients) clients")
+                                     message: "handyd serves at most \(limit) \(kind)clients")
             closeAfter(broadcaster.encode(.error(error)), context: context)
             return
         }

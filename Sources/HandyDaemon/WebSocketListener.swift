@@ -15,16 +15,26 @@ public struct WebSocketOptions: Hashable, Sendable {
     public var allowedOrigins: Set<String>
     /// Whether WebSocket clients may subscribe to raw touches.
     public var sendsTouches: Bool
+    /// WebSocket clients served at once, within `--max-clients`: the rest of those places stay for
+    /// the Unix socket, so whoever can reach the port (any local user, on loopback) cannot take
+    /// every place and shut out the group that may open the socket. One more gets
+    /// `too-many-clients` and is closed.
+    public var maximumClients: Int
 
-    public init(host: String = "127.0.0.1", port: Int, allowedOrigins: Set<String> = [], sendsTouches: Bool = false) {
+    public static let defaultMaximumClients = 16
+
+    public init(host: String = "127.0.0.1", port: Int, allowedOrigins: Set<String> = [], sendsTouches: Bool = false,
+                maximumClients: Int = defaultMaximumClients) {
         self.host = host
         self.port = port
         self.allowedOrigins = allowedOrigins
         self.sendsTouches = sendsTouches
+        self.maximumClients = maximumClients
     }
 
     /// `PORT` (loopback), `HOST:PORT` or `[IPv6]:PORT`; nil if it is none of them.
-    public init?(listen: String, allowedOrigins: Set<String> = [], sendsTouches: Bool = false) {
+    public init?(listen: String, allowedOrigins: Set<String> = [], sendsTouches: Bool = false,
+                 maximumClients: Int = defaultMaximumClients) {
         var host = "127.0.0.1"
         var portText = Substring(listen)
         if let colon = listen.lastIndex(of: ":") {
@@ -34,7 +44,7 @@ public struct WebSocketOptions: Hashable, Sendable {
             guard !host.isEmpty, !host.contains("[") else { return nil }
         }
         guard let port = Int(portText), (1...65535).contains(port) else { return nil }
-        self.init(host: host, port: port, allowedOrigins: allowedOrigins, sendsTouches: sendsTouches)
+        self.init(host: host, port: port, allowedOrigins: allowedOrigins, sendsTouches: sendsTouches, maximumClients: maximumClients)
     }
 
     /// Whether an upgrade request with these headers may proceed.
@@ -116,7 +126,8 @@ public final class WebSocketListener: Sendable {
                                 maxAccumulatedFrameSize: JSONLines.maximumLineLength))
                             try sync.addHandler(WebSocketLineBridge(logger: logger))
                             try sync.addHandler(ClientConnection(broadcaster: broadcasters.broadcaster(on: channel.eventLoop), logger: logger,
-                                                                 mayReceiveTouches: options.sendsTouches))
+                                                                 mayReceiveTouches: options.sendsTouches,
+                                                                 webLimit: options.maximumClients))
                         }
                     })
                 return channel.pipeline.configureHTTPServerPipeline(

@@ -45,6 +45,10 @@ struct Handyd: ParsableCommand {
     @Flag(help: "Let WebSocket clients subscribe to raw touches (off: touch positions on an on-screen PIN pad give the PIN away).")
     var websocketTouches = false
     @Option(help: ArgumentHelp(
+        "WebSocket clients served at once, counted within --max-clients; the other places stay for the Unix socket, so whoever can reach the port cannot shut out the socket's group. (default: 16, or --max-clients if lower)",
+        valueName: "N"))
+    var websocketMaxClients: Int?
+    @Option(help: ArgumentHelp(
         "Run under SCHED_RR at this priority (\(RealtimeScheduling.priorities.lowerBound) … \(RealtimeScheduling.priorities.upperBound)), so a busy machine does not delay frames (systemd/handyd.service uses 10). Refused by the system: a notice, and normal priority. Off by default.",
         valueName: "N"))
     var realtimePriority: Int32?
@@ -74,8 +78,11 @@ struct Handyd: ParsableCommand {
         if let websocket, WebSocketOptions(listen: websocket) == nil {
             throw ValidationError("--websocket \(websocket): expected PORT, HOST:PORT or [IPv6]:PORT (port 1 … 65535)")
         }
-        guard websocket != nil || (websocketOrigin.isEmpty && !websocketTouches) else {
-            throw ValidationError("--websocket-origin and --websocket-touches need --websocket")
+        guard websocket != nil || (websocketOrigin.isEmpty && !websocketTouches && websocketMaxClients == nil) else {
+            throw ValidationError("--websocket-origin, --websocket-touches and --websocket-max-clients need --websocket")
+        }
+        if let websocketMaxClients, !(1...maxClients).contains(websocketMaxClients) {
+            throw ValidationError("--websocket-max-clients \(websocketMaxClients): expected 1 … \(maxClients) (--max-clients)")
         }
         for origin in websocketOrigin where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.hasSuffix("/") {
             throw ValidationError("--websocket-origin \(origin): expected scheme://host[:port] as a browser sends it, e.g. http://127.0.0.1:8080")
@@ -113,7 +120,8 @@ struct Handyd: ParsableCommand {
         options.realtimePriority = realtimePriority
         options.eventLoops = eventLoops
         options.webSocket = websocket.flatMap {
-            WebSocketOptions(listen: $0, allowedOrigins: Set(websocketOrigin), sendsTouches: websocketTouches)
+            WebSocketOptions(listen: $0, allowedOrigins: Set(websocketOrigin), sendsTouches: websocketTouches,
+                             maximumClients: websocketMaxClients ?? min(WebSocketOptions.defaultMaximumClients, maxClients))
         }
         do {
             try runDaemon(options: options, logger: logger)

@@ -334,8 +334,9 @@ extension HostileClientTests {
         #expect(outcome.status.clients == 3)
     }
 
-    /// 1,000 WebSocket connections at once: beside the 3 bystanders, 61 get hello, every other one
-    /// a `too-many-clients` error frame and the close; the daemon keeps serving.
+    /// 1,000 WebSocket connections at once: beside the 3 bystanders (on the Unix socket), 16 get
+    /// hello (`--websocket-max-clients`' default; before it, 61: every place but the bystanders'),
+    /// every other one a `too-many-clients` error frame and the close; the daemon keeps serving.
     @Test func aThousandWebSocketConnections() throws {
         let port = try freeLoopbackPort()
         let outcome = try runWithBystanders(extraArguments: Self.arguments(port: port), hostile: { _ in
@@ -346,11 +347,11 @@ extension HostileClientTests {
             for c in clients {
                 guard c.upgraded, let first = try c.readText() else { Issue.record("no first frame: \(c.status)"); continue }
                 if first.hasPrefix(#"{"type":"hello""#) { accepted.append(c); continue }
-                #expect(first.contains(#""code":"too-many-clients""#))
+                #expect(first.contains(#""code":"too-many-clients""#) && first.contains("at most 16 WebSocket clients"), "\(first)")
                 refused += 1
             }
-            #expect(accepted.count == 64 - 3)
-            #expect(refused == 1000 - (64 - 3))
+            #expect(accepted.count == WebSocketOptions.defaultMaximumClients)
+            #expect(refused == 1000 - WebSocketOptions.defaultMaximumClients)
         }, afterwards: { _, _ in
             let late = try Self.connect(port: port)
             #expect(try late.readText()?.hasPrefix(#"{"type":"hello""#) == true, "served again after the storm")
@@ -392,9 +393,51 @@ extension HostileClientTests {
 
     @Test func badCommandLinesAreUsageErrors() throws {
         for args in [["--websocket", "99999"], ["--websocket", "host:"], ["--websocket-origin", "http://a"],
-                     ["--websocket", "7345", "--websocket-origin", "127.0.0.1:8080"]] {
+                     ["--websocket", "7345", "--websocket-origin", "127.0.0.1:8080"],
+                     ["--websocket-max-clients", "2"], ["--websocket", "7345", "--websocket-max-clients", "0"],
+                     ["--websocket", "7345", "--max-clients", "4", "--websocket-max-clients", "5"]] {
             try expectUsageError(args)
         }
+    }
+
+    /// Whoever can reach the port (any local user, on loopback) cannot take the places of the Unix
+    /// socket's clients: web clients are served up to `--websocket-max-clients` within
+    /// `--max-clients`. Before, they shared `--max-clients` whole: two web clients more here took
+    /// both of the Unix socket's places.
+    @Test func webClientsCannotTakeTheUnixSocketsPlaces() throws {
+        let port = try freeLoopbackPort()
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--max-clients", "4",
+                                                   "--websocket-max-clients", "2"] + Self.arguments(port: port))
+        var web: [WebSocketTestClient] = []
+        for _ in 0..<2 {
+            let w = try Self.connect(port: port)
+            guard let text = try w.readText(), case .hello = try Self.decode(text) else { Issue.record("web client got no hello"); return }
+            web.append(w)
+        }
+        // A third web client is refused, by the web limit, and closed.
+        let third = try Self.connect(port: port)
+        #expect(third.upgraded, "\(third.status)")
+        guard let refusal = try third.readText(), case .error(let e) = try Self.decode(refusal) else {
+            Issue.record("the third web client was not refused"); return
+        }
+        #expect(e.code == "too-many-clients")
+        #expect(e.message == "handyd serves at most 2 WebSocket clients", "\(e.message)")
+        #expect(try third.readText() == nil, "closed after the refusal")
+        // The Unix socket keeps its two places; a fifth client meets --max-clients.
+        let a = try LineClient(socketPath: daemon.socketPath), b = try LineClient(socketPath: daemon.socketPath)
+        if case .hello? = try a.readMessage() {} else { Issue.record("the Unix socket's first place was taken") }
+        if case .hello? = try b.readMessage() {} else { Issue.record("the Unix socket's second place was taken") }
+        let c = try LineClient(socketPath: daemon.socketPath)
+        let refused = try c.readToEOF()
+        if case .error(let e)? = refused.first {
+            #expect(e.code == "too-many-clients" && e.message == "handyd serves at most 4 clients", "\(e)")
+        } else { Issue.record("no refusal at --max-clients: \(refused)") }
+        // A web client that leaves gives its place to another web client.
+        web.removeLast()
+        usleep(200_000)
+        let again = try Self.connect(port: port)
+        if let text = try again.readText(), case .hello = try Self.decode(text) {} else { Issue.record("no hello after a web client left") }
+        _ = (web, a, b)
     }
 }
 }
