@@ -131,14 +131,19 @@ public struct HandednessMetrics: Hashable, Sendable, Codable {
             return total + (guess == o.truth ? 1 : 0)
         }
         accuracyAtFixedCoverage = k == 0 ? 0 : score / Double(k)
+        // Each answer in exactly one bin, [0.5, 0.55) … [0.95, 1] (the nudge puts a confidence that
+        // sits on an edge, such as 0.6, in the bin it opens, whatever the rounding of 0.1 / 0.05).
+        var bins = [(count: Int, right: Int, confidence: Double)](repeating: (0, 0, 0), count: 10)
+        for o in answered {
+            let bin = Swift.min(9, Swift.max(0, Int(((o.confidence - 0.5) * 20 + 1e-9).rounded(.down))))
+            bins[bin].count += 1
+            bins[bin].right += o.hand == o.truth ? 1 : 0
+            bins[bin].confidence += o.confidence
+        }
         var error = 0.0
-        for bin in 0..<10 {
-            let lo = 0.5 + Double(bin) * 0.05, hi = lo + 0.05
-            let inBin = answered.filter { $0.confidence >= lo && ($0.confidence < hi || (bin == 9 && $0.confidence <= 1)) }
-            guard !inBin.isEmpty else { continue }
-            let acc = Double(inBin.filter { $0.hand == $0.truth }.count) / Double(inBin.count)
-            let conf = inBin.reduce(0.0) { $0 + $1.confidence } / Double(inBin.count)
-            error += Double(inBin.count) / Double(Swift.max(answered.count, 1)) * Swift.abs(acc - conf)
+        for b in bins where b.count > 0 {
+            let n = Double(b.count)
+            error += n / Double(Swift.max(answered.count, 1)) * Swift.abs(Double(b.right) / n - b.confidence / n)
         }
         calibrationError = error
     }

@@ -57,6 +57,9 @@ public enum HandednessSensitivity {
         public var evidenceAtSeedCoverage: Double
         /// `evidenceAtSeedCoverage` ≥ the seed rule's accuracy (to a tolerance of one pinch).
         public var holds: Bool
+        /// handyd's published answers are at least as many as the seed rule's and at least as
+        /// accurate (to a tolerance of one pinch): it dominates the seed rule on this row.
+        public var dominates: Bool
         /// Share of the pinches in the ambiguous slice, the share of those handyd answers, and its
         /// accuracy there (0 when it answers none).
         public var ambiguousShare: Double
@@ -71,7 +74,7 @@ public enum HandednessSensitivity {
     public static var memberNames: [String] { members.map(\.name) }
 
     /// Each member's name and hand model (nil: the mixture).
-    static var members: [(name: String, model: HandModel?)] {
+    public static var members: [(name: String, model: HandModel?)] {
         var members: [(name: String, model: HandModel?)] = [("defaults", HandModel())]
         for a in assumptions {
             for value in [a.low, a.high] {
@@ -92,14 +95,19 @@ public enum HandednessSensitivity {
         var rows: [Row] = []
         for (name, model) in members {
             for tier in tiers {
-                let generated = model.map { HandednessEvaluation.syntheticPinches(tier: tier, count: count, seed: seed, model: $0) }
-                    ?? HandednessEvaluation.mixturePinches(tier: tier, count: count, seed: seed)
-                let pinches = generated.enumerated().map { i, p in LabelledPinch(name: "\(i)", p) }
+                let pinches = Self.pinches(model: model, tier: tier, count: count, seed: seed)
                 let both = pinches.map { HandednessEvaluation.outcomes($0, classifiers: [SeedHandednessRule(), classifier], slice: classifier) }
                 rows.append(row(member: name, tier: tier, seed: both.map { $0[0] }, evidence: both.map { $0[1] }))
             }
         }
         return rows
+    }
+
+    /// `count` pinches of one member (nil: the mixture) and tier from `seed`, as ``rows(count:seed:classifier:tiers:)`` replays them.
+    public static func pinches(model: HandModel?, tier: HandednessTier, count: Int, seed: UInt64) -> [LabelledPinch] {
+        let generated = model.map { HandednessEvaluation.syntheticPinches(tier: tier, count: count, seed: seed, model: $0) }
+            ?? HandednessEvaluation.mixturePinches(tier: tier, count: count, seed: seed)
+        return generated.enumerated().map { i, p in LabelledPinch(name: "\(i)", p) }
     }
 
     /// One row from both classifiers' outcomes on the same pinches.
@@ -117,6 +125,8 @@ public enum HandednessSensitivity {
         let accuracy = answered.isEmpty ? 0 : Double(right) / Double(answered.count)
         return Row(member: member, tier: tier.rawValue, seed: seedMetrics, evidence: evidenceMetrics,
                    evidenceAtSeedCoverage: atSeed, holds: atSeed + tolerance >= seedMetrics.accuracy,
+                   dominates: evidenceMetrics.coverage >= seedMetrics.coverage
+                       && evidenceMetrics.accuracy + 1 / Swift.max(1, (Double(seen) * evidenceMetrics.coverage).rounded()) >= seedMetrics.accuracy,
                    ambiguousShare: seen == 0 ? 0 : Double(slice.count) / Double(seen),
                    ambiguousCoverage: slice.isEmpty ? 0 : Double(answered.count) / Double(slice.count),
                    ambiguousAccuracy: accuracy,
@@ -132,19 +142,22 @@ public enum HandednessSensitivity {
         let width = Swift.max(30, rows.map(\.member.count).max() ?? 0)
         func pad(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: Swift.max(0, n - s.count)) }
         var lines = [pad("member", width) + "  " + pad("tier", 11)
-                     + "  seed acc @ cov   handyd acc @ cov   handyd @ seed cov  ECE    holds"
+                     + "  seed acc @ cov   handyd acc @ cov   dominates  handyd @ seed cov  ECE    holds"
                      + "  ambiguous: share  acc @ cov          holds"]
         for r in rows {
             lines.append(pad(r.member, width) + "  " + pad(r.tier, 11)
                          + "  \(pct(r.seed.accuracy)) % @ \(pct(r.seed.coverage)) %"
                          + "  \(pct(r.evidence.accuracy)) % @ \(pct(r.evidence.coverage)) %"
+                         + "   " + pad(r.dominates ? "yes" : "NO", 9)
                          + "   \(pct(r.evidenceAtSeedCoverage)) %        "
                          + pad(formatted(r.evidence.calibrationError, digits: 3), 5) + "  " + pad(r.holds ? "yes" : "NO", 5)
                          + "  \(pct(r.ambiguousShare)) %   \(pct(r.ambiguousAccuracy)) % @ \(pct(r.ambiguousCoverage)) %   "
                          + (r.ambiguousHolds ? "yes" : "NO"))
         }
         let failing = rows.filter { !$0.holds }.count
+        let notDominating = rows.filter { !$0.dominates }.count
         let sliceFailing = rows.filter { !$0.ambiguousHolds }.count
+        lines.append("\(rows.count - notDominating) of \(rows.count) rows dominate (handyd answers at least as many as the seed rule, at least as accurately)")
         lines.append("\(rows.count - failing) of \(rows.count) rows hold (handyd at the seed rule's coverage is at least as accurate)")
         lines.append("\(rows.count - sliceFailing) of \(rows.count) rows hold in the ambiguous slice (answered ≥ 90 % right, or unknown)")
         for tier in HandednessTier.allCases {

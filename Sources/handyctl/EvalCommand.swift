@@ -75,6 +75,9 @@ struct EvalCommand: ParsableCommand {
         @Flag(help: "Fit the evidence classifier's weights on DIR and print them.")
         var fit = false
 
+        @Option(help: ArgumentHelp("Also write one JSON line per pinch (the features' top and bottom contact, both classifiers' answers, the score and its parts) to FILE, for analysis.", valueName: "FILE"))
+        var dump: String?
+
         func validate() throws {
             guard sensitivity != (directory != nil) else {
                 throw ValidationError(sensitivity ? "--sensitivity takes no DIR" : "missing DIR (or --sensitivity)")
@@ -115,6 +118,17 @@ struct EvalCommand: ParsableCommand {
                 case .size: evidence.size = w
                 case .orientation: evidence.orientation = w
                 }
+            }
+            if sensitivity, let dump {
+                var lines: [String] = []
+                for (name, model) in HandednessSensitivity.members {
+                    for t in tier.isEmpty ? HandednessTier.allCases : tier {
+                        for p in HandednessSensitivity.pinches(model: model, tier: t, count: count, seed: seed) {
+                            lines.append(PinchDump.line(p, group: name, evidence: evidence))
+                        }
+                    }
+                }
+                try OutputFile.write(lines.joined(separator: "\n") + "\n", to: dump)
             }
             if sensitivity {
                 let rows = HandednessSensitivity.rows(count: count, seed: seed, classifier: evidence,
@@ -164,6 +178,12 @@ struct EvalCommand: ParsableCommand {
                 throw ExitCode.failure
             }
             if fit { fitWeights(pinches); return }
+            if let dump {
+                let lines = pinches.map { p in
+                    PinchDump.line(p, group: String(p.name.prefix { $0 != "-" }), evidence: evidence)
+                }
+                try OutputFile.write(lines.joined(separator: "\n") + "\n", to: dump)
+            }
             let report = HandednessReport(pinches, evidence: evidence, skipped: skipped)
             print(json ? report.json : report.table, terminator: "")
         }
@@ -187,6 +207,40 @@ struct EvalCommand: ParsableCommand {
             }
             print(lines.joined(separator: "\n"))
         }
+    }
+}
+
+/// One pinch as a JSON line for analysis (`eval handedness --dump`): where its top and bottom
+/// contact are, the label, both classifiers' answers, the evidence score and its parts.
+enum PinchDump {
+    static func line(_ p: LabelledPinch, group: String, evidence: EvidenceHandednessClassifier) -> String {
+        var fields: [String: Any] = ["group": group, "name": p.name, "tier": p.tier.rawValue, "truth": p.hand.rawValue]
+        if let f = HandednessEvaluation.features(p) {
+            let w = evidence.weights(for: EvidenceHandednessClassifier.tier(of: f))
+            var geometryOnly = w
+            (geometryOnly.turn, geometryOnly.orientation, geometryOnly.lean) = (0, 0, 0)
+            var rest = w
+            rest.geometry = 0
+            var leanOnly = w
+            (leanOnly.turn, leanOnly.orientation) = (0, 0)
+            let seed = SeedHandednessRule().classify(f)
+            let answer = evidence.classify(f), guess = evidence.bestGuess(f)
+            fields["top"] = [f.topMm.x, f.topMm.y]
+            fields["bottom"] = [f.bottomMm.x, f.bottomMm.y]
+            fields["topStart"] = f.top.map { [$0.startMm.x, $0.startMm.y] }
+            fields["bottomStart"] = f.bottom.map { [$0.startMm.x, $0.startMm.y] }
+            fields["featureTier"] = EvidenceHandednessClassifier.tier(of: f).rawValue
+            fields["score"] = evidence.score(f)
+            fields["geometryScore"] = EvidenceHandednessClassifier.score(f, weights: geometryOnly)
+            fields["restScore"] = EvidenceHandednessClassifier.score(f, weights: rest)
+            fields["leanScore"] = EvidenceHandednessClassifier.score(f, weights: leanOnly)
+            fields["ambiguous"] = evidence.isAmbiguous(f)
+            fields["seed"] = [seed.hand.rawValue, seed.confidence] as [Any]
+            fields["evidence"] = [answer.hand.rawValue, answer.confidence] as [Any]
+            fields["guess"] = [guess.hand.rawValue, guess.confidence] as [Any]
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
     }
 }
 

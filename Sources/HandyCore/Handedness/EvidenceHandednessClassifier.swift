@@ -172,15 +172,75 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     }
 
     public func classify(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) {
-        guard f.topMm.distance(to: f.bottomMm) <= maximumHandSpanMm else { return (.unknown, 0) }
-        let cues = cueSplit(f)
-        let (hand, confidence) = bestGuess(f, cues)
-        guard hand != .unknown, confidence >= minimumConfidence else { return (.unknown, 0) }
-        if cues.isAmbiguous && (Self.tier(of: f) != .orientation || confidence < ambiguousMinimumConfidence) {
-            return (.unknown, 0)
-        }
-        return (hand, confidence)
+        let d = decision(f)
+        return (d.hand, d.confidence)
     }
+
+    /// The published hand and confidence, and the probability of the right hand behind them (nil
+    /// when the contacts are too far apart to be one hand).
+    ///
+    /// - A **clear lean** (the top finger beyond the seed rule's dead zones) is always answered:
+    ///   the seed rule answers it, and on real hands it is right there (DISPEL: 220 of 233, 94 %,
+    ///   67 of 71 in the near-vertical band). The hand is the best guess, which follows the lean
+    ///   unless the evidence against it is strong (``minimumConfidenceAgainstClearLean``, and
+    ///   ``positionsMinimumConfidenceToOverturnLean`` on positions alone); the confidence is at
+    ///   least ``clearLeanConfidence``.
+    /// - Without a clear lean the evidence answers alone: at ``minimumConfidence`` (on positions
+    ///   alone ``positionsMinimumConfidenceWithoutClearLean``), never in the ambiguous slice unless
+    ///   the orientation tier is ``ambiguousMinimumConfidence`` sure.
+    /// So handyd answers every pinch the seed rule answers, and more (docs/HANDEDNESS.md).
+    public func decision(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double, rightHandProbability: Double?) {
+        // Where the size in mm is a guess, so is the span: no pair is known to be two hands.
+        guard f.sizeIsAssumed || f.topMm.distance(to: f.bottomMm) <= maximumHandSpanMm else { return (.unknown, 0, nil) }
+        let cues = cueSplit(f)
+        let tier = Self.tier(of: f)
+        var (hand, confidence) = bestGuess(f, cues)
+        let guessed = hand == .right ? confidence : hand == .left ? 1 - confidence : 0.5
+        if cues.leanIsClear {
+            let leanHand: Hand = f.topMm.x > f.bottomMm.x ? .right : .left
+            let evidence = score(f)
+            let evidenceHand: Hand = evidence > 0 ? .right : .left
+            let evidenceConfidence = Self.confidence(ofScore: evidence)
+            let overturn = tier == .positions ? Self.positionsMinimumConfidenceToOverturnLean : Self.minimumConfidenceAgainstClearLean
+            if evidence != 0, evidenceHand != leanHand, evidenceConfidence >= overturn {
+                (hand, confidence) = (evidenceHand, evidenceConfidence)
+            } else {
+                confidence = Swift.max(hand == leanHand ? confidence : 0, Self.clearLeanConfidence)
+                // Where the slice would have declined it (near vertical, or the cues disagree),
+                // the lean is all that stands: no more than it earns on the family's hardest members.
+                if cues.vertical || cues.disagree { confidence = Swift.min(confidence, Self.contestedLeanMaximumConfidence) }
+                hand = leanHand
+            }
+            guard confidence >= minimumConfidence else { return (.unknown, 0, guessed) }
+            return (hand, confidence, hand == .right ? confidence : 1 - confidence)
+        }
+        let minimum = tier == .positions ? Swift.max(minimumConfidence, Self.positionsMinimumConfidenceWithoutClearLean) : minimumConfidence
+        guard hand != .unknown, confidence >= minimum else { return (.unknown, 0, guessed) }
+        if cues.isAmbiguous && (tier != .orientation || confidence < ambiguousMinimumConfidence) { return (.unknown, 0, guessed) }
+        return (hand, confidence, guessed)
+    }
+
+    /// The least confidence a clear lean is published with: what the lean alone earns on the
+    /// least favourable data we have (the sensitivity family's steep or widely turned hands, where
+    /// the seed rule is 74–75 % right; real hands 94 %), so it claims no more than it delivers.
+    public static let clearLeanConfidence = 0.6
+
+    /// The most a clear lean is published with where, without it, the pinch would be in the
+    /// ambiguous slice (near vertical, or the cues disagree): there the lean is right on 74–75 %
+    /// of the pinches of the family's steep and widely turned hands, and more confidence than that
+    /// would be claimed (real hands: 94 %, so this errs on the side of claiming less).
+    public static let contestedLeanMaximumConfidence = 0.75
+
+    /// On positions alone, evidence against a clear lean overturns it only from this confidence
+    /// on: the thumb cues there rest on motion alone, which fingers that move alike (index share
+    /// 0.5 in the family) make unreliable; at 0.75 such overturns put handyd 2–3 pinches in 2,000
+    /// below the seed rule on five members of the family.
+    public static let positionsMinimumConfidenceToOverturnLean = 0.9
+
+    /// On positions alone and without a clear lean (the seed rule declines), the evidence answers
+    /// only from this confidence on: below it those answers were less accurate than the seed
+    /// rule's (at 0.6 one member in five of the family fell behind it; at 0.9 one).
+    public static let positionsMinimumConfidenceWithoutClearLean = 0.95
 
     /// The hand the score favours and its confidence, ignoring ``minimumConfidence``, the ambiguous
     /// slice and the span limit: what the classifier would answer with every threshold at zero
@@ -259,7 +319,9 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         var leanIsClear: Bool
         var disagree: Bool
         var opposite: Bool
-        var isAmbiguous: Bool { vertical || disagree }
+        /// Without a clear lean: with one the seed rule answers, and real hands say the lean is
+        /// right there (docs/HANDEDNESS.md "Real hands").
+        var isAmbiguous: Bool { (vertical || disagree) && !leanIsClear }
         var overturnsClearLean: Bool { vertical ? opposite && leanIsClear : disagree }
     }
 

@@ -19,6 +19,9 @@ public struct HandednessFeatures: Hashable, Sendable {
     /// motion); nil when the features were built from positions alone.
     public var top: HandednessContact?
     public var bottom: HandednessContact?
+    /// True when the device's size in mm is a guess (no resolution and no configured size,
+    /// ``DeviceGeometry/isSizeAssumed``): distances in mm are then off by an unknown factor.
+    public var sizeIsAssumed = false
 
     public init(topMm: PhysicalPoint, bottomMm: PhysicalPoint, fingersMm: [PhysicalPoint] = [],
                 topOrientation: Radians? = nil, bottomOrientation: Radians? = nil,
@@ -56,9 +59,11 @@ public struct HandednessFeatures: Hashable, Sendable {
     /// The same fingers mirrored in x about `axisMm` (a left hand's pinch seen as a right hand's).
     public func mirroredX(about axisMm: Double) -> HandednessFeatures {
         func m(_ p: PhysicalPoint) -> PhysicalPoint { PhysicalPoint(x: 2 * axisMm - p.x, y: p.y) }
-        return HandednessFeatures(topMm: m(topMm), bottomMm: m(bottomMm), fingersMm: fingersMm.map(m),
-                                  topOrientation: topOrientation.map { -$0 }, bottomOrientation: bottomOrientation.map { -$0 },
-                                  top: top?.mirroredX(about: axisMm), bottom: bottom?.mirroredX(about: axisMm))
+        var mirrored = HandednessFeatures(topMm: m(topMm), bottomMm: m(bottomMm), fingersMm: fingersMm.map(m),
+                                          topOrientation: topOrientation.map { -$0 }, bottomOrientation: bottomOrientation.map { -$0 },
+                                          top: top?.mirroredX(about: axisMm), bottom: bottom?.mirroredX(about: axisMm))
+        mirrored.sizeIsAssumed = sizeIsAssumed
+        return mirrored
     }
 }
 

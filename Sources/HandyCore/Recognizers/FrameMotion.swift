@@ -176,6 +176,8 @@ public struct ArenaContext: Sendable {
     public var configuration: GestureConfiguration
     public let displayWidthMm: Double
     public let displayHeightMm: Double
+    /// The device's size in mm is the fallback guess (``DeviceGeometry/isSizeAssumed``).
+    public let isSizeAssumed: Bool
     /// Next gesture id (monotonic from 1 per arena).
     public var nextID: UInt64 = 1
     /// Gesture kinds recognised since the last time no finger was down (bit = index in allCases).
@@ -193,7 +195,8 @@ public struct ArenaContext: Sendable {
     func decideHand(_ frame: TouchFrame, mask: TouchMask, fingers: Int) -> (hand: Hand, confidence: Double) {
         let touches = frame.touches.filter { mask.contains($0.id) && !$0.phase.isFinished }
         if fingers == 1 { return touches.count == 1 ? SingleContactHandedness.classify(touches[0]) : (.unknown, 0) }
-        guard let f = HandednessFeatures(touches: touches) else { return (.unknown, 0) }
+        guard var f = HandednessFeatures(touches: touches) else { return (.unknown, 0) }
+        f.sizeIsAssumed = isSizeAssumed
         return classifier.classify(f)
     }
 
@@ -202,6 +205,7 @@ public struct ArenaContext: Sendable {
         self.configuration = configuration
         self.displayWidthMm = Swift.max(geometry.displayWidthMm, 1e-6)
         self.displayHeightMm = Swift.max(geometry.displayHeightMm, 1e-6)
+        self.isSizeAssumed = geometry.isSizeAssumed
     }
 
     @inline(__always) static func bit(_ k: GestureKind) -> UInt32 {
