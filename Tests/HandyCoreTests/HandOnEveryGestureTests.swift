@@ -1,4 +1,4 @@
-import HandyCore
+@testable import HandyCore
 import HandyProtocol
 import Testing
 
@@ -57,6 +57,19 @@ import Testing
         #expect(mirrored.allSatisfy { $0.hand == hand.mirrored && $0.clearSide == hand.mirrored.clearSide },
                 sourceLocation: sourceLocation)
         #expect(mirrored.first?.handConfidence == first.handConfidence, sourceLocation: sourceLocation)
+        // P(right hand): on every event, the same; the mirrored gesture's is 1 − P; its side is the hand's.
+        guard let p = first.rightHandProbability, let q = mirrored.first?.rightHandProbability else {
+            Issue.record("\(kind) without rightHandProbability", sourceLocation: sourceLocation); return
+        }
+        #expect(p >= 0 && p <= 1 && p == wireRounded(p, 3), "\(kind) P \(p)", sourceLocation: sourceLocation)
+        #expect(events.allSatisfy { $0.rightHandProbability == p } && mirrored.allSatisfy { $0.rightHandProbability == q },
+                sourceLocation: sourceLocation)
+        #expect(q == wireRounded(1 - p, 3), "\(kind): P \(p), mirrored \(q)", sourceLocation: sourceLocation)
+        switch hand {
+        case .right: #expect(p > 0.5 && p == wireRounded(first.handConfidence ?? 0, 3), "\(kind) P \(p)", sourceLocation: sourceLocation)
+        case .left: #expect(p < 0.5 && p == wireRounded(1 - (first.handConfidence ?? 0), 3), "\(kind) P \(p)", sourceLocation: sourceLocation)
+        case .unknown: break
+        }
     }
 
     @Test func rotateCarriesTheHand() { checkMirror(Self.rotate(), .rotate, expected: .right) }
@@ -98,11 +111,21 @@ import Testing
             .filter { $0.touch != nil }
         #expect(Set(events.map(\.gesture)).isSuperset(of: [.touchTap, .touchPan]))
         #expect(events.allSatisfy { $0.hand == .unknown && $0.handConfidence == 0 && $0.clearSide == .unknown })
+        // No shape reported: no classifier ran, so no probability either.
+        #expect(events.allSatisfy { $0.rightHandProbability == nil })
     }
 
     @Test func oneFingerWithoutOrientationIsUnknown() {
         let pan = run([Finger.line(id: 0, (100, 60), (60, 60), down: 0, up: 0.4, move: 0.05, 0.35)]).filter { $0.gesture == .pan }
         #expect(!pan.isEmpty && pan.allSatisfy { $0.hand == .unknown && $0.handConfidence == 0 && $0.clearSide == .unknown })
+        #expect(pan.allSatisfy { $0.rightHandProbability == nil })
+    }
+
+    /// A contact whose shape says nothing (upright) is `unknown` with P = 0.5: the rule ran.
+    @Test func anUprightContactIsUnknownWithAnEvenProbability() {
+        let tap = Self.leaning(Finger.hold(id: 0, (100, 60), down: 0, up: 0.08), 0.1)
+        let events = run([tap]).filter { $0.gesture == .tap || $0.gesture == .touchTap }
+        #expect(events.count == 2 && events.allSatisfy { $0.hand == .unknown && $0.rightHandProbability == 0.5 })
     }
 
     @Test(arguments: [(-0.6, Hand.right), (0.6, Hand.left), (0.1, Hand.unknown)])
@@ -134,6 +157,19 @@ import Testing
             let r = SingleContactHandedness.classify(c)
             #expect(r.hand == .unknown && r.confidence == 0, "\(String(describing: c.orientation))")
         }
+    }
+
+    @Test func decideGivesTheProbabilityOfTheRightHand() {
+        #expect(SingleContactHandedness.decide(contact(nil)) == .undecided)
+        #expect(SingleContactHandedness.decide(contact(-0.7, elongation: nil)) == .undecided)
+        let upright = SingleContactHandedness.decide(contact(0.1))
+        #expect(upright.hand == .unknown && upright.confidence == 0 && upright.rightHandProbability == 0.5)
+        let round = SingleContactHandedness.decide(contact(-0.7, elongation: 0.05))
+        #expect(round.hand == .unknown && round.rightHandProbability == 0.5)
+        let right = SingleContactHandedness.decide(contact(-45 * Double.pi / 180))
+        #expect(right.hand == .right && right.rightHandProbability == SingleContactHandedness.maximumConfidence)
+        let left = SingleContactHandedness.decide(contact(30 * Double.pi / 180))
+        #expect(left.hand == .left && left.rightHandProbability == wireRounded(1 - left.confidence, 3))
     }
 
     @Test func mirrorSymmetricAndBounded() {

@@ -356,3 +356,18 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         return m + log(exp(p - m) + exp(q - m))
     }
 }
+
+extension EvidenceHandednessClassifier {
+    /// ``classify(_:)`` with P(right hand) from ``bestGuess(_:)``: the score's probability before
+    /// any threshold, so it is there also when the hand is `unknown` (below ``minimumConfidence``,
+    /// in the ambiguous slice); nil beyond ``maximumHandSpanMm`` (two hands: no one hand judged).
+    public func decide(_ f: HandednessFeatures) -> HandDecision {
+        let (hand, confidence) = classify(f)
+        guard f.topMm.distance(to: f.bottomMm) <= maximumHandSpanMm else {
+            return HandDecision(hand: hand, confidence: confidence, rightHandProbability: nil)
+        }
+        let guess = bestGuess(f)
+        return HandDecision(hand: hand, confidence: confidence,
+                            rightHandProbability: HandDecision.rightHandProbability(of: guess.hand, confidence: guess.confidence))
+    }
+}

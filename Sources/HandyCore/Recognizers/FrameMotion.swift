@@ -190,11 +190,19 @@ public struct ArenaContext: Sendable {
     /// The hand of the fingers in `mask` of `frame`, decided when a gesture begins: by the
     /// classifier with two or more fingers, by the contact's ellipse (``SingleContactHandedness``)
     /// with one (`fingers`: the gesture's).
-    func decideHand(_ frame: TouchFrame, mask: TouchMask, fingers: Int) -> (hand: Hand, confidence: Double) {
+    /// Below the device's `hand-minimum-confidence` the hand is published `unknown`, its
+    /// probability kept (``HandDecision/published(minimumConfidence:)``).
+    func decideHand(_ frame: TouchFrame, mask: TouchMask, fingers: Int) -> HandDecision {
         let touches = frame.touches.filter { mask.contains($0.id) && !$0.phase.isFinished }
-        if fingers == 1 { return touches.count == 1 ? SingleContactHandedness.classify(touches[0]) : (.unknown, 0) }
-        guard let f = HandednessFeatures(touches: touches) else { return (.unknown, 0) }
-        return classifier.classify(f)
+        if fingers == 1 { return touches.count == 1 ? decideHand(touches[0]) : .undecided }
+        guard let f = HandednessFeatures(touches: touches) else { return .undecided }
+        return classifier.decide(f).published(minimumConfidence: configuration.handMinimumConfidence)
+    }
+
+    /// The hand of one contact (a one-finger gesture, a per-touch sub-gesture), from its ellipse,
+    /// under the device's `hand-minimum-confidence`.
+    func decideHand(_ touch: Touch) -> HandDecision {
+        SingleContactHandedness.decide(touch).published(minimumConfidence: configuration.handMinimumConfidence)
     }
 
     init(device: String, configuration: GestureConfiguration, geometry: DeviceGeometry) {
