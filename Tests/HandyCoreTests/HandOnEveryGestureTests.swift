@@ -72,6 +72,34 @@ import Testing
         }
     }
 
+    /// A pinch opening along the line from `bottom` (id 0) to `top` (id 1), each finger 12 mm.
+    static func pinch(bottom: (Double, Double), top: (Double, Double)) -> [Finger] {
+        let dx = top.0 - bottom.0, dy = top.1 - bottom.1, d = (dx * dx + dy * dy).squareRoot()
+        let ux = dx / d * 12, uy = dy / d * 12
+        return [Finger.line(id: 0, bottom, (bottom.0 - ux, bottom.1 - uy), down: 0, up: 0.5, move: 0.05, 0.45),
+                Finger.line(id: 1, top, (top.0 + ux, top.1 + uy), down: 0, up: 0.5, move: 0.05, 0.45)]
+    }
+
+    /// One finger straight above the other: the ambiguous slice, where positions alone publish no
+    /// hand. The classifier ran, so P(right) is there all the same, and mirrors to 1 − P.
+    @Test func aVerticalPinchIsUnknownWithAProbability() {
+        let fingers = Self.pinch(bottom: (100, 80), top: (102, 50))
+        checkMirror(fingers, .pinch, expected: .unknown)
+        let p = run(fingers).first { $0.gesture == .pinch }?.rightHandProbability
+        #expect(p != nil && p != 0.5, "P \(String(describing: p))")   // judged, not a shrug
+    }
+
+    /// A pinch whose hand is known: P's side is the hand's (checkMirror: P > 0.5 ⇔ right).
+    @Test func aLeaningPinchHasTheHandOnPsSide() {
+        checkMirror(Self.pinch(bottom: (90, 75), top: (115, 45)), .pinch, expected: .right)
+    }
+
+    /// Two fingers further apart than a hand spans: two hands, no P.
+    @Test func twoHandsApartHaveNoProbability() {
+        let events = run(Self.pinch(bottom: (25, 105), top: (180, 15))).filter { $0.gesture == .pinch }
+        #expect(!events.isEmpty && events.allSatisfy { $0.hand == .unknown && $0.rightHandProbability == nil })
+    }
+
     @Test func rotateCarriesTheHand() { checkMirror(Self.rotate(), .rotate, expected: .right) }
     @Test func twoFingerPanCarriesTheHand() { checkMirror(Self.twoFingerPan(), .pan, expected: .right) }
     @Test func twoFingerLongPressCarriesTheHand() { checkMirror(Self.twoFingerLongPress(), .longPress, expected: .right) }
