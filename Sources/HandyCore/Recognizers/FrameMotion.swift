@@ -196,13 +196,21 @@ public struct ArenaContext: Sendable {
         let touches = frame.touches.filter { mask.contains($0.id) && !$0.phase.isFinished }
         if fingers == 1 { return touches.count == 1 ? decideHand(touches[0]) : .undecided }
         guard let f = HandednessFeatures(touches: touches) else { return .undecided }
-        return classifier.decide(f).published(minimumConfidence: configuration.handMinimumConfidence)
+        return published(classifier.decide(f))
+    }
+
+    /// The device's `hand-minimum-confidence` applied: only above its default (the default
+    /// classifier's own 0.6), so at the default every classifier's own threshold alone decides
+    /// (the seed rule's and the single-contact rule's answers from 0.5 stay published).
+    @inline(__always) private func published(_ d: HandDecision) -> HandDecision {
+        let minimum = configuration.handMinimumConfidence
+        return minimum > GestureConfiguration.defaultHandMinimumConfidence ? d.published(minimumConfidence: minimum) : d
     }
 
     /// The hand of one contact (a one-finger gesture, a per-touch sub-gesture), from its ellipse,
     /// under the device's `hand-minimum-confidence`.
     func decideHand(_ touch: Touch) -> HandDecision {
-        SingleContactHandedness.decide(touch).published(minimumConfidence: configuration.handMinimumConfidence)
+        published(SingleContactHandedness.decide(touch))
     }
 
     init(device: String, configuration: GestureConfiguration, geometry: DeviceGeometry) {

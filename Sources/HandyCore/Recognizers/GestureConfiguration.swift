@@ -84,9 +84,11 @@ public struct GestureConfiguration: Hashable, Sendable {
     /// The daemon's own threshold on the published hand (`hand-minimum-confidence`): a decision
     /// less confident than this is published as `unknown` (confidence 0, `clearSide` unknown), its
     /// `rightHandProbability` kept. The default is the classifier's own (``EvidenceHandednessClassifier``'s
-    /// 0.6), so by default it withholds only single-contact answers below it; it can only raise
-    /// the classifier's threshold, never publish what the classifier withheld.
-    public var handMinimumConfidence: Double = 0.6
+    /// 0.6), and at or below it nothing is withheld beyond each classifier's own threshold (the
+    /// single-contact rule and the seed rule answer from 0.5); above it, every gesture and single
+    /// contact less confident is `unknown`. It never publishes what a classifier withheld.
+    public var handMinimumConfidence: Double = GestureConfiguration.defaultHandMinimumConfidence
+    public static let defaultHandMinimumConfidence = 0.6
 
     // MARK: policy (data, read by the arena)
     /// Which gestures may be recognised in the same touch sequence (see ``GesturePolicy``).
