@@ -20,7 +20,7 @@ extension GestureEvent {
     /// positions (`centroidMm`, `translationMm`, `positionMm`, the region's `polygonMm`): the
     /// normalised value times the device's `widthMm`/`heightMm` gives them to within 0.1 mm (the
     /// region's corners, normalised to 3 decimals, to within a thousandth of the display's size).
-    /// A `changed` object carries `hand`, `handConfidence` and `clearSide` only with `occlusion`:
+    /// A `changed` object carries `hand`, `handConfidence`, `rightHandProbability` and `clearSide` only with `occlusion`:
     /// the region is sent again whenever the hand changes, and in between `clearSide` is the kept
     /// region's, so they are the ones last sent for the gesture.
     public func writeCompactObject(into bytes: inout [UInt8]) {
@@ -51,6 +51,7 @@ extension GestureEvent {
                 if let clearSide = e.pointee.clearSide { w.field(",\"clearSide\":", name: clearSide.literal) }
                 if let hand = e.pointee.hand { w.field(",\"hand\":", name: hand.literal) }
                 w.field(",\"handConfidence\":", e.pointee.handConfidence)
+                w.field(",\"rightHandProbability\":", e.pointee.rightHandProbability)
             }
             if let direction = e.pointee.direction { w.field(",\"direction\":", name: direction.literal) }
             w.field(",\"duration\":", e.pointee.duration)

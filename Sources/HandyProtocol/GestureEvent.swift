@@ -110,6 +110,10 @@ public struct GestureEvent: Codable, Hashable, Sendable {
     /// Which hand made the gesture (decided when it began).
     public var hand: Hand?
     public var handConfidence: Double?
+    /// P(right hand), 0…1 (3 decimals), wherever the hand classifier ran (two or more fingers of
+    /// one hand, or one contact whose device reports its shape), also when ``hand`` is `unknown`:
+    /// an app that must place its popover picks its own threshold. A mirrored gesture gives 1 − P.
+    public var rightHandProbability: Double?
     /// The side of the centroid the hand does not cover: where a popover stays visible (the side
     /// with less of ``occlusion`` on it).
     public var clearSide: Side?

@@ -528,6 +528,8 @@ extension GestureEvent {
     private static var integerBytes: Int { keyBytes + JSONWriter.maximumIntegerBytes }
     private static var pointBytes: Int { keyBytes + 2 * JSONWriter.maximumNumberBytes + 11 }   // {"x":…,"y":…}
     private static var nameBytes: Int { keyBytes + 14 }                                        // "touch-flick" and quotes
+    /// `rightHandProbability`: its key with separator (24 bytes, longer than ``keyBytes``) and a number.
+    private static var rightHandProbabilityBytes: Int { 24 + JSONWriter.maximumNumberBytes }
     /// type, gesture, phase, id, time, the closing brace and newline, the device's key.
     private static var alwaysBytes: Int { 20 + 2 * nameBytes + integerBytes + numberBytes + 4 + keyBytes }
 
@@ -544,6 +546,7 @@ extension GestureEvent {
         if e.pointee.spanMm != nil { n += number }
         if e.pointee.hand != nil { n += name }
         if e.pointee.handConfidence != nil { n += number }
+        if e.pointee.rightHandProbability != nil { n += rightHandProbabilityBytes }
         if e.pointee.clearSide != nil { n += name }
         if e.pointee.rotation != nil { n += number }
         if e.pointee.rotationVelocity != nil { n += number }
@@ -586,9 +589,9 @@ extension GestureEvent {
     /// ``maximumLineBytes(at:)`` with every fixed-size field present: fingers, touch, taps;
     /// centroid(Mm), translation(Mm), velocity, position(Mm), glideMm; scale, scaleVelocity,
     /// spanMm, handConfidence, rotation, rotationVelocity, duration, glideScale, glideRotation;
-    /// hand, clearSide, direction, edge.
+    /// hand, clearSide, direction, edge; rightHandProbability.
     @inline(__always) static var everyFixedField: Int {
-        alwaysBytes + 3 * integerBytes + 8 * pointBytes + 9 * numberBytes + 4 * nameBytes
+        alwaysBytes + 3 * integerBytes + 8 * pointBytes + 9 * numberBytes + 4 * nameBytes + rightHandProbabilityBytes
     }
 
     /// Appends `{"type":"gesture",...}\n` (keys after `type` in sorted order, as JSONEncoder's `.sortedKeys`).
@@ -665,6 +668,8 @@ extension GestureEvent {
         w.field(",\"position\":", e.pointee.position)
         if lineFields { w.field(",\"positionMm\":", e.pointee.positionMm) }
         if e.pointee.reason != nil { w.field(",\"reason\":", e.pointee.reason) }
+        // The compact object writes it beside `handConfidence`, only where it carries the hand.
+        if lineFields { w.field(",\"rightHandProbability\":", e.pointee.rightHandProbability) }
         w.field(",\"rotation\":", e.pointee.rotation)
         w.field(",\"rotationVelocity\":", e.pointee.rotationVelocity)
         w.field(",\"scale\":", e.pointee.scale)

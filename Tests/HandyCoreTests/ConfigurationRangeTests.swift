@@ -125,6 +125,7 @@ import Testing
         case "momentum-decay-per-ms": c.momentumDecayPerMs = v
         case "hand-vertical-dead-zone-mm": c.handVerticalDeadZoneMm = v
         case "hand-horizontal-dead-zone-mm": c.handHorizontalDeadZoneMm = v
+        case "hand-minimum-confidence": c.handMinimumConfidence = v
         default: Issue.record("no setter for \(s.key) in this test: add it")
         }
     }

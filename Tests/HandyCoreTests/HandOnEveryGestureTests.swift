@@ -1,4 +1,4 @@
-import HandyCore
+@testable import HandyCore
 import HandyProtocol
 import Testing
 
@@ -57,6 +57,47 @@ import Testing
         #expect(mirrored.allSatisfy { $0.hand == hand.mirrored && $0.clearSide == hand.mirrored.clearSide },
                 sourceLocation: sourceLocation)
         #expect(mirrored.first?.handConfidence == first.handConfidence, sourceLocation: sourceLocation)
+        // P(right hand): on every event, the same; the mirrored gesture's is 1 − P; its side is the hand's.
+        guard let p = first.rightHandProbability, let q = mirrored.first?.rightHandProbability else {
+            Issue.record("\(kind) without rightHandProbability", sourceLocation: sourceLocation); return
+        }
+        #expect(p >= 0 && p <= 1 && p == wireRounded(p, 3), "\(kind) P \(p)", sourceLocation: sourceLocation)
+        #expect(events.allSatisfy { $0.rightHandProbability == p } && mirrored.allSatisfy { $0.rightHandProbability == q },
+                sourceLocation: sourceLocation)
+        #expect(q == wireRounded(1 - p, 3), "\(kind): P \(p), mirrored \(q)", sourceLocation: sourceLocation)
+        switch hand {
+        case .right: #expect(p > 0.5 && p == wireRounded(first.handConfidence ?? 0, 3), "\(kind) P \(p)", sourceLocation: sourceLocation)
+        case .left: #expect(p < 0.5 && p == wireRounded(1 - (first.handConfidence ?? 0), 3), "\(kind) P \(p)", sourceLocation: sourceLocation)
+        case .unknown: break
+        }
+    }
+
+    /// A pinch opening along the line from `bottom` (id 0) to `top` (id 1), each finger 12 mm.
+    static func pinch(bottom: (Double, Double), top: (Double, Double)) -> [Finger] {
+        let dx = top.0 - bottom.0, dy = top.1 - bottom.1, d = (dx * dx + dy * dy).squareRoot()
+        let ux = dx / d * 12, uy = dy / d * 12
+        return [Finger.line(id: 0, bottom, (bottom.0 - ux, bottom.1 - uy), down: 0, up: 0.5, move: 0.05, 0.45),
+                Finger.line(id: 1, top, (top.0 + ux, top.1 + uy), down: 0, up: 0.5, move: 0.05, 0.45)]
+    }
+
+    /// One finger straight above the other: the ambiguous slice, where positions alone publish no
+    /// hand. The classifier ran, so P(right) is there all the same, and mirrors to 1 − P.
+    @Test func aVerticalPinchIsUnknownWithAProbability() {
+        let fingers = Self.pinch(bottom: (100, 80), top: (102, 50))
+        checkMirror(fingers, .pinch, expected: .unknown)
+        let p = run(fingers).first { $0.gesture == .pinch }?.rightHandProbability
+        #expect(p != nil && p != 0.5, "P \(String(describing: p))")   // judged, not a shrug
+    }
+
+    /// A pinch whose hand is known: P's side is the hand's (checkMirror: P > 0.5 ⇔ right).
+    @Test func aLeaningPinchHasTheHandOnPsSide() {
+        checkMirror(Self.pinch(bottom: (90, 75), top: (115, 45)), .pinch, expected: .right)
+    }
+
+    /// Two fingers further apart than a hand spans: two hands, no P.
+    @Test func twoHandsApartHaveNoProbability() {
+        let events = run(Self.pinch(bottom: (25, 105), top: (180, 15))).filter { $0.gesture == .pinch }
+        #expect(!events.isEmpty && events.allSatisfy { $0.hand == .unknown && $0.rightHandProbability == nil })
     }
 
     @Test func rotateCarriesTheHand() { checkMirror(Self.rotate(), .rotate, expected: .right) }
@@ -98,11 +139,21 @@ import Testing
             .filter { $0.touch != nil }
         #expect(Set(events.map(\.gesture)).isSuperset(of: [.touchTap, .touchPan]))
         #expect(events.allSatisfy { $0.hand == .unknown && $0.handConfidence == 0 && $0.clearSide == .unknown })
+        // No shape reported: no classifier ran, so no probability either.
+        #expect(events.allSatisfy { $0.rightHandProbability == nil })
     }
 
     @Test func oneFingerWithoutOrientationIsUnknown() {
         let pan = run([Finger.line(id: 0, (100, 60), (60, 60), down: 0, up: 0.4, move: 0.05, 0.35)]).filter { $0.gesture == .pan }
         #expect(!pan.isEmpty && pan.allSatisfy { $0.hand == .unknown && $0.handConfidence == 0 && $0.clearSide == .unknown })
+        #expect(pan.allSatisfy { $0.rightHandProbability == nil })
+    }
+
+    /// A contact whose shape says nothing (upright) is `unknown` with P = 0.5: the rule ran.
+    @Test func anUprightContactIsUnknownWithAnEvenProbability() {
+        let tap = Self.leaning(Finger.hold(id: 0, (100, 60), down: 0, up: 0.08), 0.1)
+        let events = run([tap]).filter { $0.gesture == .tap || $0.gesture == .touchTap }
+        #expect(events.count == 2 && events.allSatisfy { $0.hand == .unknown && $0.rightHandProbability == 0.5 })
     }
 
     @Test(arguments: [(-0.6, Hand.right), (0.6, Hand.left), (0.1, Hand.unknown)])
@@ -134,6 +185,19 @@ import Testing
             let r = SingleContactHandedness.classify(c)
             #expect(r.hand == .unknown && r.confidence == 0, "\(String(describing: c.orientation))")
         }
+    }
+
+    @Test func decideGivesTheProbabilityOfTheRightHand() {
+        #expect(SingleContactHandedness.decide(contact(nil)) == .undecided)
+        #expect(SingleContactHandedness.decide(contact(-0.7, elongation: nil)) == .undecided)
+        let upright = SingleContactHandedness.decide(contact(0.1))
+        #expect(upright.hand == .unknown && upright.confidence == 0 && upright.rightHandProbability == 0.5)
+        let round = SingleContactHandedness.decide(contact(-0.7, elongation: 0.05))
+        #expect(round.hand == .unknown && round.rightHandProbability == 0.5)
+        let right = SingleContactHandedness.decide(contact(-45 * Double.pi / 180))
+        #expect(right.hand == .right && right.rightHandProbability == SingleContactHandedness.maximumConfidence)
+        let left = SingleContactHandedness.decide(contact(30 * Double.pi / 180))
+        #expect(left.hand == .left && left.rightHandProbability == wireRounded(1 - left.confidence, 3))
     }
 
     @Test func mirrorSymmetricAndBounded() {

@@ -1,3 +1,4 @@
+import Foundation
 @testable import HandyDaemon
 import HandyProtocol
 import Testing
@@ -85,6 +86,43 @@ struct SubscriptionTests {
         #expect(!line.contains("readable") && !line.contains("reason") && !line.contains("fix"))
         let status = String(decoding: JSONLines.encode(.status(StatusMessage(clients: 1, devices: 1, frames: 0, events: 0, drops: 0))), as: UTF8.self)
         #expect(!status.contains("unreadable"))
+    }
+
+    /// `rightHandProbability` goes out and comes back (full line, Foundation's decoder), is left
+    /// out when nil, and the compact object carries it beside the hand (not on a `changed` object
+    /// without a region, which leaves the hand out).
+    @Test func rightHandProbabilityRoundTrips() throws {
+        var g = GestureEvent(gesture: .pinch, phase: .began, id: 3, time: 1.5, device: "d")
+        g.hand = .unknown; g.handConfidence = 0; g.clearSide = .unknown; g.rightHandProbability = 0.537
+        let line = JSONLines.encode(.gesture(g))
+        #expect(String(decoding: line, as: UTF8.self).contains(#""handConfidence":0,"id":3,"phase":"began","rightHandProbability":0.537"#))
+        #expect(try JSONLines.decodeServerMessage(Array(line.dropLast())) == .gesture(g))
+        for p in [0.0, 1, 0.001, 0.999] {
+            g.rightHandProbability = p
+            #expect(try JSONLines.decodeServerMessage(Array(JSONLines.encode(.gesture(g)).dropLast())) == .gesture(g))
+        }
+        g.rightHandProbability = nil
+        #expect(!String(decoding: JSONLines.encode(.gesture(g)), as: UTF8.self).contains("rightHandProbability"))
+        // An older daemon's line (no field) decodes with nil.
+        let old = try JSONLines.decodeServerMessage(Array(#"{"type":"gesture","gesture":"pinch","phase":"began","id":1,"time":0,"device":"d","hand":"left","handConfidence":0.9}"#.utf8))
+        guard case .gesture(let o) = old else { Issue.record("not a gesture"); return }
+        #expect(o.rightHandProbability == nil && o.hand == .left)
+
+        g.rightHandProbability = 0.25
+        var compact: [UInt8] = []
+        g.writeCompactObject(into: &compact)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(compact)) as? [String: Any])
+        #expect(object["rightHandProbability"] as? Double == 0.25 && object["handConfidence"] as? Double == 0)
+        g.phase = .changed
+        var changed: [UInt8] = []
+        g.writeCompactObject(into: &changed)
+        let held = try #require(try JSONSerialization.jsonObject(with: Data(changed)) as? [String: Any])
+        #expect(held["rightHandProbability"] == nil && held["hand"] == nil)
+        g.occlusion = Occlusion(polygon: [WirePoint(x: 0, y: 0)], polygonMm: [WirePoint(x: 0, y: 0)])
+        var withRegion: [UInt8] = []
+        g.writeCompactObject(into: &withRegion)
+        let sent = try #require(try JSONSerialization.jsonObject(with: Data(withRegion)) as? [String: Any])
+        #expect(sent["rightHandProbability"] as? Double == 0.25 && sent["hand"] as? String == "unknown")
     }
 
     @Test func decodingIgnoresUnknownFieldsAndRejectsWrongTypes() throws {

@@ -91,7 +91,7 @@ struct CompactFormTests {
         for (c, f) in zip(compactGestures, fullGestures) {
             var f = f
             f["type"] = nil
-            let handFields = ["hand", "handConfidence", "clearSide"]
+            let handFields = ["hand", "handConfidence", "rightHandProbability", "clearSide"]
             let id = f["id"] as? Int ?? -1
             if f["phase"] as? String == "changed" && f["occlusion"] == nil {
                 let sent = try #require(lastHand[id], "a changed event before any hand was sent for \(id)")

@@ -2,6 +2,7 @@ import Foundation
 import HandyCore
 @testable import HandyDaemon
 import HandyProtocol
+import HandyRecording
 import Testing
 
 /// `handyd --replay F --device-property NAME=VALUE`: the replayed device takes the settings a live
@@ -44,6 +45,50 @@ struct DevicePropertyTests {
         try client.send(#"{"type":"subscribe","touches":true}"# + "\n")
         #expect(try Self.receiveAll(client, count: expected.sequence.count) == expected.sequence)
         #expect(!daemon.log.contains("handyd bug"))
+    }
+
+    /// `hand-minimum-confidence` through the property a udev rule sets: the demo's first pinch, a
+    /// right hand at 0.951, is published `unknown` (confidence 0, clearSide unknown) under 0.99,
+    /// its rightHandProbability kept.
+    @Test func aHandMinimumConfidencePropertyWithholdsTheHandButNotItsProbability() throws {
+        let demo = packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
+        let plain = try onLargeStack { try Self.pinchEvents(demo, configuration: GestureConfiguration()) }
+        let first = try #require(plain.first)
+        let p = try #require(first.rightHandProbability)
+        #expect(first.hand == .right && (first.handConfidence ?? 1) < 0.99 && p == first.handConfidence)
+
+        let daemon = try DaemonProcess(arguments: ["--replay", demo, "--wait-clients", "1",
+                                                   "--device-property", "HANDYD_THRESHOLD_HAND_MINIMUM_CONFIDENCE=0.99"])
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard case .hello(let hello)? = try client.readMessage() else { Issue.record("no hello"); return }
+        #expect(hello.devices.count == 1 && hello.devices.first?.problems == nil)
+        try client.send(#"{"type":"subscribe","gestures":["pinch"]}"# + "\n")
+        var received: [GestureEvent] = []
+        while received.count < plain.count, let m = try client.readMessage() {
+            if case .gesture(let g) = m { received.append(g) }
+        }
+        #expect(received.count == plain.count)
+        let pinch = received.filter { $0.id == first.id }
+        #expect(!pinch.isEmpty && pinch.allSatisfy {
+            $0.hand == .unknown && $0.handConfidence == 0 && $0.rightHandProbability == p && ($0.clearSide == .unknown || $0.clearSide == nil)
+        }, "\(pinch.prefix(2))")
+        #expect(pinch.contains { $0.clearSide == .unknown })
+        // Every pinch of the demo is below 0.99: none is published with a hand, each keeps its P.
+        #expect(received.allSatisfy { $0.hand == .unknown } && received.map(\.rightHandProbability) == plain.map(\.rightHandProbability))
+        #expect(!daemon.log.contains("handyd bug"))
+    }
+
+    /// The pinch events of a recording run through the pipeline in-process.
+    static func pinchEvents(_ path: String, configuration: GestureConfiguration) throws -> [GestureEvent] {
+        let recording = try Recording.load(path: path)
+        var pipeline = GesturePipeline(deviceID: recording.deviceID, description: recording.description, configuration: configuration)
+        var events: [GestureEvent] = []
+        for event in recording.events {
+            var output = PipelineOutput()
+            pipeline.handle(event, into: &output)
+            events += output.gestures.filter { $0.gesture == .pinch }
+        }
+        return events
     }
 
     @Test func anIdPropertyNamesTheReplayedDevice() throws {

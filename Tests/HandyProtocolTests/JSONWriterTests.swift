@@ -50,6 +50,7 @@ import Testing
         g.scale = maybe(&r, double); g.scaleVelocity = maybe(&r, double); g.spanMm = maybe(&r, double)
         g.hand = maybe(&r) { [Hand.left, .right, .unknown].randomElement(using: &$0)! }
         g.handConfidence = maybe(&r, double)
+        g.rightHandProbability = maybe(&r, double)
         g.clearSide = maybe(&r) { [Side.left, .right, .unknown].randomElement(using: &$0)! }
         g.occlusion = maybe(&r) { r in
             let n = Int.random(in: 0...40, using: &r)
@@ -300,6 +301,32 @@ import Testing
         }
     }
 
+    /// `rightHandProbability` (the longest key) adds to the bound at least what it adds to the
+    /// line, at its longest value, so the bound does not rest on other fields' slack.
+    @Test func rightHandProbabilityIsCountedInTheBound() {
+        let long = -2.2250738585072014e-308
+        var g = GestureEvent(gesture: .pinch, phase: .began, id: 1, time: 1, device: "d")
+        g.hand = .unknown; g.handConfidence = 0
+        let without = JSONLines.encode(.gesture(g)), boundWithout = g.maximumLineBytes
+        var roomy: [UInt8] = []
+        roomy.reserveCapacity(64 * 1024)
+        let looseWithout = withUnsafePointer(to: g) { GestureEvent.lineBound(at: $0, appendingTo: roomy) }
+        for p in [long, 0, 1, 0.5, 0.001, 0.999, .greatestFiniteMagnitude] {
+            g.rightHandProbability = p
+            let with = JSONLines.encode(.gesture(g))
+            #expect(with == JSONLines.encodeWithFoundation(.gesture(g)))
+            #expect(String(decoding: with, as: UTF8.self).contains(",\"rightHandProbability\":"))
+            #expect(g.maximumLineBytes - boundWithout >= with.count - without.count)
+            let loose = withUnsafePointer(to: g) { GestureEvent.lineBound(at: $0, appendingTo: roomy) }
+            #expect(loose - looseWithout >= 0 && GestureEvent.everyFixedField >= 24 + JSONWriter.maximumNumberBytes)
+        }
+        // Sorted after `reason`, before `rotation`, as Foundation's `.sortedKeys`.
+        g.rightHandProbability = 0.123
+        g.reason = "r"; g.rotation = 1
+        let text = String(decoding: JSONLines.encode(.gesture(g)), as: UTF8.self)
+        #expect(text.contains(#""reason":"r","rightHandProbability":0.123,"rotation":1"#))
+    }
+
     /// A line never outgrows the bound its buffer is sized by, even with every field at its longest.
     @Test func linesStayWithinTheirBounds() {
         let long = -2.2250738585072014e-308
@@ -307,7 +334,8 @@ import Testing
         var g = GestureEvent(gesture: .touchFlick, phase: .recognized, id: .max, time: long, device: String(repeating: "\u{1}", count: 40))
         g.fingers = .min; g.touches = Array(repeating: .min, count: 20); g.touch = .min
         g.centroid = point; g.centroidMm = point; g.scale = long; g.scaleVelocity = long; g.spanMm = long
-        g.hand = .unknown; g.handConfidence = long; g.clearSide = .unknown; g.rotation = long; g.rotationVelocity = long
+        g.hand = .unknown; g.handConfidence = long; g.rightHandProbability = long; g.clearSide = .unknown
+        g.rotation = long; g.rotationVelocity = long
         g.translation = point; g.translationMm = point; g.velocity = point; g.direction = .right; g.edge = .bottom; g.taps = .min
         g.position = point; g.positionMm = point; g.duration = long; g.glideMm = point; g.glideScale = long
         g.glideRotation = long; g.reason = String(repeating: "\u{2}", count: 30)

@@ -69,6 +69,10 @@ export interface GestureMessage {
   rotationVelocity?: number;
   hand?: Hand;
   handConfidence?: number;
+  /** P(right hand), 0…1 (3 decimals), wherever the hand classifier ran, also when `hand` is
+   *  `"unknown"`: an app that must always place its popover picks its own threshold on it
+   *  (a mirrored gesture gives 1 − P). Absent when no classifier judged one hand. */
+  rightHandProbability?: number;
   /** The side of the fingers the hand does not cover (the side with less of `occlusion`). */
   clearSide?: Side | "unknown";
   /** What the hand and forearm probably cover: a convex polygon, corners in order. On `changed`

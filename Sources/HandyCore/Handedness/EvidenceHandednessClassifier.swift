@@ -418,3 +418,12 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         return m + log(exp(p - m) + exp(q - m))
     }
 }
+
+extension EvidenceHandednessClassifier {
+    /// ``decision(_:)`` as a ``HandDecision``: P(right hand) is there also when the hand is
+    /// `unknown` (below the thresholds, in the ambiguous slice); nil for two hands.
+    public func decide(_ f: HandednessFeatures) -> HandDecision {
+        let d = decision(f)
+        return HandDecision(hand: d.hand, confidence: d.confidence, rightHandProbability: d.rightHandProbability.map { wireRounded($0, 3) })
+    }
+}

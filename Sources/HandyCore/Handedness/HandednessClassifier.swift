@@ -123,6 +123,18 @@ public struct HandednessContact: Hashable, Sendable {
 /// same confidence (tests check it), and `unknown` comes with confidence 0.
 public protocol HandednessClassifier: Sendable {
     func classify(_ features: HandednessFeatures) -> (hand: Hand, confidence: Double)
+    /// ``classify(_:)`` with P(right hand): what a gesture event publishes.
+    func decide(_ features: HandednessFeatures) -> HandDecision
+}
+
+extension HandednessClassifier {
+    /// From ``classify(_:)``: P(right) is the confidence of a right hand, 1 − that of a left one,
+    /// 0.5 for `unknown` (the classifier ran and said nothing).
+    public func decide(_ features: HandednessFeatures) -> HandDecision {
+        let (hand, confidence) = classify(features)
+        return HandDecision(hand: hand, confidence: confidence,
+                            rightHandProbability: HandDecision.rightHandProbability(of: hand, confidence: confidence))
+    }
 }
 
 /// The seed library's rule, made solid with dead zones in mm.

@@ -28,6 +28,20 @@ public enum SingleContactHandedness {
         classify(HandednessContact(touch))
     }
 
+    /// ``classify(_:)`` with P(right hand): ``HandDecision/undecided`` (no probability) when the
+    /// device reports no shape (orientation and elongation) of the contact; 0.5 when it does and
+    /// the rule says `unknown` (round, upright or flat); otherwise from the answer.
+    public static func decide(_ touch: Touch) -> HandDecision {
+        decide(HandednessContact(touch))
+    }
+
+    public static func decide(_ contact: HandednessContact) -> HandDecision {
+        guard let orientation = contact.orientation, orientation.isFinite, contact.elongation != nil else { return .undecided }
+        let (hand, confidence) = classify(contact)
+        return HandDecision(hand: hand, confidence: confidence,
+                            rightHandProbability: HandDecision.rightHandProbability(of: hand, confidence: confidence))
+    }
+
     public static func classify(_ contact: HandednessContact) -> (hand: Hand, confidence: Double) {
         guard let raw = contact.orientation, raw.isFinite,
               let elongation = contact.elongation, elongation >= minimumElongation else { return (.unknown, 0) }

@@ -79,8 +79,7 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
         /// Began as a two-finger gesture under the long-press gate: ends when the gate closes.
         var gated: Bool
         /// The hand that made it, decided when it began and repeated on every event.
-        var hand: Hand
-        var handConfidence: Double
+        var hand: HandDecision
     }
 
     private(set) var state: State = .idle
@@ -125,7 +124,7 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
             let decided = ctx.decideHand(m.frame, mask: m.fingerMask, fingers: m.fingers)
             let a = Active(id: ctx.start(Measure.kind), value: Measure.noValue, participants: m.fingerMask,
                            fingers: m.fingers, gated: gateApplies && m.fingers == 2,
-                           hand: decided.hand, handConfidence: decided.confidence)
+                           hand: decided)
             velocity.reset()
             measure.begin(m, velocity: &velocity, c)
             state = .active(a)
@@ -176,7 +175,7 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
         e.fingers = a.fingers
         e.centroid = ctx.wire(lastCentroidNormalized)
         e.centroidMm = ctx.wire(lastCentroidMm)
-        e.setHand((a.hand, a.handConfidence))
+        e.setHand(a.hand)
         measure.describe(&e, value: a.value, ctx)
         return e
     }

@@ -192,12 +192,28 @@ public struct ArenaContext: Sendable {
     /// The hand of the fingers in `mask` of `frame`, decided when a gesture begins: by the
     /// classifier with two or more fingers, by the contact's ellipse (``SingleContactHandedness``)
     /// with one (`fingers`: the gesture's).
-    func decideHand(_ frame: TouchFrame, mask: TouchMask, fingers: Int) -> (hand: Hand, confidence: Double) {
+    /// Below the device's `hand-minimum-confidence` the hand is published `unknown`, its
+    /// probability kept (``HandDecision/published(minimumConfidence:)``).
+    func decideHand(_ frame: TouchFrame, mask: TouchMask, fingers: Int) -> HandDecision {
         let touches = frame.touches.filter { mask.contains($0.id) && !$0.phase.isFinished }
-        if fingers == 1 { return touches.count == 1 ? SingleContactHandedness.classify(touches[0]) : (.unknown, 0) }
-        guard var f = HandednessFeatures(touches: touches) else { return (.unknown, 0) }
+        if fingers == 1 { return touches.count == 1 ? decideHand(touches[0]) : .undecided }
+        guard var f = HandednessFeatures(touches: touches) else { return .undecided }
         f.sizeIsAssumed = isSizeAssumed
-        return classifier.classify(f)
+        return published(classifier.decide(f))
+    }
+
+    /// The device's `hand-minimum-confidence` applied: only above its default (the default
+    /// classifier's own 0.6), so at the default every classifier's own threshold alone decides
+    /// (the seed rule's and the single-contact rule's answers from 0.5 stay published).
+    @inline(__always) private func published(_ d: HandDecision) -> HandDecision {
+        let minimum = configuration.handMinimumConfidence
+        return minimum > GestureConfiguration.defaultHandMinimumConfidence ? d.published(minimumConfidence: minimum) : d
+    }
+
+    /// The hand of one contact (a one-finger gesture, a per-touch sub-gesture), from its ellipse,
+    /// under the device's `hand-minimum-confidence`.
+    func decideHand(_ touch: Touch) -> HandDecision {
+        published(SingleContactHandedness.decide(touch))
     }
 
     init(device: String, configuration: GestureConfiguration, geometry: DeviceGeometry) {

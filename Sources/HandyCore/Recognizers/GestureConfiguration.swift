@@ -81,6 +81,14 @@ public struct GestureConfiguration: Hashable, Sendable {
     /// Handedness dead zones (see ``SeedHandednessRule``).
     public var handVerticalDeadZoneMm: Double = 5
     public var handHorizontalDeadZoneMm: Double = 3
+    /// The daemon's own threshold on the published hand (`hand-minimum-confidence`): a decision
+    /// less confident than this is published as `unknown` (confidence 0, `clearSide` unknown), its
+    /// `rightHandProbability` kept. The default is the classifier's own (``EvidenceHandednessClassifier``'s
+    /// 0.6), and at or below it nothing is withheld beyond each classifier's own threshold (the
+    /// single-contact rule and the seed rule answer from 0.5); above it, every gesture and single
+    /// contact less confident is `unknown`. It never publishes what a classifier withheld.
+    public var handMinimumConfidence: Double = GestureConfiguration.defaultHandMinimumConfidence
+    public static let defaultHandMinimumConfidence = 0.6
 
     // MARK: policy (data, read by the arena)
     /// Which gestures may be recognised in the same touch sequence (see ``GesturePolicy``).
@@ -232,6 +240,9 @@ public struct GestureConfiguration: Hashable, Sendable {
         .number("hand-horizontal-dead-zone-mm", field: "handHorizontalDeadZoneMm", 0...100, "mm", example: "4",
                 "seed handedness rule: below it one finger is straight above the other",
                 get: { $0.handHorizontalDeadZoneMm }, set: { $0.handHorizontalDeadZoneMm = $1 }),
+        .number("hand-minimum-confidence", field: "handMinimumConfidence", 0.5...1, "", example: "0.9",
+                "confidence below which the published hand is `unknown` (`rightHandProbability` is still sent)",
+                get: { $0.handMinimumConfidence }, set: { $0.handMinimumConfidence = $1 }),
         OverrideSetting(
             key: "simultaneous", field: "policy.simultaneous", accepted: .gesturePairs, example: "pinch+rotate,pinch+pan",
             meaning: "the gesture pairs that may be recognised in one touch sequence (replaces the table)",

@@ -1,14 +1,11 @@
 import HandyProtocol
 
-/// The decided hand of a gesture: `hand` and its `confidence` (docs/HANDEDNESS.md).
-typealias HandDecision = (hand: Hand, confidence: Double)
-
 /// The hand of a discrete gesture (tap, swipe), decided the way a continuous gesture decides it
 /// (``ArenaContext/decideHand(_:mask:fingers:)``) from the frame with the most fingers down: decided
 /// again whenever more fingers are down than before, so a two-finger tap whose second finger lands
 /// a frame late is judged on both fingers, and kept when fingers lift.
 struct HandAtMostFingers: Sendable {
-    private(set) var decision: HandDecision = (.unknown, 0)
+    private(set) var decision: HandDecision = .undecided
     private var fingers = 0
 
     mutating func observe(_ m: FrameMotion, _ ctx: ArenaContext) {
@@ -19,10 +16,11 @@ struct HandAtMostFingers: Sendable {
 }
 
 extension GestureEvent {
-    /// Sets `hand`, `handConfidence` and the `clearSide` that follows from the hand.
+    /// Sets `hand`, `handConfidence`, `rightHandProbability` and the `clearSide` that follows from the hand.
     mutating func setHand(_ decision: HandDecision) {
         hand = decision.hand
         handConfidence = decision.confidence
+        rightHandProbability = decision.rightHandProbability
         clearSide = decision.hand.clearSide
     }
 }

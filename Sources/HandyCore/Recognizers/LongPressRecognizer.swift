@@ -28,8 +28,7 @@ public struct LongPressRecognizer: Sendable {
         var participants: TouchMask
         var firstDown: Timestamp
         /// Decided when it begins, from the fingers held (as pinch decides), repeated on every event.
-        var hand: Hand
-        var handConfidence: Double
+        var hand: HandDecision
     }
 
     private(set) var state: State = .idle
@@ -41,7 +40,7 @@ public struct LongPressRecognizer: Sendable {
     /// begins on a timer, between frames, and its fingers have not moved since (beyond the slop).
     /// Kept as the answer, not the frame: holding the frame would make the tracker reallocate its
     /// frame buffer on every frame.
-    private var waitingHand: (hand: Hand, confidence: Double) = (.unknown, 0)
+    private var waitingHand: HandDecision = .undecided
 
     public init() {}
 
@@ -79,7 +78,7 @@ public struct LongPressRecognizer: Sendable {
         }
         guard ctx.mayStart(.longPress) else { state = .failed; return }
         let a = Active(id: ctx.start(.longPress), fingers: fingers, participants: fingerMask, firstDown: firstDown,
-                       hand: waitingHand.hand, handConfidence: waitingHand.confidence)
+                       hand: waitingHand)
         state = .active(a)
         var began = event(.began, a, deadline, ctx)
         began.touches = a.participants.ids   // once per gesture: which touches it started with
@@ -147,7 +146,7 @@ public struct LongPressRecognizer: Sendable {
         e.duration = wireRounded(time.s(since: a.firstDown), 4)
         e.position = ctx.wire(centroidNormalized)
         e.positionMm = ctx.wire(centroidMm)
-        e.setHand((a.hand, a.handConfidence))
+        e.setHand(a.hand)
         return e
     }
 }

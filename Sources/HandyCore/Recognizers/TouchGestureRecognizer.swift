@@ -37,7 +37,7 @@ public struct TouchGestureRecognizer: Sendable {
 
     private var states = [State](repeating: .none, count: TouchMask.capacity)
     /// Per touch: its hand, decided when it came down.
-    private var hands = [HandDecision](repeating: (.unknown, 0), count: TouchMask.capacity)
+    private var hands = [HandDecision](repeating: .undecided, count: TouchMask.capacity)
     /// Touches in `undecided` (the only ones with a deadline).
     private var undecidedMask = TouchMask()
 
@@ -115,7 +115,7 @@ public struct TouchGestureRecognizer: Sendable {
                 if case .panning = states[i] { ctx.bug("touch \(i) began while its touch-pan was active") }
                 states[i] = isPalm ? .claimed : .undecided(down: t.beganAt)
                 if !isPalm { undecidedMask.insert(i) }
-                hands[i] = SingleContactHandedness.classify(t)
+                hands[i] = ctx.decideHand(t)
             }
             if !t.phase.isFinished { lastPosition[i] = (t.mm, t.normalized) }
             if isPalm || t.phase == .cancelled {

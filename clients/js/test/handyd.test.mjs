@@ -29,9 +29,10 @@ test("decodeMessage returns known messages with unknown fields kept, skips unkno
   assert.equal(hello.type, "hello");
   assert.equal(hello.protocol, 1);
   assert.deepEqual(hello.futureField, { a: 1 });
-  const gesture = decodeMessage('{"type":"gesture","gesture":"pinch","phase":"began","id":3,"time":1.5,"device":"d","hand":"right","clearSide":"left"}');
-  assert.equal(gesture.hand, "right");
-  assert.equal(gesture.clearSide, "left");
+  const gesture = decodeMessage('{"type":"gesture","gesture":"pinch","phase":"began","id":3,"time":1.5,"device":"d","hand":"unknown","handConfidence":0,"rightHandProbability":0.537,"clearSide":"unknown"}');
+  assert.equal(gesture.hand, "unknown");
+  assert.equal(gesture.rightHandProbability, 0.537);
+  assert.equal(gesture.clearSide, "unknown");
   assert.equal(decodeMessage('{"type":"hologram","x":1}'), null);
 });
 
@@ -143,6 +144,11 @@ test("the client receives hello, then exactly the pinch events the Unix socket c
     assert.ok(expected.some((m) => m.gesture === "pinch" && m.hand === "right"), "the demo has a right-hand pinch");
     assert.ok(expected.some((m) => m.gesture === "pinch" && m.hand === "left"), "the demo has a left-hand pinch");
     assert.deepEqual(gestures, expected);
+    // P(right hand) reaches the client, on the right hand's side of 0.5.
+    const right = gestures.find((m) => m.gesture === "pinch" && m.hand === "right");
+    assert.ok(right.rightHandProbability > 0.5 && right.rightHandProbability <= 1, `P ${right.rightHandProbability}`);
+    const left = gestures.find((m) => m.gesture === "pinch" && m.hand === "left");
+    assert.ok(left.rightHandProbability >= 0 && left.rightHandProbability < 0.5, `P ${left.rightHandProbability}`);
     assert.ok(gestures.every((m) => m.gesture === "pinch" || m.gesture === "long-press"), "the subscription applied");
     assert.equal(client.socket, null, "the connection is closed when the consumer stops");
   } finally {
@@ -167,7 +173,8 @@ test("in the compact form the client receives the frames the Unix socket carries
     assert.equal(received.filter((m) => m.type === "gesture").length, 0, "no full-form gesture lines");
     assert.deepEqual(frames, (await reference).filter((m) => m.type === "frame"));
     const pinches = frames.flatMap((f) => f.gestures).filter((g) => g.gesture === "pinch");
-    assert.ok(pinches.some((g) => g.phase === "began" && g.hand === "right"), "the demo's right-hand pinch, with its hand");
+    assert.ok(pinches.some((g) => g.phase === "began" && g.hand === "right" && g.rightHandProbability > 0.5),
+              "the demo's right-hand pinch, with its hand and P(right hand)");
     assert.ok(frames.every((f) => f.device === "replay:demo" && typeof f.time === "number" && f.touches === undefined));
   } finally {
     await daemon.stop();
