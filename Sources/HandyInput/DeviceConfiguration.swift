@@ -42,6 +42,10 @@ public struct DeviceConfiguration: Sendable, Equatable {
     public static let libinputCalibrationProperty = "LIBINPUT_CALIBRATION_MATRIX"
     public static let sizeProperty = "HANDYD_SIZE_MM"
     public static let thresholdPrefix = "HANDYD_THRESHOLD_"
+    /// The daemon's own threshold on the published hand (docs/HANDEDNESS.md): the threshold
+    /// `hand-minimum-confidence` by the name the hand's documentation gives it; the same as
+    /// HANDYD_THRESHOLD_HAND_MINIMUM_CONFIDENCE.
+    public static let handMinimumConfidenceProperty = "HANDYD_HAND_MINIMUM_CONFIDENCE"
     public static let idProperty = "HANDYD_ID"
     /// HANDYD_ID's longest accepted value, in bytes.
     public static let idMaximumBytes = 64
@@ -68,7 +72,8 @@ public struct DeviceConfiguration: Sendable, Equatable {
             switch property {
             case Self.ignoreProperty, Self.deviceProperty:
                 if origin == .replay { problem(property, value, "has no effect on a replayed device") }
-            case Self.calibrationProperty, Self.libinputCalibrationProperty, Self.sizeProperty, Self.idProperty:
+            case Self.calibrationProperty, Self.libinputCalibrationProperty, Self.sizeProperty, Self.idProperty,
+                 Self.handMinimumConfidenceProperty:
                 break
             default:
                 if property.hasBytePrefix(Self.thresholdPrefix) { break }
@@ -129,8 +134,9 @@ public struct DeviceConfiguration: Sendable, Equatable {
         // Thresholds: names in kebab case, values checked by GestureConfiguration's table.
         var overrides: [String: String] = [:]
         var propertyByName: [String: String] = [:]
-        for (property, value) in properties.sorted(by: { $0.key < $1.key }) where property.hasBytePrefix(Self.thresholdPrefix) {
-            let name = Self.thresholdName(property)
+        for (property, value) in properties.sorted(by: { $0.key < $1.key })
+        where property.hasBytePrefix(Self.thresholdPrefix) || property == Self.handMinimumConfidenceProperty {
+            let name = property == Self.handMinimumConfidenceProperty ? "hand-minimum-confidence" : Self.thresholdName(property)
             guard !name.isEmpty else {
                 problem(property, value, "no threshold name after \(Self.thresholdPrefix)")
                 continue

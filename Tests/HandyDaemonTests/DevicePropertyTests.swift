@@ -58,7 +58,7 @@ struct DevicePropertyTests {
         #expect(first.hand == .right && (first.handConfidence ?? 1) < 0.99 && p == first.handConfidence)
 
         let daemon = try DaemonProcess(arguments: ["--replay", demo, "--wait-clients", "1",
-                                                   "--device-property", "HANDYD_THRESHOLD_HAND_MINIMUM_CONFIDENCE=0.99"])
+                                                   "--device-property", "HANDYD_HAND_MINIMUM_CONFIDENCE=0.99"])
         let client = try LineClient(socketPath: daemon.socketPath)
         guard case .hello(let hello)? = try client.readMessage() else { Issue.record("no hello"); return }
         #expect(hello.devices.count == 1 && hello.devices.first?.problems == nil)

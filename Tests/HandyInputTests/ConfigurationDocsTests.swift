@@ -64,7 +64,8 @@ import Testing
             documented.append(Self.backticked(String(line)).first ?? "")
         }
         let read = [DeviceConfiguration.deviceProperty, DeviceConfiguration.ignoreProperty, DeviceConfiguration.idProperty,
-                    DeviceConfiguration.calibrationProperty, DeviceConfiguration.sizeProperty, DeviceConfiguration.thresholdPrefix + "<NAME>"]
+                    DeviceConfiguration.calibrationProperty, DeviceConfiguration.sizeProperty, DeviceConfiguration.thresholdPrefix + "<NAME>",
+                    DeviceConfiguration.handMinimumConfidenceProperty]
         #expect(Set(documented) == Set(read))
         for property in documented where !property.hasSuffix("<NAME>") {
             let c = DeviceConfiguration(properties: [property: "x"])

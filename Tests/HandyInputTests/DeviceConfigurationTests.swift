@@ -76,6 +76,19 @@ import Testing
         #expect(c.problems.count == 1)
     }
 
+    /// HANDYD_HAND_MINIMUM_CONFIDENCE, the name docs/HANDEDNESS.md gives the hand's threshold, is the
+    /// threshold `hand-minimum-confidence`: checked like one, and named once with its other name.
+    @Test func theHandsMinimumConfidenceHasItsOwnName() {
+        let c = DeviceConfiguration(properties: ["HANDYD_HAND_MINIMUM_CONFIDENCE": "0.9"])
+        #expect(c.thresholds.handMinimumConfidence == 0.9 && c.problems.isEmpty)
+        #expect(c.applied == ["HANDYD_HAND_MINIMUM_CONFIDENCE"] && c.thresholdOverrides == ["hand-minimum-confidence": "0.9"])
+        let bad = DeviceConfiguration(properties: ["HANDYD_HAND_MINIMUM_CONFIDENCE": "0.2"])
+        #expect(bad.thresholds.handMinimumConfidence == GestureConfiguration().handMinimumConfidence)
+        #expect(bad.problems.count == 1 && bad.problems[0].hasPrefix("HANDYD_HAND_MINIMUM_CONFIDENCE=\"0.2\""), "\(bad.problems)")
+        let both = DeviceConfiguration(properties: ["HANDYD_HAND_MINIMUM_CONFIDENCE": "0.9", "HANDYD_THRESHOLD_HAND_MINIMUM_CONFIDENCE": "0.8"])
+        #expect(both.thresholds.handMinimumConfidence == 0.9 && both.problems.count == 1, "\(both.problems)")
+    }
+
     @Test func thresholdNamesBecomeKebabCase() {
         let c = DeviceConfiguration(properties: [
             "HANDYD_THRESHOLD_TAP_TIMEOUT_MS": "180",
