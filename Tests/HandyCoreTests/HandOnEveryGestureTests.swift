@@ -3,8 +3,9 @@ import HandyProtocol
 import Testing
 
 /// Every gesture carries its hand (issue 14 part 3): rotate, pan, long press, tap and swipe with two
-/// or more fingers decide it as pinch does; one-finger gestures and the per-touch gestures from the
-/// contact's ellipse when the device reports one, `unknown` otherwise. Mirror symmetry on each.
+/// or more fingers decide it as pinch does; one-finger gestures and the per-touch gestures publish
+/// no hand (real taps do not support one, docs/HANDEDNESS.md "One finger") but a bounded
+/// rightHandProbability from the contact when the device reports its orientation. Mirror symmetry on each.
 @Suite struct HandOnEveryGestureTests {
     /// Two fingers: the index (id 1) up and right of the thumb (id 0) for a right hand.
     static func twoFingers(_ moves: (Finger, Finger)) -> [Finger] { [moves.0, moves.1] }
@@ -107,30 +108,49 @@ import Testing
     @Test func twoFingerTapCarriesTheHand() { checkMirror(Self.twoFingerTap(), .tap, expected: .right) }
     @Test func twoFingerSwipeCarriesTheHand() { checkMirror(Self.twoFingerSwipe(), .swipe, expected: .right) }
 
-    @Test(arguments: [(-0.6, Hand.right), (0.6, Hand.left), (0.1, Hand.unknown)])
-    func oneFingerTapAndItsTouchTapTakeTheHandFromTheEllipse(orientation: Double, expected: Hand) {
+    /// The probability of a one-finger gesture's contact: bounded, and a lean one way and the other
+    /// give different probabilities (the contact is read, not ignored).
+    func oneFingerProbability(_ fingers: [Finger], _ kind: GestureKind, sourceLocation: SourceLocation = #_sourceLocation) -> Double? {
+        let p = run(fingers).first { $0.gesture == kind }?.rightHandProbability
+        let bound = SingleContactHandedness.maximumProbability
+        #expect(p.map { $0 >= 1 - bound - 1e-9 && $0 <= bound + 1e-9 } == true, "\(kind) P \(String(describing: p))", sourceLocation: sourceLocation)
+        return p
+    }
+
+    @Test(arguments: [-0.6, 0.6, 0.1])
+    func oneFingerTapAndItsTouchTapPublishNoHandButAProbability(orientation: Double) {
         let tap = Self.leaning(Finger.hold(id: 0, (100, 60), down: 0, up: 0.08), orientation)
-        checkMirror([tap], .tap, expected: expected)
-        checkMirror([tap], .touchTap, expected: expected)
+        checkMirror([tap], .tap, expected: .unknown)
+        checkMirror([tap], .touchTap, expected: .unknown)
+        _ = oneFingerProbability([tap], .tap)
     }
 
-    @Test(arguments: [(-0.6, Hand.right), (0.6, Hand.left)])
-    func oneFingerSwipeAndItsTouchSwipeTakeTheHandFromTheEllipse(orientation: Double, expected: Hand) {
-        let swipe = Self.leaning(Finger.line(id: 0, (120, 60), (60, 60), down: 0, up: 0.16, move: 0.01, 0.15), orientation)
-        checkMirror([swipe], .swipe, expected: expected)
-        checkMirror([swipe], .touchSwipe, expected: expected)
+    @Test func oneFingerSwipeAndItsTouchSwipePublishNoHandButAProbability() {
+        var seen: [Double] = []
+        for orientation in [-0.6, 0.6] {
+            let swipe = Self.leaning(Finger.line(id: 0, (120, 40), (60, 40), down: 0, up: 0.16, move: 0.01, 0.15), orientation)
+            checkMirror([swipe], .swipe, expected: .unknown)
+            checkMirror([swipe], .touchSwipe, expected: .unknown)
+            if let p = oneFingerProbability([swipe], .swipe) { seen.append(p) }
+        }
+        #expect(seen.count == 2 && seen[0] != seen[1], "the lean changed nothing: \(seen)")
     }
 
-    /// Per-touch gestures: each touch its own hand, from its own ellipse, on every event of it.
-    @Test func eachTouchPanCarriesItsOwnTouchsHand() {
+    /// Per-touch gestures: each touch its own probability, from its own contact, on every event of it.
+    @Test func eachTouchPanCarriesItsOwnTouchsProbability() {
         let fingers = [Self.leaning(Finger.line(id: 0, (60, 80), (60, 50), down: 0, up: 0.9, move: 0.05, 0.85), -0.6),
                        Self.leaning(Finger.line(id: 1, (140, 80), (140, 50), down: 0, up: 0.9, move: 0.05, 0.85), 0.6)]
         let pans = run(fingers).filter { $0.gesture == .touchPan }
-        for (touch, hand) in [(0, Hand.right), (1, Hand.left)] {
+        var probabilities: [Double] = []
+        for touch in [0, 1] {
             let mine = pans.filter { $0.touch == touch }
-            #expect(!mine.isEmpty && mine.allSatisfy { $0.hand == hand && $0.clearSide == hand.clearSide },
-                    "touch \(touch): \(mine.map { String(describing: $0.hand) })")
+            #expect(!mine.isEmpty && mine.allSatisfy { $0.hand == .unknown && $0.rightHandProbability == mine.first?.rightHandProbability },
+                    "touch \(touch): \(mine.map { String(describing: $0.rightHandProbability) })")
+            if let p = mine.first?.rightHandProbability { probabilities.append(p) }
         }
+        // The two touches are mirror images of each other about the screen's middle: P and 1 − P.
+        #expect(probabilities.count == 2 && abs(probabilities[0] + probabilities[1] - 1) <= 0.001 && probabilities[0] != 0.5,
+                "\(probabilities)")
     }
 
     @Test func perTouchGesturesWithoutOrientationAreUnknown() {
@@ -149,65 +169,61 @@ import Testing
         #expect(pan.allSatisfy { $0.rightHandProbability == nil })
     }
 
-    /// A contact whose shape says nothing (upright) is `unknown` with P = 0.5: the rule ran.
-    @Test func anUprightContactIsUnknownWithAnEvenProbability() {
-        let tap = Self.leaning(Finger.hold(id: 0, (100, 60), down: 0, up: 0.08), 0.1)
-        let events = run([tap]).filter { $0.gesture == .tap || $0.gesture == .touchTap }
-        #expect(events.count == 2 && events.allSatisfy { $0.hand == .unknown && $0.rightHandProbability == 0.5 })
-    }
-
-    @Test(arguments: [(-0.6, Hand.right), (0.6, Hand.left), (0.1, Hand.unknown)])
-    func oneFingerPanTakesTheHandFromItsEllipse(orientation: Double, expected: Hand) {
+    @Test(arguments: [-0.6, 0.6, 0.1])
+    func oneFingerPanPublishesNoHandButAProbability(orientation: Double) {
         var finger = Finger.line(id: 0, (100, 60), (60, 60), down: 0, up: 0.4, move: 0.05, 0.35)
         finger.majorMm = { _ in 14 }
         finger.minorMm = { _ in 9 }
         finger.orientation = { _ in orientation }
-        checkMirror([finger], .pan, expected: expected)
+        checkMirror([finger], .pan, expected: .unknown)
+        _ = oneFingerProbability([finger], .pan)
     }
 }
 
 @Suite struct SingleContactHandednessTests {
-    func contact(_ orientation: Double?, elongation: Double? = 0.35) -> HandednessContact {
-        HandednessContact(positionMm: PhysicalPoint(x: 50, y: 50), startMm: PhysicalPoint(x: 50, y: 50), landedSeconds: 0,
-                          orientation: orientation, elongation: elongation)
+    static let width = 62.0, height = 110.0
+
+    func contact(_ orientation: Double?, x: Double = 31, y: Double = 55, majorMm: Double = 14, minorMm: Double = 9) -> HandednessContact {
+        HandednessContact(positionMm: PhysicalPoint(x: x, y: y), startMm: PhysicalPoint(x: x, y: y), landedSeconds: 0,
+                          areaMm2: Double.pi / 4 * majorMm * minorMm, orientation: orientation, elongation: 1 - minorMm / majorMm)
     }
 
-    @Test func leaningUpLeftIsARightHandAndUpRightALeftHand() {
-        let right = SingleContactHandedness.classify(contact(-45 * Double.pi / 180))
-        #expect(right.hand == .right && right.confidence == SingleContactHandedness.maximumConfidence)
-        let left = SingleContactHandedness.classify(contact(30 * Double.pi / 180))
-        #expect(left.hand == .left && left.confidence > 0.5 && left.confidence < SingleContactHandedness.maximumConfidence)
+    func decide(_ c: HandednessContact) -> HandDecision {
+        SingleContactHandedness.decide(c, displayWidthMm: Self.width, displayHeightMm: Self.height)
     }
 
-    @Test func saysNothingWhenUprightFlatRoundOrUnreported() {
-        for c in [contact(0.1), contact(-0.2), contact(Double.pi / 2), contact(Double.pi / 2 - 0.1), contact(-0.7, elongation: 0.05),
-                  contact(-0.7, elongation: nil), contact(nil), contact(.nan)] {
-            let r = SingleContactHandedness.classify(c)
-            #expect(r.hand == .unknown && r.confidence == 0, "\(String(describing: c.orientation))")
+    @Test func noHandIsPublishedAndNoProbabilityWithoutAnOrientation() {
+        #expect(decide(contact(nil)) == .undecided)
+        #expect(decide(contact(.nan)) == .undecided)
+        for degrees in stride(from: -90.0, through: 90, by: 15) {
+            let d = decide(contact(degrees * Double.pi / 180))
+            #expect(d.hand == .unknown && d.confidence == 0, "\(degrees)°")
+            let p = d.rightHandProbability ?? -1
+            #expect(p >= 1 - SingleContactHandedness.maximumProbability && p <= SingleContactHandedness.maximumProbability, "\(degrees)°: \(p)")
         }
     }
 
-    @Test func decideGivesTheProbabilityOfTheRightHand() {
-        #expect(SingleContactHandedness.decide(contact(nil)) == .undecided)
-        #expect(SingleContactHandedness.decide(contact(-0.7, elongation: nil)) == .undecided)
-        let upright = SingleContactHandedness.decide(contact(0.1))
-        #expect(upright.hand == .unknown && upright.confidence == 0 && upright.rightHandProbability == 0.5)
-        let round = SingleContactHandedness.decide(contact(-0.7, elongation: 0.05))
-        #expect(round.hand == .unknown && round.rightHandProbability == 0.5)
-        let right = SingleContactHandedness.decide(contact(-45 * Double.pi / 180))
-        #expect(right.hand == .right && right.rightHandProbability == SingleContactHandedness.maximumConfidence)
-        let left = SingleContactHandedness.decide(contact(30 * Double.pi / 180))
-        #expect(left.hand == .left && left.rightHandProbability == wireRounded(1 - left.confidence, 3))
+    /// What the real taps taught (docs/HANDEDNESS.md "One finger"): a large contact (a thumb) leaning
+    /// up and to the left says right hand near the top of the screen and left hand near its bottom,
+    /// where a thumb lies along the glass the other way.
+    @Test func aThumbsLeanReadsByWhereItTouches() {
+        let lean = -40 * Double.pi / 180
+        let top = decide(contact(lean, x: 31, y: 15, majorMm: 18, minorMm: 13)).rightHandProbability ?? 0.5
+        let bottom = decide(contact(lean, x: 31, y: 100, majorMm: 18, minorMm: 13)).rightHandProbability ?? 0.5
+        #expect(top > 0.5 && bottom < 0.5, "top \(top), bottom \(bottom)")
     }
 
-    @Test func mirrorSymmetricAndBounded() {
-        for degrees in stride(from: -172.0, through: 172, by: 5) {   // not on a dead-zone edge (±15°, ±75°)
-            let c = contact(degrees * Double.pi / 180)
-            let a = SingleContactHandedness.classify(c), b = SingleContactHandedness.classify(c.mirroredX(about: 100))
-            #expect(b.hand == a.hand.mirrored && b.confidence == a.confidence, "\(degrees)°")
-            #expect(a.confidence <= SingleContactHandedness.maximumConfidence)
-            // An axis is undirected: θ and θ ± 180° are the same contact.
-            #expect(SingleContactHandedness.classify(contact((degrees + 180) * Double.pi / 180)).hand == a.hand, "\(degrees)°")
+    @Test func mirrorSymmetric() {
+        for degrees in stride(from: -172.0, through: 172, by: 7) {
+            for (x, y) in [(10.0, 20.0), (31, 55), (50, 100)] {
+                let c = contact(degrees * Double.pi / 180, x: x, y: y)
+                let m = HandednessContact(positionMm: PhysicalPoint(x: Self.width - x, y: y), startMm: PhysicalPoint(x: Self.width - x, y: y),
+                                          landedSeconds: 0, areaMm2: c.areaMm2, orientation: -(c.orientation ?? 0), elongation: c.elongation)
+                let p = decide(c).rightHandProbability ?? -1, q = decide(m).rightHandProbability ?? -1
+                #expect(abs(p + q - 1) <= 0.001, "\(degrees)° at \(x),\(y): \(p) and \(q)")
+                // An axis is undirected: θ and θ ± 180° are the same contact.
+                #expect(decide(contact((degrees + 180) * Double.pi / 180, x: x, y: y)).rightHandProbability == decide(c).rightHandProbability)
+            }
         }
     }
 }

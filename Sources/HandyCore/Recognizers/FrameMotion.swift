@@ -213,7 +213,7 @@ public struct ArenaContext: Sendable {
     /// The hand of one contact (a one-finger gesture, a per-touch sub-gesture), from its ellipse,
     /// under the device's `hand-minimum-confidence`.
     func decideHand(_ touch: Touch) -> HandDecision {
-        published(SingleContactHandedness.decide(touch))
+        published(SingleContactHandedness.decide(touch, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm))
     }
 
     init(device: String, configuration: GestureConfiguration, geometry: DeviceGeometry) {
