@@ -158,6 +158,7 @@ struct EvalCommand: ParsableCommand {
                 throw ExitCode.failure
             }
             var pinches: [LabelledPinch] = []
+            var oneFinger: [LabelledPinch] = []
             var skipped = 0
             for name in names {
                 let path = (directory as NSString).appendingPathComponent(name)
@@ -166,12 +167,25 @@ struct EvalCommand: ParsableCommand {
                 guard let label else { skipped += 1; continue }
                 do {
                     let rec = try Recording.load(path: path)
-                    pinches.append(LabelledPinch(name: name, description: rec.description, calibration: calibration,
-                                                 events: rec.events, hand: label.hand, tier: label.tier))
+                    let labelled = LabelledPinch(name: name, description: rec.description, calibration: calibration,
+                                                 events: rec.events, hand: label.hand, tier: label.tier)
+                    // One finger at a time (taps, tracing): every touch is judged, not a pinch.
+                    if LabelledPinch.isOneFinger(text) { oneFinger.append(labelled) } else { pinches.append(labelled) }
                 } catch {
                     StandardStream.error("handyctl eval handedness: \(error)")
                     skipped += 1
                 }
+            }
+            if !oneFinger.isEmpty {
+                let metrics = SingleContactMetrics(oneFinger.flatMap { HandednessEvaluation.singleContactOutcomes($0) })
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+                    print(String(decoding: (try? encoder.encode(metrics)) ?? Data("{}".utf8), as: UTF8.self))
+                } else {
+                    print(Self.oneFingerTable(metrics, recordings: oneFinger.count), terminator: "")
+                }
+                if pinches.isEmpty { return }
             }
             guard !pinches.isEmpty else {
                 StandardStream.error("handyctl eval handedness: no labelled recordings in \(directory)")
@@ -186,6 +200,21 @@ struct EvalCommand: ParsableCommand {
             }
             let report = HandednessReport(pinches, evidence: evidence, skipped: skipped)
             print(json ? report.json : report.table, terminator: "")
+        }
+
+        /// One-finger recordings: what was published, and how far the probability is to be trusted.
+        static func oneFingerTable(_ m: SingleContactMetrics, recordings: Int) -> String {
+            func pct(_ v: Double) -> String { String(format: "%.1f %%", v * 100) }
+            var out = "one finger: \(m.touches) touches in \(recordings) recordings, \(m.withProbability) with rightHandProbability\n"
+            out += "published hands: \(m.published)"
+            if m.published > 0 {
+                out += ", right \(pct(Double(m.publishedRight) / Double(m.published))), mean confidence \(String(format: "%.3f", m.publishedMeanConfidence))"
+            }
+            out += "\n\n| favoured hand's probability | touches | mean | favoured hand right |\n|---|---:|---:|---:|\n"
+            for b in m.probabilityBins {
+                out += "| \(String(format: "%.2f", b.lower))–\(String(format: "%.2f", b.lower + 0.05)) | \(b.count) | \(String(format: "%.3f", b.meanProbability)) | \(pct(b.accuracy)) |\n"
+            }
+            return out
         }
 
         private func fitWeights(_ pinches: [LabelledPinch]) {
