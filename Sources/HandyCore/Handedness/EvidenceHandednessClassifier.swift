@@ -34,9 +34,11 @@ public enum HandednessTier: String, CaseIterable, Hashable, Sendable, Codable {
 /// - **lean**: the seed rule's own evidence (the top finger's side, growing with how clearly it is
 ///   above and beside the other, in mm).
 ///
-/// In the ambiguous slice (``isAmbiguous(_:)``) it answers only on the orientation tier and only
-/// when sure (``ambiguousMinimumConfidence``). A clear lean is not overturned by the other cues
-/// (``overturnsClearLean(_:)``) nor by weak evidence (``minimumConfidenceAgainstClearLean``).
+/// What it publishes (``decision(_:)``): every clear lean — the pinches the seed rule answers —
+/// on the lean's side unless strong evidence says otherwise, and without a clear lean only what
+/// the evidence is sure of, never in the ambiguous slice (``isAmbiguous(_:)``) unless the
+/// orientation tier is ``ambiguousMinimumConfidence`` sure. So its answers include every answer of
+/// the seed rule (docs/HANDEDNESS.md "What is published").
 ///
 /// Mirror symmetry by construction: the score is `g(f) − g(mirror(f))` where `g` is the log
 /// posterior mass of the right hand and `mirror` negates every x and orientation. Mirroring the
@@ -46,8 +48,7 @@ public enum HandednessTier: String, CaseIterable, Hashable, Sendable, Codable {
 /// log loss) on a synthetic training set drawn from the whole sensitivity family, each pinch from
 /// its own member (`handyctl generate pinches train --count 1000 --seed 1 --mixture`, then
 /// `handyctl eval handedness train --fit`), disjoint from the evaluation sets; see
-/// docs/HANDEDNESS.md. Below ``minimumConfidence`` the answer is `unknown`; a
-/// separation above ``maximumHandSpanMm`` is two hands, `unknown`.
+/// docs/HANDEDNESS.md. A separation above ``maximumHandSpanMm`` is two hands, `unknown`.
 public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// Weights of the evidence terms (log-likelihood units).
     public struct Weights: Hashable, Sendable {
