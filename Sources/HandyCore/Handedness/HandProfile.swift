@@ -226,7 +226,7 @@ public struct HandProfile: Codable, Hashable, Sendable {
         }
     }
 
-    static func format(_ v: Double) -> String {
+    public static func format(_ v: Double) -> String {
         let r = (v * 1000).rounded() / 1000
         return r == r.rounded() ? String(Int(r)) : String(r)
     }
