@@ -59,6 +59,16 @@ public struct LabelledPinch: Sendable {
         return m
     }
 
+    /// Whether a recording's label says it holds one finger at a time (`gesture=tap` or
+    /// `gesture=draw`): every touch is judged on its own instead of the first pinch.
+    public static func isOneFinger(_ text: String) -> Bool {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true).prefix(40) where line.hasPrefix("#") {
+            guard let r = line.firstRange(of: "handyd-label:") else { continue }
+            return line[r.upperBound...].split(separator: " ").contains { $0 == "gesture=tap" || $0 == "gesture=draw" }
+        }
+        return false
+    }
+
     /// Parses a label line `hand=right tier=orientation ...`; nil when hand or tier is missing.
     public static func parseLabel(_ text: String) -> (hand: Hand, tier: HandednessTier)? {
         var hand: Hand?, tier: HandednessTier?
@@ -323,5 +333,99 @@ final class FeatureCapture: HandednessClassifier, @unchecked Sendable {
     func classify(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) {
         features = f
         return (.unknown, 0)
+    }
+}
+
+/// What the pipeline decided for one touch of a one-finger recording (labelled `gesture=tap`):
+/// the published hand and confidence and the probability of the right hand, from the touch's
+/// first per-touch gesture event (`touchTap`, `touchHold`, …; decided when the finger came down).
+public struct SingleContactOutcome: Hashable, Sendable {
+    public var hand: Hand
+    public var confidence: Double
+    public var rightHandProbability: Double?
+    public var truth: Hand
+}
+
+/// A one-finger set's numbers (docs/HANDEDNESS.md "One finger"): how many touches, how many a hand
+/// was published for and how many of those were right, and how far the probability is to be
+/// trusted: per bin of the favoured hand's probability (max(P, 1 − P), bins 0.5–0.55 … 0.95–1),
+/// how often the favoured hand was the hand.
+public struct SingleContactMetrics: Hashable, Sendable, Codable {
+    public struct Bin: Hashable, Sendable, Codable {
+        public var lower: Double
+        public var count: Int
+        public var meanProbability: Double
+        public var right: Int
+        public var accuracy: Double { count == 0 ? 0 : Double(right) / Double(count) }
+    }
+    public var touches: Int
+    public var withProbability: Int
+    public var published: Int
+    public var publishedRight: Int
+    public var publishedMeanConfidence: Double
+    /// Published answers per bin of their confidence (the c − 0.05 gate reads these).
+    public var publishedBins: [Bin]
+    /// The probability's bins (every touch with one, the favoured hand against the label; at exactly
+    /// 0.5 no hand is favoured and the touch counts as half right).
+    public var probabilityBins: [Bin]
+
+    public init(_ outcomes: [SingleContactOutcome]) {
+        func bins(_ items: [(p: Double, right: Double)]) -> [Bin] {
+            var out = (0..<10).map { Bin(lower: 0.5 + Double($0) * 0.05, count: 0, meanProbability: 0, right: 0) }
+            var rights = [Double](repeating: 0, count: 10)
+            for item in items {
+                let i = Swift.min(9, Swift.max(0, Int(((item.p - 0.5) * 20 + 1e-9).rounded(.down))))
+                out[i].count += 1
+                out[i].meanProbability += item.p
+                rights[i] += item.right
+            }
+            for i in out.indices where out[i].count > 0 {
+                out[i].meanProbability /= Double(out[i].count)
+                out[i].right = Int(rights[i].rounded(.down))
+            }
+            return out.filter { $0.count > 0 }
+        }
+        touches = outcomes.count
+        let published = outcomes.filter { $0.hand != .unknown }
+        self.published = published.count
+        publishedRight = published.filter { $0.hand == $0.truth }.count
+        publishedMeanConfidence = published.isEmpty ? 0 : published.reduce(0) { $0 + $1.confidence } / Double(published.count)
+        publishedBins = bins(published.map { ($0.confidence, $0.hand == $0.truth ? 1 : 0) })
+        let withP = outcomes.compactMap { o in o.rightHandProbability.map { (p: $0, truth: o.truth) } }
+        withProbability = withP.count
+        probabilityBins = bins(withP.map { item in
+            let favoured = Swift.max(item.p, 1 - item.p)
+            let right: Double = item.p == 0.5 ? 0.5 : ((item.p > 0.5) == (item.truth == .right) ? 1 : 0)
+            return (favoured, right)
+        })
+    }
+}
+
+extension HandednessEvaluation {
+    /// Every touch of a one-finger recording through the real pipeline: its first per-touch event.
+    public static func singleContactOutcomes(_ r: LabelledPinch, arena configure: (inout GesturePipeline) -> Void = { _ in }) -> [SingleContactOutcome] {
+        let geometry = DeviceGeometry(description: r.description, calibration: r.calibration)
+        var pipeline = GesturePipeline(deviceID: "eval:\(r.name)", description: r.description, geometry: geometry)
+        configure(&pipeline)
+        var out = PipelineOutput()
+        var seen = Set<Int>()
+        var outcomes: [SingleContactOutcome] = []
+        func collect(_ gestures: [GestureEvent]) {
+            for g in gestures {
+                guard let touch = g.touch, seen.insert(touch).inserted else { continue }
+                outcomes.append(SingleContactOutcome(hand: g.hand ?? .unknown, confidence: g.handConfidence ?? 0,
+                                                     rightHandProbability: g.rightHandProbability, truth: r.hand))
+            }
+        }
+        for e in r.events {
+            if let deadline = pipeline.nextDeadline, deadline <= e.time { collect(pipeline.advanceTime(to: e.time)) }
+            pipeline.handle(e, into: &out)
+            collect(out.gestures)
+            // A touch id may come back for a later touch: judge each touch once, while it is down.
+            for frame in out.frames { for t in frame.touches where t.phase.isFinished { seen.remove(t.id) } }
+            out = PipelineOutput()
+        }
+        if let deadline = pipeline.nextDeadline { collect(pipeline.advanceTime(to: deadline)) }
+        return outcomes
     }
 }

@@ -169,7 +169,20 @@ struct EvalCommand: ParsableCommand {
             let folder = try LabelledFolder.load(directory, command: "handyctl eval handedness",
                                                  hint: "a folder of recordings from handyctl generate pinches")
             let pinches = folder.pinches
-            let skipped = folder.skipped + folder.tapRecordings
+            let oneFinger = folder.oneFinger
+            let skipped = folder.skipped
+            let profile = try handProfile.map { try LabelledFolder.profile(at: $0, command: "handyctl eval handedness") }
+            if !oneFinger.isEmpty, enrolment == nil {
+                let metrics = SingleContactMetrics(oneFinger.flatMap { HandednessEvaluation.singleContactOutcomes($0, arena: { $0.arena.setHandProfile(profile) }) })
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+                    print(String(decoding: (try? encoder.encode(metrics)) ?? Data("{}".utf8), as: UTF8.self))
+                } else {
+                    print(Self.oneFingerTable(metrics, recordings: oneFinger.count), terminator: "")
+                }
+                if pinches.isEmpty { return }
+            }
             guard !pinches.isEmpty else {
                 StandardStream.error("handyctl eval handedness: no labelled pinch recordings in \(directory)")
                 throw ExitCode.failure
@@ -201,7 +214,7 @@ struct EvalCommand: ParsableCommand {
                 }
                 try OutputFile.write(lines.joined(separator: "\n") + "\n", to: dump)
             }
-            let profiled = try handProfile.map { ProfiledHandednessClassifier(profile: try LabelledFolder.profile(at: $0, command: "handyctl eval handedness"), evidence: evidence) }
+            let profiled = profile.map { ProfiledHandednessClassifier(profile: $0, evidence: evidence) }
             let report = HandednessReport(pinches, evidence: evidence, profiled: profiled, skipped: skipped)
             print(json ? report.json : report.table, terminator: "")
         }
@@ -214,6 +227,21 @@ struct EvalCommand: ParsableCommand {
             } else {
                 print(HandProfileEvaluation.table(rows), terminator: "")
             }
+        }
+
+        /// One-finger recordings: what was published, and how far the probability is to be trusted.
+        static func oneFingerTable(_ m: SingleContactMetrics, recordings: Int) -> String {
+            func pct(_ v: Double) -> String { String(format: "%.1f %%", v * 100) }
+            var out = "one finger: \(m.touches) touches in \(recordings) recordings, \(m.withProbability) with rightHandProbability\n"
+            out += "published hands: \(m.published)"
+            if m.published > 0 {
+                out += ", right \(pct(Double(m.publishedRight) / Double(m.published))), mean confidence \(String(format: "%.3f", m.publishedMeanConfidence))"
+            }
+            out += "\n\n| favoured hand's probability | touches | mean | favoured hand right |\n|---|---:|---:|---:|\n"
+            for b in m.probabilityBins {
+                out += "| \(String(format: "%.2f", b.lower))–\(String(format: "%.2f", b.lower + 0.05)) | \(b.count) | \(String(format: "%.3f", b.meanProbability)) | \(pct(b.accuracy)) |\n"
+            }
+            return out
         }
 
         private func fitWeights(_ pinches: [LabelledPinch]) {

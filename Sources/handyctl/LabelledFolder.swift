@@ -7,10 +7,12 @@ import HandySynthetic
 
 /// A folder of labelled recordings (`# handyd-label: hand=… tier=…`, docs/HANDEDNESS.md): the
 /// pinch recordings (`eval handedness`, `calibrate hand`) and the one-finger tap recordings (label
-/// `gesture=tap`: each touch's contact at its first per-touch gesture event, `calibrate hand`).
-/// Recordings labelled with another gesture (`gesture=draw`) are skipped.
+/// `gesture=tap`: each touch's contact at its first per-touch gesture event, `calibrate hand`), and
+/// every one-finger recording (`gesture=tap` or `gesture=draw`) for `eval`'s one-finger table.
 struct LabelledFolder {
     var pinches: [LabelledPinch] = []
+    /// One finger at a time (labels `gesture=tap` or `gesture=draw`): every touch judged by `eval`.
+    var oneFinger: [LabelledPinch] = []
     var taps: [(contact: HandednessContact, hand: Hand, widthMm: Double, heightMm: Double)] = []
     var tapRecordings = 0
     var skipped = 0
@@ -37,25 +39,27 @@ struct LabelledFolder {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { folder.skipped += 1; continue }
             let (label, calibration) = LabelledPinch.annotations(ofRecording: text)
             guard let label else { folder.skipped += 1; continue }
-            let gesture = gestureLabel(ofRecording: text)
-            guard gesture == nil || gesture == "pinch" || gesture == "tap" else { folder.skipped += 1; continue }
             do {
                 let rec = try Recording.load(path: path)
-                if gesture == "tap" {
-                    folder.tapRecordings += 1
-                    for t in HandednessEvaluation.tapContacts(description: rec.description, calibration: calibration, events: rec.events) {
-                        folder.taps.append((t.contact, label.hand, t.widthMm, t.heightMm))
+                let labelled = LabelledPinch(name: name, description: rec.description, calibration: calibration,
+                                             events: rec.events, hand: label.hand, tier: label.tier)
+                if LabelledPinch.isOneFinger(text) {
+                    folder.oneFinger.append(labelled)
+                    if gestureLabel(ofRecording: text) == "tap" {
+                        folder.tapRecordings += 1
+                        for t in HandednessEvaluation.tapContacts(description: rec.description, calibration: calibration, events: rec.events) {
+                            folder.taps.append((t.contact, label.hand, t.widthMm, t.heightMm))
+                        }
                     }
                 } else {
-                    folder.pinches.append(LabelledPinch(name: name, description: rec.description, calibration: calibration,
-                                                        events: rec.events, hand: label.hand, tier: label.tier))
+                    folder.pinches.append(labelled)
                 }
             } catch {
                 StandardStream.error("\(command): \(error)")
                 folder.skipped += 1
             }
         }
-        guard !folder.pinches.isEmpty || folder.tapRecordings > 0 else {
+        guard !folder.pinches.isEmpty || !folder.oneFinger.isEmpty else {
             StandardStream.error("\(command): no labelled recordings in \(directory)")
             throw ExitCode.failure
         }

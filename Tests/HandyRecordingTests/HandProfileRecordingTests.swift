@@ -115,16 +115,26 @@ import Testing
         let profile = try HandProfile.decode(Array(data))
         #expect(profile.device == "galaxy" && profile.pinches == 60 && profile.singleContact != nil)
 
-        let eval = try HandyctlReplayTests.run(["eval", "handedness", enrol.path, "--hand-profile", profilePath, "--json"])
+        // The pinches in --json (the taps are judged in a one-finger table of their own, without --json).
+        let pinchFolder = folder.appendingPathComponent("pinches")
+        try FileManager.default.createDirectory(at: pinchFolder, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: enrol.path) where name.hasPrefix("galaxys10-") {
+            try FileManager.default.copyItem(atPath: enrol.appendingPathComponent(name).path, toPath: pinchFolder.appendingPathComponent(name).path)
+        }
+        let eval = try HandyctlReplayTests.run(["eval", "handedness", pinchFolder.path, "--hand-profile", profilePath, "--json"])
         #expect(eval.status == 0, "\(eval.stderr)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(eval.stdout)) as? [[String: Any]])
         #expect(Set(rows.compactMap { $0["classifier"] as? String }) == ["profiled", "evidence", "seed"])
         let profiled = try #require(rows.first { $0["classifier"] as? String == "profiled" }?["metrics"] as? [String: Any])
         let evidence = try #require(rows.first { $0["classifier"] as? String == "evidence" }?["metrics"] as? [String: Any])
-        // The taps are not pinches: 60 pinches, none missed, and on its own enrolment the profile
-        // answers more of them than the uncalibrated classifier.
+        // On its own enrolment the profile answers more of the 60 pinches than the uncalibrated classifier.
         #expect(profiled["pinches"] as? Int == 60 && profiled["missed"] as? Int == 0)
         #expect((profiled["coverage"] as? Double ?? 0) > (evidence["coverage"] as? Double ?? 1))
+        // The whole folder as a table: the taps' one-finger table (the profile's one-finger model
+        // applied), then the pinches with the profiled rows.
+        let table = try HandyctlReplayTests.run(["eval", "handedness", enrol.path, "--hand-profile", profilePath])
+        let text2 = String(decoding: table.stdout, as: UTF8.self)
+        #expect(table.status == 0 && text2.contains("one finger:") && text2.contains("| positions | profiled | 60 | 0 |"), "\(text2) \(table.stderr)")
 
         // Contradicting labels: refused, exit 1, the reason said, no file.
         let reno = folder.appendingPathComponent("reno")

@@ -13,7 +13,10 @@ import Testing
 @Suite(.serialized) struct RealHandsTests {
     static let folder = FixturePaths.fixtures.appendingPathComponent("realhands/dispel").path
 
-    static let pinches: [LabelledPinch] = {
+    static let pinches: [LabelledPinch] = load(folder)
+
+    /// Every labelled recording of a folder.
+    static func load(_ folder: String) -> [LabelledPinch] {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".evemu") }.sorted()
         return names.compactMap { name in
             let path = folder + "/" + name
@@ -23,7 +26,7 @@ import Testing
             return LabelledPinch(name: name, description: recording.description, calibration: calibration,
                                  events: recording.events, hand: label.hand, tier: label.tier)
         }
-    }()
+    }
 
     static let outcomes: [[HandednessOutcome]] = pinches.map {
         HandednessEvaluation.outcomes($0, classifiers: [EvidenceHandednessClassifier(), SeedHandednessRule()])
@@ -38,6 +41,22 @@ import Testing
         #expect(Set(Self.pinches.map(\.hand)) == [.left, .right])
         let missed = zip(Self.pinches, Self.outcomes).filter { $1[0].hand == nil }.map(\.0.name)
         #expect(missed.isEmpty, "no pinch recognised in \(missed)")
+    }
+
+    /// The gate on real pinches: handyd's published answers are at least as many as the
+    /// seed rule's and at least as accurate (it answers every clear lean, as the seed rule does).
+    /// Measured: both 94.4 % at 88.9 % (before, handyd answered 61.5 %).
+    @Test func handydDominatesTheSeedRuleOnRealPinches() {
+        let evidence = HandednessMetrics(Self.outcomes.map { $0[0] })
+        let seed = HandednessMetrics(Self.outcomes.map { $0[1] })
+        #expect(evidence.coverage >= seed.coverage && evidence.accuracy >= seed.accuracy, "handyd \(evidence), seed \(seed)")
+        // bug-pinch (kept apart: both its levels say left, and the seed rule calls level 0 right
+        // on 37 of 39): whatever its labels, handyd answers at least what the seed rule answers.
+        let bug = Self.load(FixturePaths.fixtures.appendingPathComponent("realhands/dispel-bugpinch").path)
+        #expect(bug.count == 77)
+        let both = bug.map { HandednessEvaluation.outcomes($0, classifiers: [EvidenceHandednessClassifier(), SeedHandednessRule()]) }
+        let e = HandednessMetrics(both.map { $0[0] }), s = HandednessMetrics(both.map { $0[1] })
+        #expect(e.missed == 0 && e.coverage >= s.coverage && e.accuracy >= s.accuracy, "bug-pinch: handyd \(e), seed \(s)")
     }
 
     @Test func bothClassifiersReadRealHandsAndHandydHoldsAtTheSeedRulesCoverage() {
@@ -70,5 +89,53 @@ import Testing
         }
         #expect(compared >= 2 * 250)
         #expect(edges * 100 <= compared, "\(edges) of \(compared) answers not mirrored")
+    }
+
+    /// One finger on real taps (CapFingerId: thumbs and index fingers of 16 people, their contact
+    /// ellipses). The single-contact rule handyd had was right on 38 % of the taps it answered; now
+    /// it publishes no hand for one finger, and its probability is no surer than the taps allow:
+    /// in every bin of the favoured hand's probability with 50 touches or more, the favoured hand
+    /// is right at least that probability − 0.05 of the time. (The model was fitted on these taps;
+    /// held out person by person, `fit_single_contact.py`: 0.6–0.7 right 67 %.) Measured: 0.524 →
+    /// 53.2 %, 0.572 → 58.3 %, 0.624 → 62.1 %, 0.650 → 62.7 %.
+    @Test func oneFingerClaimsNoMoreThanRealTapsEarn() {
+        let taps = Self.load(FixturePaths.fixtures.appendingPathComponent("realhands/capfingerid").path)
+        #expect(taps.count >= 30 && taps.allSatisfy { $0.tier == .orientation })
+        let outcomes = taps.flatMap { HandednessEvaluation.singleContactOutcomes($0) }
+        let m = SingleContactMetrics(outcomes)
+        #expect(m.touches >= 1_100 && m.withProbability == m.touches, "\(m.touches) touches, \(m.withProbability) with P")
+        // The gate on published answers (c right at least c − 0.05): none are published.
+        #expect(m.published == 0, "\(m.published) one-finger hands published")
+        for b in m.publishedBins where b.count >= 50 {
+            #expect(b.accuracy >= b.meanProbability - 0.05, "published \(b)")
+        }
+        let big = m.probabilityBins.filter { $0.count >= 50 }
+        #expect(big.count >= 3, "\(m.probabilityBins)")
+        for b in big { #expect(b.accuracy >= b.meanProbability - 0.05, "P bin \(b)") }
+        #expect(outcomes.allSatisfy { ($0.rightHandProbability ?? 0.5) <= SingleContactHandedness.maximumProbability + 1e-9
+                && ($0.rightHandProbability ?? 0.5) >= 1 - SingleContactHandedness.maximumProbability - 1e-9 })
+        // Each touch mirrored on its sensor: 1 − P (to the wire's last decimal).
+        var compared = 0
+        for t in taps.prefix(8) {
+            let a = HandednessEvaluation.singleContactOutcomes(t), b = HandednessEvaluation.singleContactOutcomes(t.mirroredOnItsSensor())
+            #expect(a.count == b.count)
+            for (x, y) in zip(a, b) {
+                guard let p = x.rightHandProbability, let q = y.rightHandProbability else { continue }
+                compared += 1
+                #expect(abs(p + q - 1) <= 0.0011, "\(t.name): \(p) mirrored \(q)")
+            }
+        }
+        #expect(compared >= 200)
+    }
+
+    /// DISPEL's one-finger levels (tapping, tracing; positions, some with pressure): every touch is
+    /// judged, no hand is published and no probability given — the device reports no contact shape.
+    @Test func oneFingerWithoutAShapeIsUnknownOnRealTouches() {
+        for folder in ["realhands/dispel-fingertap", "realhands/dispel-draw"] {
+            let recordings = Self.load(FixturePaths.fixtures.appendingPathComponent(folder).path)
+            #expect(recordings.count >= 8, "\(folder)")
+            let m = SingleContactMetrics(recordings.flatMap { HandednessEvaluation.singleContactOutcomes($0) })
+            #expect(m.touches >= 100 && m.published == 0 && m.withProbability == 0, "\(folder): \(m.touches) \(m.published) \(m.withProbability)")
+        }
     }
 }

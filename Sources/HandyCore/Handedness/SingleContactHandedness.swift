@@ -18,13 +18,13 @@ import HandyProtocol
 /// rule handyd used before (a lean up and left is a right hand) was right on 38 % of the taps it
 /// answered. So handyd publishes **no** hand for one finger (`unknown`): nothing real supports an
 /// answer an app could rely on. It does publish `rightHandProbability`, capped at
-/// ``maximumProbability`` either way (held out, where the model said 0.6–0.7 it was right 71 %).
+/// ``maximumProbability`` either way (held out, where the model said 0.6–0.7 it was right 67 %).
 ///
 /// The log odds of the right hand use only features that change sign when the contact is mirrored
 /// (x → width − x, orientation → −orientation), with no constant, so the mirrored contact gets
 /// exactly 1 − P:
 ///
-///     lean = sin 2θ · e,  u = x/width − ½,  v = y/height − ½,  z = (area − 146.76 mm²) / 37.37 mm²
+///     lean = sin 2θ · e,  u = x/width − ½,  v = y/height − ½,  z = (area − 150.07 mm²) / 39.11 mm²
 ///     s = w₁ lean + w₂ lean·v + w₃ lean·z + w₄ lean·v·z + w₅ u + w₆ u·v + w₇ u·z
 ///
 /// (θ the kernel orientation in the display frame, e = 1 − minor/major, area = π/4 · major · minor).
@@ -61,14 +61,15 @@ public enum SingleContactHandedness {
         }
     }
 
-    /// Fitted on every CapFingerId tap (logistic regression, L2 1; `fit_single_contact.py`, model D).
-    public static let fitted = Model(lean: 2.616, leanDown: 1.623, leanSize: -2.769, leanDownSize: 2.017,
-                                     across: -0.400, acrossDown: -2.133, acrossSize: -0.824,
-                                     areaMeanMm2: 146.76, areaSdMm2: 37.37)
+    /// Fitted on every CapFingerId tap in the fixtures (logistic regression, L2 1; model D of
+    /// `python3 Tests/Fixtures/realhands/fit_single_contact.py`, its last line).
+    public static let fitted = Model(lean: 2.269, leanDown: 1.855, leanSize: -2.561, leanDownSize: 1.617,
+                                     across: -0.395, acrossDown: -2.081, acrossSize: -0.710,
+                                     areaMeanMm2: 150.07, areaSdMm2: 39.11)
 
     /// The most `rightHandProbability` says either way for one finger (and 1 − it the other way):
-    /// held out person by person, the model's 0.6–0.7 were right 71 % of the time, its 0.7–0.8
-    /// only 67 %, index fingers alone about half: it claims no more than that.
+    /// held out person by person, the model's 0.6–0.7 were right 67 % of the time, its 0.7–0.8
+    /// only 66 %, index fingers alone less than half: it claims no more than that.
     public static let maximumProbability = 0.65
 
     /// The log odds of the right hand (positive: right); nil when the device reports no orientation.

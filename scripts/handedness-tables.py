@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Regenerates every table of docs/HANDEDNESS.md from this build (one command):
+
+    scripts/handedness-tables.py            # rewrite the tables in place
+    scripts/handedness-tables.py --check    # exit 1 when a table differs (nothing written)
+
+Each table sits between `<!-- table: NAME -->` and `<!-- /table -->` in the page and is made by a
+real run: `handyctl eval handedness` on the real recordings in Tests/Fixtures/realhands/ (per phone
+and pooled), the one-finger model's leave-one-person-out fit (fit_single_contact.py), the project's
+synthetic set (`generate pinches --count 600 --seed 2`) and the sensitivity family (`--sensitivity
+--count 600 --seed 3`). Takes a few minutes (release build of handyctl, then ~1 min of evaluation).
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOC = os.path.join(ROOT, "docs", "HANDEDNESS.md")
+REAL = os.path.join(ROOT, "Tests", "Fixtures", "realhands")
+HANDYCTL = os.path.join(ROOT, ".build", "release", "handyctl")
+
+
+def run(*args, **kw):
+    return subprocess.run(args, cwd=ROOT, check=True, capture_output=True, text=True, **kw).stdout
+
+
+def evaluate(folder):
+    rows = json.loads(run(HANDYCTL, "eval", "handedness", folder, "--json"))
+    return {r["classifier"]: r for r in rows}
+
+
+def pct(v):
+    return f"{v * 100:.1f} %"
+
+
+def linked(files, tmp, name):
+    """A folder of symlinks to `files` (eval reads a folder)."""
+    d = os.path.join(tmp, name)
+    os.makedirs(d)
+    for f in files:
+        os.symlink(f, os.path.join(d, os.path.basename(f)))
+    return d
+
+
+def real_pinches(tmp):
+    dispel = os.path.join(REAL, "dispel")
+    bug = os.path.join(REAL, "dispel-bugpinch")
+    files = sorted(os.path.join(dispel, f) for f in os.listdir(dispel) if f.endswith(".evemu"))
+    bugs = sorted(os.path.join(bug, f) for f in os.listdir(bug) if f.endswith(".evemu"))
+    sets = [("all four phones", dispel)]
+    for phone, label in (("iphone12", "iPhone 12"), ("iphonex", "iPhone X"), ("galaxys10", "Galaxy S10"), ("reno2z", "Reno2 Z")):
+        sets.append((label, linked([f for f in files if os.path.basename(f).startswith(phone + "-")], tmp, phone)))
+    for hand in ("left", "right"):
+        sets.append((f"{hand} hands", linked([f for f in files if f"-{hand}-" in os.path.basename(f)], tmp, hand)))
+    for level in ("0", "1"):
+        sets.append((f"bug-pinch level {level} (labelled left)",
+                     linked([f for f in bugs if os.path.basename(f).startswith(f"iphonese-{level}-")], tmp, "bug" + level)))
+    out = ["| set | pinches | handyd: accuracy @ coverage | seed rule: accuracy @ coverage | handyd ECE |",
+           "|---|---:|---:|---:|---:|"]
+    for name, folder in sets:
+        r = evaluate(folder)
+        e, s = r["evidence"]["metrics"], r["seed"]["metrics"]
+        out.append(f"| {name} | {e['pinches']} | {pct(e['accuracy'])} @ {pct(e['coverage'])} | "
+                   f"{pct(s['accuracy'])} @ {pct(s['coverage'])} | {e['calibrationError']:.3f} |")
+    return "\n".join(out)
+
+
+def one_finger(_):
+    text = run(HANDYCTL, "eval", "handedness", os.path.join(REAL, "capfingerid"))
+    return text.strip()
+
+
+def one_finger_held_out(_):
+    """The fit script's counts, the old rule on the same taps, and model D held out person by person."""
+    text = run(sys.executable, os.path.join(REAL, "fit_single_contact.py"))
+    blocks = [b.strip("\n") for b in re.split(r"\n\s*\n", text)]
+    keep = [blocks[0]] + [b for b in blocks if b.startswith(("Existing rule", "Model D"))]
+    return "```\n" + "\n\n".join(keep) + "\n```"
+
+
+def synthetic_defaults(tmp):
+    folder = os.path.join(tmp, "pinches")
+    run(HANDYCTL, "generate", "pinches", folder, "--count", "600", "--seed", "2")
+    return run(HANDYCTL, "eval", "handedness", folder).strip()
+
+
+def sensitivity(_):
+    return "```\n" + run(HANDYCTL, "eval", "handedness", "--sensitivity", "--count", "600", "--seed", "3").rstrip() + "\n```"
+
+
+TABLES = {
+    "real-pinches": real_pinches,
+    "one-finger": one_finger,
+    "one-finger-held-out": one_finger_held_out,
+    "synthetic-defaults": synthetic_defaults,
+    "sensitivity": sensitivity,
+}
+
+
+def main():
+    check = "--check" in sys.argv[1:]
+    subprocess.run(["swift", "build", "-c", "release", "--product", "handyctl"], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
+    page = open(DOC, encoding="utf-8").read()
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, make in TABLES.items():
+            pattern = re.compile(r"(<!-- table: %s -->\n)(.*?)(<!-- /table -->)" % re.escape(name), re.S)
+            if not pattern.search(page):
+                sys.exit(f"handedness-tables: docs/HANDEDNESS.md has no <!-- table: {name} --> block")
+            table = make(tmp)
+            page = pattern.sub(lambda m: m.group(1) + table + "\n" + m.group(3), page)
+    old = open(DOC, encoding="utf-8").read()
+    if check:
+        if page != old:
+            sys.exit("handedness-tables: docs/HANDEDNESS.md differs from this build's tables (run scripts/handedness-tables.py)")
+        print("handedness-tables: every table matches this build")
+        return
+    with open(DOC, "w", encoding="utf-8") as f:
+        f.write(page)
+    print("handedness-tables: docs/HANDEDNESS.md rewritten" if page != old else "handedness-tables: no table changed")
+
+
+if __name__ == "__main__":
+    main()
