@@ -51,7 +51,7 @@ let package = Package(
         .target(
             name: "HandyDaemon",
             dependencies: [
-                "HandyCore", "HandyProtocol", "HandyInput", "HandyRecording", "CLibsystemd",
+                "HandyCore", "HandyProtocol", "HandyInput", "HandyRecording", "HandyFiles", "CLibsystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

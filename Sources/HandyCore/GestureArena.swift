@@ -76,6 +76,17 @@ public struct GestureArena: Sendable {
         context.classifier = classifier
     }
 
+    /// Applies a device's enrolled hand profile (``HandProfile``): pinches and other gestures of two
+    /// or more fingers by the default classifier recalibrated (``ProfiledHandednessClassifier``),
+    /// one finger by the profile's own one-finger model when it has one. nil: back to the defaults.
+    public mutating func setHandProfile(_ profile: HandProfile?) {
+        context.handProfile = profile
+        context.classifier = profile.map { ProfiledHandednessClassifier(profile: $0) } ?? EvidenceHandednessClassifier()
+    }
+
+    /// The hand profile in use (``setHandProfile(_:)``).
+    public var handProfile: HandProfile? { context.handProfile }
+
     /// Replaces the occlusion model (docs/GESTURES.md "The covered region").
     public mutating func setOcclusionModel(_ model: HandOcclusionModel) {
         occlusionModel = model

@@ -44,6 +44,9 @@ public final class LiveSource: DeviceSource {
 
     let discovery: UdevDiscovery
     let logger: Logger
+    /// Where a device's hand profile is looked for when HANDYD_HAND_PROFILE names none
+    /// (``DeviceConfiguration/handProfileDirectory``); nil: nowhere.
+    let handProfileDirectory: String?
     /// Keyed by device node.
     private var devices: [String: OpenDevice] = [:] {
         // Polled on every turn of the input loop, changed only when a device comes or goes.
@@ -71,7 +74,8 @@ public final class LiveSource: DeviceSource {
     /// an idle daemon with readable devices has no watch to wake it.
     private var directoryWatches: [String: Int32] = [:]
 
-    public init(logger: Logger) throws {
+    public init(logger: Logger, handProfileDirectory: String? = DeviceConfiguration.handProfileDirectory) throws {
+        self.handProfileDirectory = handProfileDirectory
         do { discovery = try UdevDiscovery() } catch {
             throw DaemonError("cannot start udev discovery: \(error)")
         }
@@ -181,7 +185,12 @@ public final class LiveSource: DeviceSource {
     /// Applies `current` (the device's udev properties now) to the device open at `node`: nothing
     /// when its configuration is unchanged, closed when it is now ignored, else a new pipeline.
     private func reconfigure(node: String, current: DiscoveredDevice, into notices: inout InputNotices) {
-        guard let device = devices[node], current.configuration != device.configuration else { return }
+        guard let device = devices[node] else { return }
+        guard current.configuration != device.configuration else {
+            // The same properties: the profile file may have changed all the same (a new enrolment).
+            applyHandProfile(device)
+            return
+        }
         if current.isIgnored {
             logger.info("device now ignored", metadata: ["device.path": "\(node)"])
             close(node: node, into: &notices)
@@ -197,6 +206,7 @@ public final class LiveSource: DeviceSource {
         let replacement = OpenDevice(evdev: device.evdev, configuration: current.configuration, id: id,
                                      baseID: baseID, node: current.sysname)
         resumeGestureIDs(of: replacement)
+        applyHandProfile(replacement)
         devices[node] = replacement
         logOverrides(replacement, path: node)
         if !output.isEmpty { notices.append(.output(device: device.info.id, output)) }
@@ -205,6 +215,14 @@ public final class LiveSource: DeviceSource {
             notices.append(.added(replacement.info))
         }
         logger.info("device configuration reloaded", metadata: ["device.path": "\(node)"])
+    }
+
+    /// Reads the device's hand profile (again) and applies it: the next gesture's hand uses it.
+    private func applyHandProfile(_ device: OpenDevice) {
+        let profile = HandProfileFile.load(configuration: device.configuration, deviceID: device.info.id,
+                                           directory: handProfileDirectory, logger: logger)
+        guard device.pipeline.arena.handProfile != profile else { return }
+        device.pipeline.arena.setHandProfile(profile)
     }
 
     public func stop() {
@@ -267,6 +285,7 @@ public final class LiveSource: DeviceSource {
         let device = OpenDevice(evdev: evdev, configuration: found.configuration, id: uniqueID(baseID, excludingNode: found.devnode),
                                 baseID: baseID, node: found.sysname)
         resumeGestureIDs(of: device)
+        applyHandProfile(device)
         devices[found.devnode] = device
         logOverrides(device, path: found.devnode)
         notices.append(.added(device.info))
@@ -404,6 +423,7 @@ public final class LiveSource: DeviceSource {
             if id != known.info.id { notices.append(.removed(known.info)) }
             let device = OpenDevice(evdev: evdev, configuration: found.configuration, id: id, baseID: baseID, node: found.sysname)
             resumeGestureIDs(of: device)
+            applyHandProfile(device)
             devices[node] = device
             logOverrides(device, path: node)
             logger.info("device readable now", metadata: ["device.path": "\(node)", "device.id": "\(id)"])

@@ -109,7 +109,19 @@ public final class ReplaySource: DeviceSource {
         return next
     }
 
+    /// The replayed device's hand profile: HANDYD_HAND_PROFILE from ``Options/deviceProperties``
+    /// (no default file: a replay is not the kiosk's device). Read at start and on every reload.
+    private func applyHandProfile() {
+        let profile = HandProfileFile.load(configuration: configuration, deviceID: info.id, directory: nil, logger: logger)
+        if profile != pipeline.arena.handProfile { pipeline.arena.setHandProfile(profile) }
+    }
+
+    public func reload(now: MonotonicInstant, into notices: inout InputNotices) {
+        applyHandProfile()
+    }
+
     public func start(now: MonotonicInstant, into notices: inout InputNotices) {
+        applyHandProfile()
         for problem in configuration.problems {
             logger.warning("bad --device-property, default used", metadata: ["device.id": "\(info.id)", "problem": "\(problem)"])
         }

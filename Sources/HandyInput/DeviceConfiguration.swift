@@ -29,6 +29,10 @@ public struct DeviceConfiguration: Sendable, Equatable {
     /// ID_PATH/ID_SERIAL and the name (``DeviceIdentity``); e.g. to tell two identical screens apart
     /// by where they are mounted rather than by port.
     public var id: String?
+    /// HANDYD_HAND_PROFILE: the device's enrolled hand profile (a `HandProfile` JSON file, made by
+    /// `handyctl calibrate hand`); nil: the default file `<handProfileDirectory>/<device id>.json`
+    /// if there is one (the daemon reads the file; here only the path).
+    public var handProfilePath: String?
     /// The HANDYD_THRESHOLD_<NAME> values that were applied, keyed by the name in kebab case
     /// (HANDYD_THRESHOLD_TAP_TIMEOUT_MS → "tap-timeout-ms").
     public var thresholdOverrides: [String: String] = [:]
@@ -47,6 +51,12 @@ public struct DeviceConfiguration: Sendable, Equatable {
     /// HANDYD_THRESHOLD_HAND_MINIMUM_CONFIDENCE.
     public static let handMinimumConfidenceProperty = "HANDYD_HAND_MINIMUM_CONFIDENCE"
     public static let idProperty = "HANDYD_ID"
+    public static let handProfileProperty = "HANDYD_HAND_PROFILE"
+    /// Where a device's hand profile is looked for when HANDYD_HAND_PROFILE does not name one:
+    /// `<this>/<device id>.json` (a `/` in the id becomes `_`).
+    public static let handProfileDirectory = "/var/lib/handyd/hands"
+    /// HANDYD_HAND_PROFILE's longest accepted path, in bytes (PATH_MAX).
+    public static let handProfilePathMaximumBytes = 4096
     /// HANDYD_ID's longest accepted value, in bytes.
     public static let idMaximumBytes = 64
     /// Set by udev/70-handyd.rules on every device handyd should read (read by discovery, not here).
@@ -73,7 +83,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
             case Self.ignoreProperty, Self.deviceProperty:
                 if origin == .replay { problem(property, value, "has no effect on a replayed device") }
             case Self.calibrationProperty, Self.libinputCalibrationProperty, Self.sizeProperty, Self.idProperty,
-                 Self.handMinimumConfidenceProperty:
+                 Self.handMinimumConfidenceProperty, Self.handProfileProperty:
                 break
             default:
                 if property.hasBytePrefix(Self.thresholdPrefix) { break }
@@ -98,6 +108,16 @@ public struct DeviceConfiguration: Sendable, Equatable {
             } else {
                 problem(Self.idProperty, value,
                         "expected 1 to \(Self.idMaximumBytes) characters among A-Z a-z 0-9 . _ : @ / + -; using the id from ID_PATH/ID_SERIAL and the name")
+            }
+        }
+
+        if let value = properties[Self.handProfileProperty] {
+            if !value.isEmpty, value.utf8.count <= Self.handProfilePathMaximumBytes, !value.utf8.contains(0) {
+                handProfilePath = value
+                applied.append(Self.handProfileProperty)
+            } else {
+                problem(Self.handProfileProperty, value,
+                        "expected the path of a hand profile (1 to \(Self.handProfilePathMaximumBytes) bytes); using the default profile file if there is one")
             }
         }
 
@@ -175,13 +195,23 @@ public struct DeviceConfiguration: Sendable, Equatable {
         thresholdPrefix + name.uppercased().replacingDashes
     }
 
+    /// The hand profile file of the device with id `deviceID`: HANDYD_HAND_PROFILE, else
+    /// `<directory>/<id>.json` (`/` in the id → `_`); `explicit` tells which (a missing default file
+    /// is no problem, a missing named one is).
+    public func handProfileFile(deviceID: String, directory: String? = handProfileDirectory) -> (path: String, explicit: Bool)? {
+        if let handProfilePath { return (handProfilePath, true) }
+        guard let directory, !directory.isEmpty else { return nil }
+        let name = String(deviceID.map { $0 == "/" ? "_" : $0 })
+        return ((directory.hasSuffix("/") ? directory : directory + "/") + name + ".json", false)
+    }
+
     /// Geometry for a device with this configuration applied.
     public func geometry(for description: DeviceDescription) -> DeviceGeometry {
         DeviceGeometry(description: description, calibration: calibration ?? .identity, sizeMm: sizeMm)
     }
 
     public static func == (a: DeviceConfiguration, b: DeviceConfiguration) -> Bool {
-        a.ignore == b.ignore && a.id == b.id && a.calibration == b.calibration
+        a.ignore == b.ignore && a.id == b.id && a.calibration == b.calibration && a.handProfilePath == b.handProfilePath
             && a.sizeMm?.width == b.sizeMm?.width && a.sizeMm?.height == b.sizeMm?.height
             && a.thresholds == b.thresholds && a.thresholdOverrides == b.thresholdOverrides
             && a.applied == b.applied && a.problems == b.problems

@@ -210,7 +210,7 @@ public enum JSONLines {
         }
     }
 
-    private static func shortDescription(_ error: any Error) -> String {
+    static func shortDescription(_ error: any Error) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, _): return "missing field \"\(key.stringValue)\""
         case DecodingError.typeMismatch(_, let ctx), DecodingError.valueNotFound(_, let ctx), DecodingError.dataCorrupted(let ctx):

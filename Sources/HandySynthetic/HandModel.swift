@@ -111,6 +111,12 @@ public struct HandModel: Hashable, Sendable {
     public var frameRateHz = 100.0
     /// Display widths drawn from, equally likely (mm); the height is 0.56…0.75 × the width.
     public var displayWidthsMm: [Double] = [150, 250, 340]
+    /// Both hands turned clockwise on the screen by this much (degrees): a kiosk's mounting or its
+    /// users' posture (standing beside it, reaching across), the same for every user. Unlike every
+    /// other assumption it is not mirrored between the hands, so it makes one hand look like the
+    /// other: at 30° a left hand's thumb→index line stands near vertical, leaning right. 0 in the
+    /// defaults and the family (a per-device offset is what a hand profile learns, ``HandProfile``).
+    public var postureRotationDegrees = 0.0
 
     public init() {}
 
@@ -158,7 +164,10 @@ public struct HandModel: Hashable, Sendable {
         let scale = resolution == 0 ? DeviceGeometry.fallbackWidthMm / sensorW : 1
 
         // Hand posture in the display frame (math angles, y up), right hand; mirrored at the end.
-        let handAngle = (pinchLineDegrees + rng.normal(0, handRotationSdDegrees)) * degree
+        // The posture turns the finished (mirrored) hand clockwise: before the mirror, the right hand
+        // turns clockwise and the left hand anticlockwise.
+        let posture = rightHand ? -postureRotationDegrees : postureRotationDegrees
+        let handAngle = (pinchLineDegrees + posture + rng.normal(0, handRotationSdDegrees)) * degree
         // Drawn only when the assumption is on, so the defaults' pinches stay what they were.
         let lineAngle = handAngle + (pinchLineSdDegrees > 0 ? rng.normal(0, pinchLineSdDegrees) * degree : 0)
         let closing = rng.chance(0.5)

@@ -190,6 +190,41 @@ public enum HandednessEvaluation {
         return HandednessOutcome(hand: r?.hand, confidence: r?.confidence ?? 0, truth: p.hand, tier: p.tier)
     }
 
+    /// The one-finger contacts of a recording of taps (labels with `gesture=tap`): each touch's
+    /// contact as it was at its first per-touch gesture event (`touch-tap`, `touch-hold`, …; the
+    /// arena decides a single contact's hand there), with the display's size in mm. What
+    /// ``HandProfile/fit(pinches:taps:device:classifier:minimumConfidence:)`` refits the one-finger model on.
+    public static func tapContacts(description: DeviceDescription, calibration: CalibrationMatrix,
+                                   events: [InputEvent]) -> [(contact: HandednessContact, widthMm: Double, heightMm: Double)] {
+        let geometry = DeviceGeometry(description: description, calibration: calibration)
+        var pipeline = GesturePipeline(deviceID: "enrol", description: description, geometry: geometry)
+        var last: [Int: Touch] = [:]
+        var taken = Set<Int>()
+        var out: [(contact: HandednessContact, widthMm: Double, heightMm: Double)] = []
+        func take(_ gestures: [GestureEvent]) {
+            for g in gestures {
+                guard let id = g.touch, !taken.contains(id), let t = last[id] else { continue }
+                taken.insert(id)
+                out.append((HandednessContact(t), geometry.displayWidthMm, geometry.displayHeightMm))
+            }
+        }
+        for e in events {
+            // Timers first, on the touches as they were (as Replay and the daemon order them).
+            if let deadline = pipeline.nextDeadline, deadline <= e.time { take(pipeline.advanceTime(to: e.time)) }
+            var output = PipelineOutput()
+            pipeline.handle(e, into: &output)
+            for frame in output.frames {
+                for t in frame.touches {
+                    if t.phase == .began { taken.remove(t.id) }
+                    last[t.id] = t
+                }
+            }
+            take(output.gestures)
+        }
+        if let end = events.last?.time { take(pipeline.advanceTime(to: end.advanced(byMicroseconds: 1_000_000))) }
+        return out
+    }
+
     /// The features the classifier saw at the first pinch's begin (for fitting weights), nil when none.
     public static func features(_ p: LabelledPinch) -> HandednessFeatures? {
         let box = FeatureCapture()

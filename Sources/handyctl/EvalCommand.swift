@@ -72,6 +72,15 @@ struct EvalCommand: ParsableCommand {
         @Option(parsing: .singleValue, help: "--sensitivity: only this tier (repeatable; default all).")
         var tier: [HandednessTier] = []
 
+        @Option(help: ArgumentHelp("Also evaluate the evidence classifier with this hand profile applied (handyctl calibrate hand): rows \"profiled\".", valueName: "PATH"))
+        var handProfile: String?
+
+        @Option(help: ArgumentHelp("Leave the enrolment out: per device (the file name's prefix before the first -; with --sensitivity, a few synthetic members, --tier or positions), fit a hand profile on K pinches of each hand and measure it, the uncalibrated classifier and the seed rule on the rest.", valueName: "K"))
+        var enrolment: Int?
+
+        @Option(help: "--enrolment: splits per device, the first K of each hand then random draws from --seed.")
+        var draws: Int = 10
+
         @Flag(help: "Fit the evidence classifier's weights on DIR and print them.")
         var fit = false
 
@@ -91,6 +100,9 @@ struct EvalCommand: ParsableCommand {
                                       + "(finite numbers) with TIER positions, size or orientation")
             }
             // Options that one mode reads and the other would silently ignore.
+            if let enrolment, enrolment < 1 { throw ValidationError("--enrolment must be at least 1") }
+            guard (1...1000).contains(draws) else { throw ValidationError("--draws must be 1…1000") }
+            if handProfile != nil, sensitivity || fit || enrolment != nil { throw ValidationError("--hand-profile needs DIR, without --fit or --enrolment") }
             if !sensitivity, !tier.isEmpty { throw ValidationError("--tier needs --sensitivity") }
             if fit, sensitivity || json { throw ValidationError("--fit prints Swift to paste: it takes neither --sensitivity nor --json") }
         }
@@ -130,6 +142,17 @@ struct EvalCommand: ParsableCommand {
                 }
                 try OutputFile.write(lines.joined(separator: "\n") + "\n", to: dump)
             }
+            if sensitivity, let enrolment {
+                let t = tier.first ?? .positions
+                let rows = HandProfileEvaluation.syntheticMembers.compactMap { name, model in
+                    let samples = HandednessEvaluation.syntheticPinches(tier: t, count: count, seed: seed, model: model).enumerated().compactMap { i, p in
+                        HandednessEvaluation.features(LabelledPinch(name: "\(i)", p)).map { ($0, p.hand) }
+                    }
+                    return HandProfileEvaluation.row(group: "\(name) (\(t.rawValue))", samples: samples, k: enrolment, draws: draws, seed: seed)
+                }
+                printEnrolment(rows)
+                return
+            }
             if sensitivity {
                 let rows = HandednessSensitivity.rows(count: count, seed: seed, classifier: evidence,
                                                       tiers: tier.isEmpty ? HandednessTier.allCases : tier)
@@ -143,41 +166,14 @@ struct EvalCommand: ParsableCommand {
                 return
             }
             guard let directory else { return }
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), isFolder.boolValue else {
-                StandardStream.error("handyctl eval handedness: \(directory): "
-                                     + (FileManager.default.fileExists(atPath: directory) ? "not a folder" : "no such folder")
-                                     + " (a folder of recordings from handyctl generate pinches)")
-                throw ExitCode.failure
-            }
-            let names: [String]
-            do {
-                names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".evemu") }.sorted()
-            } catch {
-                StandardStream.error("handyctl eval handedness: cannot list \(directory): \(OutputFile.reason(error))")
-                throw ExitCode.failure
-            }
-            var pinches: [LabelledPinch] = []
-            var oneFinger: [LabelledPinch] = []
-            var skipped = 0
-            for name in names {
-                let path = (directory as NSString).appendingPathComponent(name)
-                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { skipped += 1; continue }
-                let (label, calibration) = LabelledPinch.annotations(ofRecording: text)
-                guard let label else { skipped += 1; continue }
-                do {
-                    let rec = try Recording.load(path: path)
-                    let labelled = LabelledPinch(name: name, description: rec.description, calibration: calibration,
-                                                 events: rec.events, hand: label.hand, tier: label.tier)
-                    // One finger at a time (taps, tracing): every touch is judged, not a pinch.
-                    if LabelledPinch.isOneFinger(text) { oneFinger.append(labelled) } else { pinches.append(labelled) }
-                } catch {
-                    StandardStream.error("handyctl eval handedness: \(error)")
-                    skipped += 1
-                }
-            }
-            if !oneFinger.isEmpty {
-                let metrics = SingleContactMetrics(oneFinger.flatMap { HandednessEvaluation.singleContactOutcomes($0) })
+            let folder = try LabelledFolder.load(directory, command: "handyctl eval handedness",
+                                                 hint: "a folder of recordings from handyctl generate pinches")
+            let pinches = folder.pinches
+            let oneFinger = folder.oneFinger
+            let skipped = folder.skipped
+            let profile = try handProfile.map { try LabelledFolder.profile(at: $0, command: "handyctl eval handedness") }
+            if !oneFinger.isEmpty, enrolment == nil {
+                let metrics = SingleContactMetrics(oneFinger.flatMap { HandednessEvaluation.singleContactOutcomes($0, arena: { $0.arena.setHandProfile(profile) }) })
                 if json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
@@ -188,8 +184,28 @@ struct EvalCommand: ParsableCommand {
                 if pinches.isEmpty { return }
             }
             guard !pinches.isEmpty else {
-                StandardStream.error("handyctl eval handedness: no labelled recordings in \(directory)")
+                StandardStream.error("handyctl eval handedness: no labelled pinch recordings in \(directory)")
                 throw ExitCode.failure
+            }
+            if let enrolment {
+                var groups: [String: [(HandednessFeatures, Hand)]] = [:]
+                var order: [String] = []
+                for p in pinches {
+                    guard let f = HandednessEvaluation.features(p) else { continue }
+                    let g = HandProfileEvaluation.group(ofName: p.name)
+                    if groups[g] == nil { order.append(g) }
+                    groups[g, default: []].append((f, p.hand))
+                }
+                var rows: [HandProfileEvaluation.Row] = []
+                for g in order {
+                    if let row = HandProfileEvaluation.row(group: g, samples: groups[g] ?? [], k: enrolment, draws: draws, seed: seed) {
+                        rows.append(row)
+                    } else {
+                        StandardStream.error("handyctl eval handedness: \(g): \(enrolment) or fewer pinches of a hand, left out")
+                    }
+                }
+                printEnrolment(rows)
+                return
             }
             if fit { fitWeights(pinches); return }
             if let dump {
@@ -198,8 +214,19 @@ struct EvalCommand: ParsableCommand {
                 }
                 try OutputFile.write(lines.joined(separator: "\n") + "\n", to: dump)
             }
-            let report = HandednessReport(pinches, evidence: evidence, skipped: skipped)
+            let profiled = profile.map { ProfiledHandednessClassifier(profile: $0, evidence: evidence) }
+            let report = HandednessReport(pinches, evidence: evidence, profiled: profiled, skipped: skipped)
             print(json ? report.json : report.table, terminator: "")
+        }
+
+        private func printEnrolment(_ rows: [HandProfileEvaluation.Row]) {
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+                print(String(decoding: (try? encoder.encode(rows)) ?? Data("[]".utf8), as: UTF8.self))
+            } else {
+                print(HandProfileEvaluation.table(rows), terminator: "")
+            }
         }
 
         /// One-finger recordings: what was published, and how far the probability is to be trusted.
@@ -285,14 +312,17 @@ struct HandednessReport {
     var rows: [Row] = []
     var skipped: Int
 
-    init(_ pinches: [LabelledPinch], evidence: EvidenceHandednessClassifier, skipped: Int) {
+    init(_ pinches: [LabelledPinch], evidence: EvidenceHandednessClassifier, profiled: ProfiledHandednessClassifier? = nil, skipped: Int) {
         self.skipped = skipped
         for tier in HandednessTier.allCases {
             let set = pinches.filter { $0.tier == tier }
             guard !set.isEmpty else { continue }
             // One replay per pinch; both classifiers answer on the features the pipeline hands them.
-            let both = set.map { HandednessEvaluation.outcomes($0, classifiers: [SeedHandednessRule(), evidence], slice: evidence) }
+            var classifiers: [any HandednessClassifier] = [SeedHandednessRule(), evidence]
+            if let profiled { classifiers.append(profiled) }
+            let both = set.map { HandednessEvaluation.outcomes($0, classifiers: classifiers, slice: evidence) }
             let r = HandednessSensitivity.row(member: "", tier: tier, seed: both.map { $0[0] }, evidence: both.map { $0[1] })
+            if profiled != nil { rows.append(Row(tier: tier.rawValue, classifier: "profiled", metrics: HandednessMetrics(both.map { $0[2] }))) }
             rows.append(Row(tier: tier.rawValue, classifier: "evidence", metrics: r.evidence, accuracyAtSeedCoverage: r.evidenceAtSeedCoverage))
             rows.append(Row(tier: tier.rawValue, classifier: "seed", metrics: r.seed))
         }

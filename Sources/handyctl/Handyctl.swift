@@ -19,6 +19,7 @@ struct Handyctl: AsyncParsableCommand {
             DevicesCommand.self,
             MonitorCommand.self,
             EvalCommand.self,
+            CalibrateCommand.self,
             PlotCommand.self,
             RecordCommand.self,
             ActionsCommand.self,

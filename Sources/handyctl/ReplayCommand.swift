@@ -57,6 +57,11 @@ struct ReplayCommand: ParsableCommand {
         valueName: "NAME=VALUE"))
     var deviceProperty: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp(
+        "A hand profile to apply (handyctl calibrate hand; wins over HANDYD_HAND_PROFILE). A bad one is an error.",
+        valueName: "PATH"))
+    var handProfile: String?
+
     @Argument(help: ArgumentHelp("The recording: .evemu, .events (+ .desc beside it), or libinput record .yml.", valueName: "RECORDING"))
     var recording: String
 
@@ -71,6 +76,15 @@ struct ReplayCommand: ParsableCommand {
         let configuration = DeviceConfiguration(properties: properties, origin: .replay)
         // Like handyd's log: the problem, then the replay goes on with the default.
         for problem in configuration.problems { StandardStream.error("handyctl replay: \(problem)") }
+        var profile: HandProfile?
+        if let handProfile {
+            profile = try LabelledFolder.profile(at: handProfile, command: "handyctl replay")
+        } else if let path = configuration.handProfilePath {
+            // As the daemon does: a bad profile is a warning, the default model is used.
+            do { profile = try LabelledFolder.profile(at: path, command: "handyctl replay") } catch {
+                StandardStream.error("handyctl replay: the default hand model is used")
+            }
+        }
         let loaded: Recording
         do {
             loaded = try Recording.load(path: recording, descriptionPath: desc)
@@ -81,7 +95,7 @@ struct ReplayCommand: ParsableCommand {
         var output = LineWriter()
         var statistics = ReplayStatistics()
         let deviceID = configuration.id ?? loaded.deviceID
-        let result = Replay.run(loaded, configuration: configuration) { step in
+        let result = Replay.run(loaded, configuration: configuration, handProfile: profile) { step in
             switch step {
             case .frame(let frame):
                 statistics.record(frame)
@@ -114,10 +128,12 @@ enum Replay {
     /// How far time advances after the last event, so every pending timer fires.
     static let trailingMicroseconds: Int64 = 1_000_000
 
-    static func run(_ recording: Recording, configuration: DeviceConfiguration = .init(), _ emit: (Step) -> Void) -> Result {
+    static func run(_ recording: Recording, configuration: DeviceConfiguration = .init(), handProfile: HandProfile? = nil,
+                    _ emit: (Step) -> Void) -> Result {
         var pipeline = GesturePipeline(deviceID: configuration.id ?? recording.deviceID, description: recording.description,
                                        geometry: configuration.geometry(for: recording.description),
                                        configuration: configuration.thresholds)
+        if let handProfile { pipeline.arena.setHandProfile(handProfile) }
         for event in recording.events {
             // Timers due before this event fire first, in their own right, so their gestures come
             // out before the frame this event completes (as they would live).

@@ -335,3 +335,20 @@ func runDemo(_ c: DeviceConfiguration) -> (gestures: [GestureEvent], bugs: [Stri
     return (gestures, pipeline.arena.bugReports)
 }
 private let demoEvents = DemoScenario.events
+
+@Suite struct HandProfilePropertyTests {
+    /// HANDYD_HAND_PROFILE names the file; without it the default file is named by the device id.
+    @Test func theProfilePropertyAndTheDefaultFile() {
+        let c = DeviceConfiguration(properties: ["HANDYD_HAND_PROFILE": "/etc/handyd/front.json"])
+        #expect(c.problems.isEmpty && c.applied == ["HANDYD_HAND_PROFILE"] && c.handProfilePath == "/etc/handyd/front.json")
+        #expect(c.handProfileFile(deviceID: "x")! == ("/etc/handyd/front.json", true))
+        #expect(c != DeviceConfiguration(), "a new profile path is a new configuration (a reload rebuilds)")
+        let none = DeviceConfiguration()
+        #expect(none.handProfileFile(deviceID: "usb-0000:00:14.0-1/ELAN")! == ("/var/lib/handyd/hands/usb-0000:00:14.0-1_ELAN.json", false))
+        #expect(none.handProfileFile(deviceID: "x", directory: nil) == nil)
+        let empty = DeviceConfiguration(properties: ["HANDYD_HAND_PROFILE": ""])
+        #expect(empty.handProfilePath == nil && empty.problems.count == 1 && empty.problems[0].hasPrefix("HANDYD_HAND_PROFILE=\"\": expected the path"))
+        // A replayed device takes it too (not "not a property handyd reads").
+        #expect(DeviceConfiguration(properties: ["HANDYD_HAND_PROFILE": "p.json"], origin: .replay).problems.isEmpty)
+    }
+}

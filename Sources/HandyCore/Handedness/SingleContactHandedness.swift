@@ -49,6 +49,16 @@ public enum SingleContactHandedness {
             (self.across, self.acrossDown, self.acrossSize) = (across, acrossDown, acrossSize)
             (self.areaMeanMm2, self.areaSdMm2) = (areaMeanMm2, areaSdMm2)
         }
+
+        /// The seven weights in the order of ``SingleContactHandedness/terms(_:displayWidthMm:displayHeightMm:model:)``.
+        public var weights: [Double] {
+            get { [lean, leanDown, leanSize, leanDownSize, across, acrossDown, acrossSize] }
+            set {
+                guard newValue.count == 7 else { return }
+                (lean, leanDown, leanSize, leanDownSize) = (newValue[0], newValue[1], newValue[2], newValue[3])
+                (across, acrossDown, acrossSize) = (newValue[4], newValue[5], newValue[6])
+            }
+        }
     }
 
     /// Fitted on every CapFingerId tap in the fixtures (logistic regression, L2 1; model D of
@@ -74,6 +84,21 @@ public enum SingleContactHandedness {
         let s = m.lean * lean + m.leanDown * lean * v + m.leanSize * lean * z + m.leanDownSize * lean * v * z
             + m.across * u + m.acrossDown * u * v + m.acrossSize * u * z
         return s.isFinite ? s : nil
+    }
+
+    /// The seven terms the weights multiply, in the order of ``Model/weights`` (lean, lean·v,
+    /// lean·z, lean·v·z, u, u·v, u·z); nil when the device reports no orientation. For fitting a
+    /// device's own weights (``HandProfile``).
+    public static func terms(_ contact: HandednessContact, displayWidthMm: Double, displayHeightMm: Double,
+                             model m: Model = fitted) -> [Double]? {
+        guard let theta = contact.orientation, theta.isFinite, displayWidthMm > 0, displayHeightMm > 0 else { return nil }
+        let e = contact.elongation ?? 0
+        let lean = sin(2 * theta) * e
+        let u = contact.positionMm.x / displayWidthMm - 0.5
+        let v = contact.positionMm.y / displayHeightMm - 0.5
+        let z = contact.areaMm2.map { ($0 - m.areaMeanMm2) / Swift.max(m.areaSdMm2, 1e-9) } ?? 0
+        let t = [lean, lean * v, lean * z, lean * v * z, u, u * v, u * z]
+        return t.allSatisfy(\.isFinite) ? t : nil
     }
 
     /// Hand `unknown` always; P(right hand) within 1 − ``maximumProbability`` … ``maximumProbability``

@@ -188,6 +188,9 @@ public struct ArenaContext: Sendable {
     public var bugs: [String] = []
     /// Decides the hand of every gesture with two or more fingers (docs/HANDEDNESS.md).
     public var classifier: any HandednessClassifier = EvidenceHandednessClassifier()
+    /// The device's enrolled hand profile (``HandProfile``): its one-finger model, when it has one,
+    /// decides the hand of one contact (its pinch recalibration is in ``classifier``).
+    public var handProfile: HandProfile?
 
     /// The hand of the fingers in `mask` of `frame`, decided when a gesture begins: by the
     /// classifier with two or more fingers, by the contact's ellipse (``SingleContactHandedness``)
@@ -213,7 +216,11 @@ public struct ArenaContext: Sendable {
     /// The hand of one contact (a one-finger gesture, a per-touch sub-gesture), from its ellipse,
     /// under the device's `hand-minimum-confidence`.
     func decideHand(_ touch: Touch) -> HandDecision {
-        published(SingleContactHandedness.decide(touch, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm))
+        if let profile = handProfile, profile.singleContact != nil,
+           let d = profile.singleContactDecision(HandednessContact(touch), displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm) {
+            return published(d)
+        }
+        return published(SingleContactHandedness.decide(touch, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm))
     }
 
     init(device: String, configuration: GestureConfiguration, geometry: DeviceGeometry) {

@@ -1,0 +1,114 @@
+import HandyCore
+import HandyProtocol
+
+/// Leaving the enrolment out (docs/HANDEDNESS.md "Per-device enrolment"): a device's labelled
+/// pinches split into k enrolled per hand and the rest, a ``HandProfile`` fitted on the enrolled
+/// ones, and three classifiers measured on the rest: the profiled classifier, the uncalibrated
+/// default (``EvidenceHandednessClassifier``) and the seed rule (``SeedHandednessRule``).
+public enum HandProfileEvaluation {
+    public struct Row: Sendable, Codable {
+        public var group: String
+        public var enrolledPerHand: Int
+        /// Splits measured: the first k of each hand, then random draws.
+        public var draws: Int
+        /// Splits whose profile was refused (``HandProfileError``): the default model measured there.
+        public var refused: Int
+        /// Test pinches over all draws (the same for the three classifiers).
+        public var tested: Int
+        public var profiled: HandednessMetrics
+        public var uncalibrated: HandednessMetrics
+        public var seed: HandednessMetrics
+        /// Mean fitted scale and bias over the accepted draws.
+        public var meanScale: Double
+        public var meanBias: Double
+    }
+
+    /// The pinches of a folder grouped by device: the file name's prefix up to the first `-`
+    /// (`reno2z-left-003.evemu` → `reno2z`); a numeric prefix (synthetic sets) is one group, `all`.
+    public static func group(ofName name: String) -> String {
+        let prefix = String(name.prefix { $0 != "-" })
+        return prefix.isEmpty || prefix.allSatisfy(\.isNumber) ? "all" : prefix
+    }
+
+    /// One row: `samples` (features at pinch begin, in order, and the label) split `draws` times
+    /// into k per hand enrolled and the rest tested; draw 0 enrols the first k of each hand, the
+    /// others k drawn at random (`seed`). A group with k or fewer pinches of a hand gives nil.
+    public static func row(group: String, samples: [(HandednessFeatures, Hand)], k: Int, draws: Int = 10, seed: UInt64 = 1) -> Row? {
+        let lefts = samples.indices.filter { samples[$0].1 == .left }
+        let rights = samples.indices.filter { samples[$0].1 == .right }
+        guard k > 0, lefts.count > k, rights.count > k, draws > 0 else { return nil }
+        var rng = SeededRandom(seed: seed)
+        let evidence = EvidenceHandednessClassifier(), seedRule = SeedHandednessRule()
+        var profiled: [HandednessOutcome] = [], plain: [HandednessOutcome] = [], seeded: [HandednessOutcome] = []
+        var refused = 0, scales = 0.0, biases = 0.0
+        for draw in 0..<draws {
+            let enrolLeft = draw == 0 ? Array(lefts.prefix(k)) : choose(k, from: lefts, &rng)
+            let enrolRight = draw == 0 ? Array(rights.prefix(k)) : choose(k, from: rights, &rng)
+            let enrolled = Set(enrolLeft + enrolRight)
+            let profile: HandProfile?
+            do {
+                profile = try HandProfile.fit(pinches: enrolled.sorted().map { samples[$0] }, device: group)
+            } catch {
+                profile = nil
+                refused += 1
+            }
+            if let profile { scales += profile.pinch.scale; biases += profile.pinch.bias }
+            let profiledClassifier: any HandednessClassifier = profile.map { ProfiledHandednessClassifier(profile: $0) } ?? evidence
+            for i in samples.indices where !enrolled.contains(i) {
+                let (f, truth) = samples[i]
+                profiled.append(outcome(profiledClassifier, f, truth))
+                plain.append(outcome(evidence, f, truth))
+                seeded.append(outcome(seedRule, f, truth))
+            }
+        }
+        let accepted = Double(Swift.max(draws - refused, 1))
+        return Row(group: group, enrolledPerHand: k, draws: draws, refused: refused, tested: profiled.count,
+                   profiled: HandednessMetrics(profiled), uncalibrated: HandednessMetrics(plain), seed: HandednessMetrics(seeded),
+                   meanScale: scales / accepted, meanBias: biases / accepted)
+    }
+
+    /// What a classifier publishes for one pinch; its best guess (the side of P) when it declines.
+    static func outcome(_ c: any HandednessClassifier, _ f: HandednessFeatures, _ truth: Hand) -> HandednessOutcome {
+        let d = c.decide(f)
+        var o = HandednessOutcome(hand: d.hand, confidence: d.confidence, truth: truth, tier: EvidenceHandednessClassifier.tier(of: f))
+        if d.hand == .unknown, let p = d.rightHandProbability, p != 0.5, !(c is SeedHandednessRule) {
+            (o.guess, o.guessConfidence) = (p > 0.5 ? .right : .left, Swift.max(p, 1 - p))
+        }
+        return o
+    }
+
+    static func choose(_ k: Int, from pool: [Int], _ rng: inout SeededRandom) -> [Int] {
+        var pool = pool
+        for i in 0..<Swift.min(k, pool.count) {
+            let j = i + Swift.min(Int(rng.uniform(0, Double(pool.count - i))), pool.count - i - 1)
+            pool.swapAt(i, j)
+        }
+        return Array(pool.prefix(k))
+    }
+
+    /// The synthetic members the enrolment is measured on: the defaults, three of the family's
+    /// hardest, and two postures that turn both hands the same way (``HandModel/postureRotationDegrees``).
+    public static var syntheticMembers: [(name: String, model: HandModel)] {
+        var members: [(String, HandModel)] = [("defaults", HandModel())]
+        var m = HandModel(); m.pinchLineDegrees = 75; members.append(("thumb→index angle 75°", m))
+        m = HandModel(); m.handRotationSdDegrees = 40; members.append(("hand rotation spread 40°", m))
+        m = HandModel(); m.rotatedShare = 0.5; members.append(("rotated mounting 0.5", m))
+        m = HandModel(); m.postureRotationDegrees = 30; members.append(("posture 30° clockwise", m))
+        m = HandModel(); m.postureRotationDegrees = 45; members.append(("posture 45° clockwise", m))
+        return members
+    }
+
+    /// The table: per group, the three classifiers' accuracy and coverage on the held-out pinches.
+    public static func table(_ rows: [Row]) -> String {
+        func pct(_ v: Double) -> String { HandednessSensitivity.formatted(v * 100, digits: 1) + " %" }
+        func two(_ v: Double) -> String { HandednessSensitivity.formatted(v, digits: 2) }
+        var out = "| device | k per hand | draws (refused) | tested | profiled acc | profiled cov | uncalibrated acc | uncalibrated cov | seed acc | seed cov | scale | bias |\n"
+        out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        for r in rows {
+            out += "| \(r.group) | \(r.enrolledPerHand) | \(r.draws) (\(r.refused)) | \(r.tested) | \(pct(r.profiled.accuracy)) | \(pct(r.profiled.coverage)) | "
+                + "\(pct(r.uncalibrated.accuracy)) | \(pct(r.uncalibrated.coverage)) | \(pct(r.seed.accuracy)) | \(pct(r.seed.coverage)) | "
+                + "\(two(r.meanScale)) | \(two(r.meanBias)) |\n"
+        }
+        return out
+    }
+}
