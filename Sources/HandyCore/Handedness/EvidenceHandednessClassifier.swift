@@ -183,12 +183,12 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// - A **clear lean** (the top finger beyond the seed rule's dead zones) is always answered:
     ///   the seed rule answers it, and on real hands it is right there (DISPEL: 220 of 233, 94 %,
     ///   67 of 71 in the near-vertical band). The hand is the best guess, which follows the lean
-    ///   unless the evidence against it is strong (``minimumConfidenceAgainstClearLean``, and
+    ///   unless the evidence against it is strong (``minimumConfidenceToOverturnLean``, and
     ///   ``positionsMinimumConfidenceToOverturnLean`` on positions alone); the confidence is at
     ///   least ``clearLeanConfidence``.
-    /// - Without a clear lean the evidence answers alone: at ``minimumConfidence`` (on positions
-    ///   alone ``positionsMinimumConfidenceWithoutClearLean``), never in the ambiguous slice unless
-    ///   the orientation tier is ``ambiguousMinimumConfidence`` sure.
+    /// - Without a clear lean the evidence answers alone: from ``minimumConfidenceWithoutClearLean(_:)``
+    ///   of its tier (and ``minimumConfidence``), never in the ambiguous slice unless the orientation
+    ///   tier is ``ambiguousMinimumConfidence`` sure.
     /// So handyd answers every pinch the seed rule answers, and more (docs/HANDEDNESS.md).
     public func decision(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double, rightHandProbability: Double?) {
         // Where the size in mm is a guess, so is the span: no pair is known to be two hands.
@@ -202,7 +202,7 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
             let evidence = score(f)
             let evidenceHand: Hand = evidence > 0 ? .right : .left
             let evidenceConfidence = Self.confidence(ofScore: evidence)
-            let overturn = tier == .positions ? Self.positionsMinimumConfidenceToOverturnLean : Self.minimumConfidenceAgainstClearLean
+            let overturn = tier == .positions ? Self.positionsMinimumConfidenceToOverturnLean : Self.minimumConfidenceToOverturnLean
             if evidence != 0, evidenceHand != leanHand, evidenceConfidence >= overturn {
                 (hand, confidence) = (evidenceHand, evidenceConfidence)
             } else {
@@ -215,7 +215,7 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
             guard confidence >= minimumConfidence else { return (.unknown, 0, guessed) }
             return (hand, confidence, hand == .right ? confidence : 1 - confidence)
         }
-        let minimum = tier == .positions ? Swift.max(minimumConfidence, Self.positionsMinimumConfidenceWithoutClearLean) : minimumConfidence
+        let minimum = Swift.max(minimumConfidence, Self.minimumConfidenceWithoutClearLean(tier))
         guard hand != .unknown, confidence >= minimum else { return (.unknown, 0, guessed) }
         if cues.isAmbiguous && (tier != .orientation || confidence < ambiguousMinimumConfidence) { return (.unknown, 0, guessed) }
         return (hand, confidence, guessed)
@@ -232,16 +232,31 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// would be claimed (real hands: 94 %, so this errs on the side of claiming less).
     public static let contestedLeanMaximumConfidence = 0.75
 
+    /// Evidence against a clear lean overturns the published answer only from this confidence on
+    /// (with contact size or orientation): where hands turn little (rotation spread 10°) the lean
+    /// is right on every pinch, and overturns at 0.75–0.8 put handyd 3 pinches in 10,000 below the
+    /// seed rule on one seed of two; where hands are steep the evidence is right on most of them.
+    public static let minimumConfidenceToOverturnLean = 0.8
+
     /// On positions alone, evidence against a clear lean overturns it only from this confidence
     /// on: the thumb cues there rest on motion alone, which fingers that move alike (index share
     /// 0.5 in the family) make unreliable; at 0.75 such overturns put handyd 2–3 pinches in 2,000
     /// below the seed rule on five members of the family.
     public static let positionsMinimumConfidenceToOverturnLean = 0.9
 
-    /// On positions alone and without a clear lean (the seed rule declines), the evidence answers
-    /// only from this confidence on: below it those answers were less accurate than the seed
-    /// rule's (at 0.6 one member in five of the family fell behind it; at 0.9 one).
-    public static let positionsMinimumConfidenceWithoutClearLean = 0.95
+    /// Without a clear lean (the seed rule declines), the evidence answers only from this
+    /// confidence on: 0.95 on positions alone, 0.7 with contact size, 0.6 (``minimumConfidence``'s
+    /// default) with orientation. Lower, those answers were less accurate than the seed rule's on
+    /// some members of the family (positions at 0.6: one member in five; size at 0.6: a millimetre
+    /// of sensor jitter, 1–2 pinches in 2,000), so answering them would not keep handyd at least as
+    /// accurate as the seed rule.
+    public static func minimumConfidenceWithoutClearLean(_ tier: HandednessTier) -> Double {
+        switch tier {
+        case .positions: 0.95
+        case .size: 0.7
+        case .orientation: 0.6
+        }
+    }
 
     /// The hand the score favours and its confidence, ignoring ``minimumConfidence``, the ambiguous
     /// slice and the span limit: what the classifier would answer with every threshold at zero
