@@ -116,6 +116,8 @@ let package = Package(
         ),
 
         .testTarget(name: "HandyProtocolTests", dependencies: ["HandyProtocol"]),
+        // The client's pure parts (placement: clients/placement-cases.json, shared with JS and Python).
+        .testTarget(name: "HandyClientTests", dependencies: ["HandyClient", "HandyProtocol"]),
         .testTarget(name: "HandyFilesTests", dependencies: ["HandyFiles"]),
         .testTarget(name: "HandyCoreTests", dependencies: ["HandyCore", "HandyRecording", "HandySynthetic"]),
         .testTarget(name: "HandyRecordingTests", dependencies: ["HandyRecording", "HandyCore", "HandySynthetic", "HandyPlot"]),

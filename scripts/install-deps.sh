@@ -25,4 +25,7 @@ fi
 # Playwright from PyPI drives that chromium (it cannot download its own browsers here, nor needs to).
 python3 -c 'import playwright' 2>/dev/null || python3 -m pip install -q playwright \
   || python3 -m pip install -q --break-system-packages playwright
+# pytest from PyPI for the Python client's tests (clients/python; the package itself needs nothing).
+python3 -c 'import pytest' 2>/dev/null || python3 -m pip install -q pytest \
+  || python3 -m pip install -q --break-system-packages pytest
 command -v swift >/dev/null || { echo "install-deps: swift is not on PATH (get a toolchain from swift.org)" >&2; exit 1; }

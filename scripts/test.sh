@@ -23,6 +23,9 @@ scripts/soak.sh --short
 # The web side: the JavaScript client (node, real WebSocket, real daemon) and the demo app in
 # Debian's chromium through Playwright; screenshots in .build/artefacts/web-demo/.
 scripts/test-web.sh
+# The Python client (clients/python) under pytest: the shared placement cases and properties, and
+# its clients against the built handyd replaying the demo (about 15 s).
+HANDYD_BIN=$(swift build --show-bin-path) python3 -m pytest -q -p no:cacheprovider clients/python/tests
 # Data races: the host suite again under ThreadSanitizer (own scratch path .build-tsan). Three hostile-
 # client tests (a 1 MiB line, a Unix and a WebSocket client that never reads) time the daemon's
 # reaction to a flood and are too slow to judge in a sanitized build.

@@ -5,8 +5,9 @@ on loopback as a kiosk serves it. Expected values come from the same gestures as
 subscriber receives them; what is checked comes from the page's DOM and its state
 (`window.handydDemo`):
 
-- the zoom popover is left of the fingers for the right-hand pinch, right of them for the left,
-  and out of the region the hand covers (`occlusion`);
+- the zoom popover, placed by the JavaScript client's `placement`, is left of the fingers for the
+  right-hand pinch, right of them for the left, and out of the region the hand covers (`occlusion`,
+  checked with the Python client's overlap test);
 - the picture's scale, rotation and position are the gestures' values applied to the view each
   gesture began with, and the DOM's transform is that view (checked while pinching);
 - the double tap resets the view;
@@ -22,6 +23,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO = os.path.join(ROOT, "examples", "recordings", "demo.evemu")
 WEB = os.path.join(ROOT, "examples", "web")
 GESTURES = ["pinch", "rotate", "pan", "tap"]
+sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
+from handyd.placement import rect_overlaps_polygon  # noqa: E402
 POPOVER_GAP_PX = 56  # examples/web/app.js
 VIEWPORT = {"width": 1280, "height": 720}
 
@@ -137,6 +140,11 @@ def check_page(log, reference, hello, viewport):
         check(mine, f"no popover for pinch {gid}")
         for e in mine:
             check(e["hasShadow"] and e["clearOfShadow"], f"pinch {gid}: popover over the hand's region: {e}")
+            # The page's rectangle against its region, by the Python client's test (not the page's own).
+            rect = (e["left"], e["top"], e["right"] - e["left"], e["bottom"] - e["top"])
+            check(not rect_overlaps_polygon(rect, [(q["x"], q["y"]) for q in e["shadow"]], 1e-6),
+                  f"pinch {gid}: the popover overlaps the region (handyd.rect_overlaps_polygon): {e}")
+            check(e["rule"] == "beside-clear-side", f"pinch {gid}: placed by {e['rule']}, not beside the fingers: {e}")
             if p["hand"] == "right":
                 check(e["side"] == "left" and e["right"] <= e["centroidX"] - POPOVER_GAP_PX + 0.5,
                       f"right-hand pinch {gid}: popover {e}")

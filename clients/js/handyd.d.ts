@@ -156,3 +156,44 @@ export declare class HandydClient {
   messages(): AsyncGenerator<Message, void, undefined>;
   static hello(options?: HandydClientOptions): Promise<HelloMessage>;
 }
+
+// ------------------------------------------------------------------ placement
+
+export type PlacementRule =
+  | "beside-clear-side" | "above" | "far-side" | "neutral-above" | "neutral-beside" | "corner"
+  | "overlapping" | "too-big";
+export declare const PLACEMENT_RULES: readonly PlacementRule[];
+
+/** A rectangle in the app's units (e.g. CSS px), y down. */
+export interface Rect { x: number; y: number; width: number; height: number }
+
+export interface PlacementOptions {
+  /** The popover's size, in the view's units. */
+  size: { width: number; height: number };
+  /** From the fingers' centroid to the popover's near edge. Default 0. */
+  gap?: number;
+  /** The rectangle that shows the whole display (e.g. {x: 0, y: 0, width: innerWidth, height: innerHeight}
+   *  in a kiosk); the event's normalised positions map onto it. */
+  view: Rect;
+  /** Kept free along the screen's edges. Default 0. */
+  margin?: number;
+  /** With an unknown hand: a right hand when rightHandProbability > 0.5 and ≥ threshold, a left
+   *  hand when < 0.5 and ≤ 1 − threshold. null (default): an unknown hand is placed neutrally. */
+  threshold?: number | null;
+}
+
+/** The popover's rectangle, the rule that placed it, and whether it is clear of the region. */
+export interface Placement extends Rect { rule: PlacementRule; clear: boolean }
+
+/** The fields placement reads (a GestureMessage, or a compact frame's gesture). */
+export type PlacementEvent = Pick<GestureMessage, "centroid" | "position" | "hand" | "clearSide" | "rightHandProbability">
+  & { occlusion?: { polygon: Point[] } };
+
+/** Where to put a popover beside the fingers, on the side the hand leaves clear, outside the region
+ *  it covers, on screen (README "Placing a popover"); null without centroid or position. The same
+ *  function as HandyClient's placement(for:…) and handyd.placement (Python). */
+export declare function placement(event: PlacementEvent, options: PlacementOptions): Placement | null;
+/** The side placement puts the popover on; null: neutral. */
+export declare function placementSide(event: PlacementEvent, threshold?: number | null): Side | null;
+/** Whether the rectangle's inside meets the convex polygon's by more than eps. */
+export declare function rectOverlapsPolygon(rect: Rect, polygon: Point[], eps?: number): boolean;

@@ -7,7 +7,7 @@
 //
 // Open it as a kiosk would (README "Web kiosks"):  http://127.0.0.1:8080/?ws=ws://127.0.0.1:7345
 // `window.handydDemo` holds the view and a log of what the page did, for tests and curious people.
-import { HandydClient } from "./handyd.js";
+import { HandydClient, placement } from "./handyd.js";
 
 const params = new URLSearchParams(location.search);
 const url = params.get("ws") ?? `ws://${location.hostname || "127.0.0.1"}:7345`;
@@ -24,9 +24,9 @@ const SCALE_LIMITS = [0.05, 40];
 const bases = new Map();
 /** Per property (`scale`, `rotation`, `x`, `y`): a running glide. */
 const glides = new Map();
-/** Per pinch id: the popover's side, decided once so it never flips while the fingers move. */
+/** Per pinch id: its hand and clear side when it began, so the popover never flips while the fingers move. */
 const popoverSides = new Map();
-/** Per pinch id: the last `occlusion` polygon handyd sent with it. */
+/** Per pinch id: the last `occlusion` handyd sent with it. */
 const shadows = new Map();
 /** What the page did, in order (gesture values applied, glides, resets). */
 const log = [];
@@ -152,32 +152,35 @@ function reset(g) {
 // ------------------------------------------------------------------ the popover
 
 const POPOVER_GAP_PX = 56;  // from the fingers' centroid: clear of a fingertip
+const POPOVER_MARGIN_PX = 4;  // kept free along the window's edges
 let hideTimer = null;
 
 function placePopover(g) {
   if (!g.centroid) return;
-  let side = popoverSides.get(g.id);
-  if (!side) {
-    side = g.clearSide === "left" || g.clearSide === "right" ? g.clearSide : "above";
-    popoverSides.set(g.id, side);
+  // The hand is decided once per pinch, so the popover never flips sides while the fingers move.
+  let hand = popoverSides.get(g.id);
+  if (!hand) {
+    hand = { hand: g.hand, clearSide: g.clearSide };
+    popoverSides.set(g.id, hand);
   }
+  // `changed` events carry the covered region only when it moved: keep the last one of this pinch.
+  if (g.occlusion) shadows.set(g.id, g.occlusion);
   const firstShow = popover.hidden || popover.dataset.gesture !== String(g.id);
   clearTimeout(hideTimer);
   popover.hidden = false;
   popover.classList.remove("fading");
   popover.textContent = `${Math.round(view.scale * 100)} %`;
   const c = toScreen(g.centroid);
-  const w = popover.offsetWidth;
-  const h = popover.offsetHeight;
-  let left = side === "left" ? c.x - POPOVER_GAP_PX - w : side === "right" ? c.x + POPOVER_GAP_PX : c.x - w / 2;
-  let top = side === "above" ? c.y - POPOVER_GAP_PX - h : c.y - h / 2;
-  // Keep it out of the region the hand probably covers (`occlusion`): raise it until clear.
-  // `changed` events carry it only when it moved: keep the last one of this gesture.
-  if (g.occlusion) shadows.set(g.id, g.occlusion.polygon);
-  const shadow = (shadows.get(g.id) ?? []).map(toScreen);
-  for (let step = 0; step < 12 && overlaps(shadow, left, top, w, h); step++) top -= 16;
-  left = Math.min(window.innerWidth - w - 4, Math.max(4, left));
-  top = Math.min(window.innerHeight - h - 4, Math.max(4, top));
+  // Beside the fingers on the clear side, out of the region the hand covers, on screen
+  // (handyd.js `placement`, the same function as the Swift and Python clients').
+  const place = placement({ ...g, ...hand, occlusion: shadows.get(g.id) }, {
+    size: { width: popover.offsetWidth, height: popover.offsetHeight },
+    gap: POPOVER_GAP_PX,
+    view: { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight },
+    margin: POPOVER_MARGIN_PX,
+  });
+  const { x: left, y: top, width: w } = place;
+  const side = left + w <= c.x ? "left" : left >= c.x ? "right" : "above";
   if (firstShow) popover.style.transition = "none";  // appear in place, do not slide in
   popover.style.transform = `translate(${left}px, ${top}px)`;
   if (firstShow) {
@@ -185,25 +188,12 @@ function placePopover(g) {
     popover.style.transition = "";
   }
   Object.assign(popover.dataset, {
-    gesture: String(g.id), side, hand: g.hand ?? "unknown", centroidX: String(c.x), centroidY: String(c.y),
+    gesture: String(g.id), side, rule: place.rule, hand: g.hand ?? "unknown", centroidX: String(c.x), centroidY: String(c.y),
   });
-  log.push({ what: "popover", id: g.id, phase: g.phase, side, hand: g.hand, centroidX: c.x, left, right: left + w,
-             hasShadow: shadow.length >= 3, clearOfShadow: !overlaps(shadow, left, top, w, h) });
-}
-
-/** True when a corner or the centre of the rectangle lies inside `polygon` (CSS px). */
-function overlaps(polygon, left, top, w, h) {
-  if (polygon.length < 3) return false;
-  const inside = (x, y) => {
-    let hit = false;
-    for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
-      const a = polygon[i], b = polygon[j];
-      if ((a.y > y) !== (b.y > y) && x < (b.x - a.x) * (y - a.y) / (b.y - a.y) + a.x) hit = !hit;
-    }
-    return hit;
-  };
-  return [[left, top], [left + w, top], [left, top + h], [left + w, top + h], [left + w / 2, top + h / 2]]
-    .some(([x, y]) => inside(x, y));
+  const shadow = (shadows.get(g.id)?.polygon ?? []).map(toScreen);
+  log.push({ what: "popover", id: g.id, phase: g.phase, side, rule: place.rule, hand: g.hand, centroidX: c.x,
+             left, right: left + w, top, bottom: top + place.height, shadow,
+             hasShadow: shadow.length >= 3, clearOfShadow: place.clear });
 }
 
 function hidePopover(g) {
