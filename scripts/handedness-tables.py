@@ -7,8 +7,8 @@
 Each table sits between `<!-- table: NAME -->` and `<!-- /table -->` in the page and is made by a
 real run: `handyctl eval handedness` on the real recordings in Tests/Fixtures/realhands/ (per phone
 and pooled), the one-finger model's leave-one-person-out fit (fit_single_contact.py), the project's
-synthetic set (`generate pinches --count 600 --seed 2`) and the sensitivity family (`--sensitivity
---count 600 --seed 3`). Takes a few minutes (release build of handyctl, then ~1 min of evaluation).
+synthetic set (`generate pinches --count 600 --seed 2`), the sensitivity family (`--sensitivity
+--count 600 --seed 3`) and the enrolment left out (`--enrolment K`). Takes a few minutes (release build of handyctl, then ~1 min of evaluation).
 """
 import json
 import os
@@ -91,12 +91,26 @@ def sensitivity(_):
     return "```\n" + run(HANDYCTL, "eval", "handedness", "--sensitivity", "--count", "600", "--seed", "3").rstrip() + "\n```"
 
 
+def enrolment(_):
+    """Leaving the enrolment out: DISPEL per phone (k = 5, 10) and synthetic members (positions
+    k = 5, 10; orientation k = 10), one table."""
+    runs = [[os.path.join(REAL, "dispel"), "--enrolment", k] for k in ("5", "10")]
+    runs += [["--sensitivity", "--enrolment", k, "--tier", t] for k, t in (("5", "positions"), ("10", "positions"), ("10", "orientation"))]
+    header, rows = [], []
+    for args in runs:
+        lines = [l for l in run(HANDYCTL, "eval", "handedness", *args).splitlines() if l.startswith("|")]
+        header = header or lines[:2]
+        rows += lines[2:]
+    return "\n".join(header + rows)
+
+
 TABLES = {
     "real-pinches": real_pinches,
     "one-finger": one_finger,
     "one-finger-held-out": one_finger_held_out,
     "synthetic-defaults": synthetic_defaults,
     "sensitivity": sensitivity,
+    "enrolment": enrolment,
 }
 
 
