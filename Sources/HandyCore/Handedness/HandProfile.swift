@@ -258,7 +258,9 @@ public struct HandProfile: Codable, Hashable, Sendable {
                                    + "(of \(pinches.count) given), at least \(minimumPinchesPerHand) of each hand needed")
         }
         let theta = logisticFit(xs, ys, prior: [1, 0], ridge: ridge)
-        let fitted = Pinch(scale: theta[0], bias: theta[1], minimumConfidence: minimumConfidence)
+        // Six decimals: a profile fitted live (from what the daemon published) and one fitted from
+        // the same recordings offline agree to ~1e-13; rounded, they are the same file.
+        let fitted = Pinch(scale: wireRounded(theta[0], 6), bias: wireRounded(theta[1], 6), minimumConfidence: minimumConfidence)
         func accuracy(_ sign: Double) -> Double {
             var right = 0.0, n = 0.0
             for (x, y) in zip(xs, ys) where y == sign {
@@ -282,8 +284,8 @@ public struct HandProfile: Codable, Hashable, Sendable {
             let prior = SingleContactHandedness.fitted.weights + [0]
             let w = logisticFit(tx, ty, prior: prior, ridge: ridge)
             var model = SingleContactHandedness.fitted
-            model.weights = Array(w.prefix(7))
-            single = SingleContact(model: model, bias: w[7], minimumConfidence: tapMinimumConfidence(tx, ty, prior: prior))
+            model.weights = Array(w.prefix(7)).map { wireRounded($0, 6) }
+            single = SingleContact(model: model, bias: wireRounded(w[7], 6), minimumConfidence: tapMinimumConfidence(tx, ty, prior: prior))
         }
         let profile = HandProfile(device: device, pinch: fitted, singleContact: single,
                                   enrolled: Enrolled(leftPinches: left, rightPinches: right,
