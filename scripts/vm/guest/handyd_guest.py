@@ -746,10 +746,76 @@ def test_empty_position_range_is_skipped(ctx):
     c.close()
 
 
+def dispel_session(directory):
+    """Five right-hand then five left-hand real pinches (DISPEL's iPhone X attempts,
+    Tests/Fixtures/realhands/dispel), one after another a second apart, each from slot 0 as a file
+    of its own starts; and the ten originals in a folder of their own. Returns (originals, session)."""
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "Tests", "Fixtures", "realhands", "dispel")
+    names = sorted(os.listdir(source))
+    files = [n for n in names if n.startswith("iphonex-right-")][:5] + [n for n in names if n.startswith("iphonex-left-")][:5]
+    check(len(files) == 10, f"DISPEL iPhone X attempts: {len(files)}")
+    originals = os.path.join(directory, "enrol-originals")
+    os.makedirs(originals, exist_ok=True)
+    header, events, start = None, [], 0.0
+    for name in files:
+        with open(os.path.join(source, name)) as f:
+            text = f.read()
+        with open(os.path.join(originals, name), "w") as f:
+            f.write(text)
+        lines = text.splitlines()
+        if header is None:
+            header = [l for l in lines if not l.startswith("E: ") and "handyd-label" not in l]
+        own = [l.split() for l in lines if l.startswith("E: ")]
+        first, last = float(own[0][1]), start
+        events.append(f"E: {start:.6f} 0003 002f 0")
+        for e in own:
+            last = start + float(e[1]) - first
+            events.append(f"E: {last:.6f} {e[2]} {e[3]} {e[4]}")
+        start = last + 1.0
+    session = os.path.join(directory, "enrol-session.evemu")
+    with open(session, "w") as f:
+        f.write("\n".join(header + events) + "\n")
+    return originals, session
+
+
+def test_live_enrolment_through_uinput(ctx):
+    """handyctl calibrate hand --device: ten real pinches (five right, five left) played into a
+    uinput touchscreen while the command runs and its prompts are answered (the end of stdin); the
+    profile it writes is the same file as the one fitted offline from the ten original recordings."""
+    if not ctx.daemon_alive():
+        ctx.start_daemon()
+    originals, session = dispel_session(ctx.dir)
+    # The events start 10 s after the node appears: time for calibrate (a Swift binary under TCG) to connect.
+    inj = ctx.inject(session, "handyd-test enrolment", hold=1, start_delay=10.0)
+    live = os.path.join(ctx.dir, "enrol-live.json")
+    node = os.path.basename(inj.devnode)
+    cal = subprocess.Popen([ctx.handyctl, "calibrate", "hand", "--device", node, "--socket", ctx.socket,
+                            "--pinches", "5", "--taps", "0", "-o", live, "--device-id", "kiosk"],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        out, _ = cal.communicate(timeout=120 * SCALE)
+    except subprocess.TimeoutExpired:
+        cal.kill()
+        out, _ = cal.communicate()
+        raise Failure(f"calibrate hand --device did not finish in {120 * SCALE:.0f} s: {out[-2000:]}")
+    check(cal.returncode == 0, f"calibrate hand --device exit {cal.returncode}: {out[-2000:]}")
+    check("Step 2 of 2: with your LEFT hand" in out, f"no left-hand step: {out[-2000:]}")
+    recorded = sorted(f for f in os.listdir(live + ".recordings") if f.endswith(".evemu"))
+    check(len(recorded) == 10, f"recordings: {recorded}")
+    inj.wait_done(60)
+    offline = os.path.join(ctx.dir, "enrol-offline.json")
+    r = subprocess.run([ctx.handyctl, "calibrate", "hand", "--from", originals, "-o", offline, "--device-id", "kiosk"],
+                       capture_output=True, text=True, timeout=120 * SCALE)
+    check(r.returncode == 0, f"calibrate hand --from exit {r.returncode}: {r.stderr}")
+    with open(live) as a, open(offline) as b:
+        got, want = a.read(), b.read()
+    check(got == want, f"live profile differs from the offline one:\n{got}\n--- offline:\n{want}")
+
+
 TESTS = [test_enumeration_hotplug_ignore, test_real_recording, test_pinch_hands, test_unplug_mid_pinch_and_replug,
          test_rule_change_reconfigures_the_device, test_empty_position_range_is_skipped,
          test_unreadable_device_is_listed_until_its_permissions_change, test_descriptors_exhausted_then_freed,
-         test_syn_dropped_flood]
+         test_syn_dropped_flood, test_live_enrolment_through_uinput]
 
 
 def run_tests(tests, ctx, only=None, log_lines=60):

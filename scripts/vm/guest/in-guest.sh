@@ -48,7 +48,7 @@ echo "guest: rules installed at uptime $(uptime_s) s"
 xctest HandyInputTests 120 HandyInputTests HANDYD_REQUIRE_UINPUT=1 HANDYD_TEST_RULES=1
 # Who may connect (socket mode, group): needs root, which the guest has and a CI host may not.
 xctest AccessTests 180 AccessTests HANDYD_REQUIRE_ROOT=1
-step daemon-guest-tests 240 python3 scripts/vm/guest/handyd_guest.py --bin "$BIN"
+step daemon-guest-tests 330 python3 scripts/vm/guest/handyd_guest.py --bin "$BIN"
 # handyctl actions: swipes through uinput -> a command and a chord read back from the virtual keyboard.
 # /usr/bin/python3: Debian's python3-libevdev (scripts/vm/setup.sh) belongs to the system interpreter.
 step actions-guest 180 /usr/bin/python3 scripts/vm/guest/actions_guest.py --bin "$BIN"
