@@ -75,14 +75,8 @@ public enum SingleContactHandedness {
     /// The log odds of the right hand (positive: right); nil when the device reports no orientation.
     public static func score(_ contact: HandednessContact, displayWidthMm: Double, displayHeightMm: Double,
                              model m: Model = fitted) -> Double? {
-        guard let theta = contact.orientation, theta.isFinite, displayWidthMm > 0, displayHeightMm > 0 else { return nil }
-        let e = contact.elongation ?? 0
-        let lean = sin(2 * theta) * e
-        let u = contact.positionMm.x / displayWidthMm - 0.5
-        let v = contact.positionMm.y / displayHeightMm - 0.5
-        let z = contact.areaMm2.map { ($0 - m.areaMeanMm2) / Swift.max(m.areaSdMm2, 1e-9) } ?? 0
-        let s = m.lean * lean + m.leanDown * lean * v + m.leanSize * lean * z + m.leanDownSize * lean * v * z
-            + m.across * u + m.acrossDown * u * v + m.acrossSize * u * z
+        guard let t = terms(contact, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm, model: m) else { return nil }
+        let s = zip(m.weights, t).reduce(0) { $0 + $1.0 * $1.1 }
         return s.isFinite ? s : nil
     }
 
