@@ -13,6 +13,8 @@ pkgs+=(debhelper dpkg-dev fakeroot help2man lintian)
 # tests (with Debian's ws package where node has no WebSocket of its own).
 pkgs+=(chromium)
 command -v node >/dev/null || pkgs+=(nodejs node-ws)
+# The Tk example (examples/tk, scripts/tk_example_test.py): Tk for Python, Xvfb as its display.
+pkgs+=(python3-tk xvfb)
 need=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
 if [ ${#need[@]} -gt 0 ]; then

@@ -26,6 +26,10 @@ scripts/test-web.sh
 # The Python client (clients/python) under pytest: the shared placement cases and properties, and
 # its clients against the built handyd replaying the demo (about 15 s).
 HANDYD_BIN=$(swift build --show-bin-path) python3 -m pytest -q -p no:cacheprovider clients/python/tests
+# The Tk example (examples/tk/popover.py) headless under Xvfb against the same handyd: both demo
+# pinches' popovers on the clear side and out of the region, a screenshot in .build/artefacts/tk-example/
+# (about 1 s).
+HANDYD_BIN=$(swift build --show-bin-path) python3 scripts/tk_example_test.py
 # Data races: the host suite again under ThreadSanitizer (own scratch path .build-tsan). Three hostile-
 # client tests (a 1 MiB line, a Unix and a WebSocket client that never reads) time the daemon's
 # reaction to a flood and are too slow to judge in a sanitized build.

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""The Tk example (examples/tk/popover.py) headless: Xvfb (Debian's xvfb) as its display, the real
+handyd replaying the demo recording, the example run with --exit-after-pinches 2 --screenshot, so
+nothing has to close its window. From the JSON line it prints per placement, checks:
+
+- it saw the right-hand and the left-hand pinch, and exited 0 within the deadline;
+- each pinch's popover was placed by `beside-clear-side`: left of the fingers (by the gap) for the
+  right hand, right of them for the left; every placement is on the canvas and out of the region
+  the hand covers (the polygon it reports, checked with the Python client's overlap test);
+- the screenshot, the canvas as PostScript (Tk writes it itself: no screen grabber to install), is a
+  PostScript page holding the last popover's rule.
+
+Every wait has a deadline; Xvfb, handyd and the example are killed on failure. Artefacts (the
+screenshot, the example's output) go to ARTEFACTS (default .build/artefacts/tk-example/).
+
+  scripts/tk_example_test.py [--bin DIR_OF_HANDYD] [--artefacts DIR]     # HANDYD_BIN, else .build/debug
+"""
+import argparse, json, os, select, shutil, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEMO = os.path.join(ROOT, "examples", "recordings", "demo.evemu")
+EXAMPLE = os.path.join(ROOT, "examples", "tk", "popover.py")
+sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
+from handyd import rect_overlaps_polygon  # noqa: E402
+GAP = 56  # examples/tk/popover.py
+DEADLINE = 20
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def start_xvfb():
+    """Xvfb on a free display (it writes the number it took to -displayfd)."""
+    r, w = os.pipe()
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                            pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(w)
+    number, deadline = b"", time.monotonic() + 10
+    while not number.endswith(b"\n"):
+        ready, _, _ = select.select([r], [], [], max(0, deadline - time.monotonic()))
+        check(ready, "Xvfb gave no display within 10 s")
+        chunk = os.read(r, 16)
+        check(chunk, f"Xvfb exited ({xvfb.poll()}) before giving a display")
+        number += chunk
+    os.close(r)
+    return xvfb, ":" + number.decode().strip()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", default=os.environ.get("HANDYD_BIN", os.path.join(ROOT, ".build", "debug")))
+    parser.add_argument("--artefacts", default=os.path.join(ROOT, ".build", "artefacts", "tk-example"))
+    args = parser.parse_args()
+    handyd = os.path.join(args.bin, "handyd")
+    check(os.access(handyd, os.X_OK), f"no handyd at {handyd}: build it or set HANDYD_BIN / --bin")
+    check(shutil.which("Xvfb"), "no Xvfb (apt-get install xvfb; scripts/install-deps.sh does)")
+    os.makedirs(args.artefacts, exist_ok=True)
+    screenshot = os.path.join(args.artefacts, "popover.ps")
+    if os.path.exists(screenshot):
+        os.remove(screenshot)
+    start = time.monotonic()
+    processes = []
+    work = tempfile.mkdtemp(prefix="handyd-tk-")
+    try:
+        xvfb, display = start_xvfb()
+        processes.append(xvfb)
+        sock = os.path.join(work, "handyd.sock")
+        daemon_log = open(os.path.join(args.artefacts, "handyd.log"), "wb")
+        daemon = subprocess.Popen([handyd, "--socket", sock, "--replay", DEMO, "--speed", "4", "--wait-clients", "1"],
+                                  stdout=daemon_log, stderr=subprocess.STDOUT)
+        processes.append(daemon)
+        deadline = time.monotonic() + DEADLINE
+        while not os.path.exists(sock):
+            check(daemon.poll() is None, f"handyd exited ({daemon.returncode})")
+            check(time.monotonic() < deadline, f"handyd made no socket within {DEADLINE} s")
+            time.sleep(0.02)
+
+        app = subprocess.Popen([sys.executable, EXAMPLE, sock, "--exit-after-pinches", "2", "--screenshot", screenshot],
+                               env=dict(os.environ, DISPLAY=display), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        processes.append(app)
+        try:
+            out, err = app.communicate(timeout=DEADLINE)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"the example did not exit within {DEADLINE} s (after 2 pinches)")
+        with open(os.path.join(args.artefacts, "popover.out"), "wb") as f:
+            f.write(out + err)
+        check(app.returncode == 0, f"the example exited {app.returncode}: {err.decode(errors='replace')[-2000:]}")
+        check(not err.strip(), f"the example wrote to stderr: {err.decode(errors='replace')[-2000:]}")
+
+        placements = [json.loads(line) for line in out.decode().splitlines() if line.startswith("{")]
+        began = [p for p in placements if p["phase"] == "began"]
+        check(sorted(p["hand"] for p in began) == ["left", "right"],
+              f"expected a right- and a left-hand pinch, saw {[p['hand'] for p in began]}")
+        for p in placements:
+            x, y, w, h = p["popover"]
+            vx, vy, vw, vh = p["view"]
+            where = f"pinch {p['pinch']} ({p['hand']} hand, {p['phase']}) popover {p['popover']}"
+            check(vx <= x and x + w <= vx + vw and vy <= y and y + h <= vy + vh, f"{where} leaves the canvas {p['view']}")
+            check(p["clear"] and len(p["polygon"]) >= 3 and not rect_overlaps_polygon((x, y, w, h), p["polygon"]),
+                  f"{where} overlaps the region {p['polygon']}")
+        for p in began:
+            x, _, w, _ = p["popover"]
+            cx = p["centroid"][0]
+            where = f"{p['hand']}-hand pinch: popover {p['popover']}, fingers at x={cx:.1f}"
+            check(p["rule"] == "beside-clear-side", f"{where} placed by {p['rule']}")
+            if p["hand"] == "right":
+                check(p["clearSide"] == "left" and x + w <= cx - GAP + 1e-6, f"{where}: not left of the fingers")
+            else:
+                check(p["clearSide"] == "right" and x >= cx + GAP - 1e-6, f"{where}: not right of the fingers")
+
+        check(os.path.exists(screenshot), f"no screenshot at {screenshot}")
+        with open(screenshot, "rb") as f:
+            ps = f.read()
+        check(ps.startswith(b"%!PS-Adobe") and b"showpage" in ps and len(ps) > 2000,
+              f"{screenshot} is not a PostScript page ({len(ps)} bytes)")
+        check(b"(beside-clear-side)" in ps and b"left hand" in ps,
+              f"{screenshot} does not show the left-hand pinch's popover and its rule")
+        print(f"tk_example_test: ok in {time.monotonic() - start:.1f} s: {len(placements)} placements "
+              f"({', '.join(p['hand'] + ' hand ' + p['rule'] for p in began)}); screenshot {screenshot} "
+              f"({len(ps)} bytes)")
+    except Failure as e:
+        print(f"tk_example_test: FAILED: {e}", file=sys.stderr)
+        sys.exit(1)
+    finally:
+        for p in reversed(processes):
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
