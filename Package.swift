@@ -6,6 +6,7 @@ import PackageDescription
 //   HandyCore      events -> TouchTracker -> recognizers -> GestureArena (pure Swift, no I/O)
 //   HandyRecording evemu / libinput-record readers (file I/O only)
 //   HandyFiles     whole-file POSIX reads and writes (bounded, strerror's reasons)
+//   HandySettings  udev properties -> per-device settings, stable device ids (pure, fuzzed)
 //   HandyInput     the only importer of libevdev / libudev
 //   HandyDaemon    socket server, device pipeline, lifecycle (library so tests link it)
 //   HandyClient    client library for subscribers
@@ -41,17 +42,20 @@ let package = Package(
         .target(name: "HandyRecording", dependencies: ["HandyCore", "HandyFiles"]),
         // Drawing a recording's touches and gestures as SVG (handyctl plot): a reader does not draw.
         .target(name: "HandyPlot", dependencies: ["HandyRecording", "HandyCore", "HandyProtocol"]),
+        // What a device's udev properties say (thresholds, calibration, size, stable ids): pure Swift,
+        // so the fuzzer builds it as a module and the tests need no C library.
+        .target(name: "HandySettings", dependencies: ["HandyCore"]),
         .target(
             name: "HandyInput",
             dependencies: [
-                "HandyCore", "CLibevdev", "CLibudev",
+                "HandyCore", "HandySettings", "CLibevdev", "CLibudev",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "HandyDaemon",
             dependencies: [
-                "HandyCore", "HandyProtocol", "HandyInput", "HandyRecording", "HandyFiles", "CLibsystemd",
+                "HandyCore", "HandyProtocol", "HandyInput", "HandySettings", "HandyRecording", "HandyFiles", "CLibsystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -82,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "handyd",
             dependencies: [
-                "HandyDaemon", "HandyInput", "HandyProtocol",
+                "HandyDaemon", "HandyInput", "HandySettings", "HandyProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -91,7 +95,7 @@ let package = Package(
             name: "handyctl",
             dependencies: [
                 "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient", "HandySynthetic", "HandyPlot", "HandyActions",
-                "HandyFiles",
+                "HandyFiles", "HandySettings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -121,7 +125,8 @@ let package = Package(
         .testTarget(name: "HandyFilesTests", dependencies: ["HandyFiles"]),
         .testTarget(name: "HandyCoreTests", dependencies: ["HandyCore", "HandyRecording", "HandySynthetic"]),
         .testTarget(name: "HandyRecordingTests", dependencies: ["HandyRecording", "HandyCore", "HandySynthetic", "HandyPlot"]),
-        .testTarget(name: "HandyInputTests", dependencies: ["HandyInput", "HandyCore", "HandyRecording", "HandySynthetic"]),
+        .testTarget(name: "HandySettingsTests", dependencies: ["HandySettings", "HandyCore", "HandyProtocol", "HandySynthetic"]),
+        .testTarget(name: "HandyInputTests", dependencies: ["HandyInput", "HandySettings", "HandyCore", "HandyRecording", "HandySynthetic"]),
         .testTarget(
             name: "HandyActionsTests",
             dependencies: ["HandyActions", "HandyProtocol", "HandyInput", .product(name: "Logging", package: "swift-log")]

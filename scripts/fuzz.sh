@@ -41,26 +41,26 @@ jobs=${FUZZ_JOBS:-1}
 flags=(-sanitize=fuzzer,address)
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  echo "fuzz.sh: building HandyProtocol, HandyCore, HandyFiles, HandyRecording, HandySynthetic with ${flags[*]} (scratch $scratch)"
-  swift build --scratch-path "$scratch" -c release -Xswiftc "${flags[0]}" --target HandyRecording
-  swift build --scratch-path "$scratch" -c release -Xswiftc "${flags[0]}" --target HandySynthetic
+  echo "fuzz.sh: building HandyProtocol, HandyCore, HandyFiles, HandyRecording, HandySynthetic, HandySettings with ${flags[*]} (scratch $scratch)"
+  for target in HandyRecording HandySynthetic HandySettings; do
+    swift build --scratch-path "$scratch" -c release -Xswiftc "${flags[0]}" --target "$target"
+  done
 fi
 bin=$(swift build --scratch-path "$scratch" -c release --show-bin-path)
 objects() { ls "$bin/$1.build/"*.o; }
 
-# Which modules each harness links, and extra daemon sources it compiles in (pure ones only).
+# Which modules each harness links (every parser of untrusted input sits in a pure module: no C
+# library, no daemon), and which shared harness sources it compiles in.
 modules_for() {
   case "$1" in
     ClientMessage) echo HandyProtocol ;;
-    DeviceConfiguration) echo HandyProtocol HandyCore HandySynthetic ;;
+    DeviceConfiguration) echo HandyProtocol HandyCore HandySynthetic HandySettings ;;
     *) echo HandyProtocol HandyCore HandyFiles HandyRecording ;;
   esac
 }
 extra_sources_for() {
   case "$1" in
-    ClientMessage) echo Sources/HandyDaemon/Subscription.swift ;;
-    # HandyInput's udev-property parser is pure Swift: compiled in, without the C libraries.
-    DeviceConfiguration) echo Sources/HandyInput/DeviceConfiguration.swift Sources/HandyInput/DeviceIdentity.swift Fuzz/Common/PipelineCheck.swift ;;
+    ClientMessage) ;;
     *) echo Fuzz/Common/PipelineCheck.swift ;;
   esac
 }

@@ -3,8 +3,8 @@ import HandyProtocol
 
 // libFuzzer harness: the fuzz bytes are what a client writes to the socket. They go through the
 // same steps as HandyDaemon's ClientConnection: LineSplitter (fed in chunks whose sizes come from
-// the first byte), JSONLines.decodeClientMessage per line, Subscription.apply (the daemon's file,
-// compiled in), and the error reply. Invariants: no trap; a decoded subscribe request encodes and
+// the first byte), JSONLines.decodeClientMessage per line, Subscription.apply (HandyProtocol's, as
+// the daemon links it), and the error reply. Invariants: no trap; a decoded subscribe request encodes and
 // decodes back to itself; every error reply is one line that decodes as an error message.
 
 @_cdecl("LLVMFuzzerTestOneInput")

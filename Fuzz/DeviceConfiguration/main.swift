@@ -1,10 +1,10 @@
 import HandyCore
 import HandySynthetic
 import HandyProtocol
+import HandySettings
 
 // libFuzzer harness: the fuzz bytes are a device's properties, as udev (or `--device-property`)
-// gives them to DeviceConfiguration (Sources/HandyInput/DeviceConfiguration.swift, compiled in:
-// it is pure Swift). Layout: byte 0 = flags (bit 0: a replay's properties, bit 1: also run a
+// gives them to DeviceConfiguration (the pure module HandySettings, linked as built). Layout: byte 0 = flags (bit 0: a replay's properties, bit 1: also run a
 // pipeline with the result), then one property per line, `NAME=VALUE`; a line starting with `#`
 // names a property handyd knows by the next byte (index into `knownProperties`), the rest of the
 // line is the value.

@@ -4,6 +4,7 @@ import Glibc
 import HandyCore
 import HandyFiles
 import HandyInput
+import HandySettings
 import Logging
 
 /// A device's hand profile file (``HandProfile``, docs/HANDEDNESS.md "Per-device enrolment"):

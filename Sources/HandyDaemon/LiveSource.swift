@@ -3,6 +3,7 @@ import Glibc
 #endif
 import HandyCore
 import HandyInput
+import HandySettings
 import HandyProtocol
 import Logging
 

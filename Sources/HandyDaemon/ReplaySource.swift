@@ -1,5 +1,6 @@
 import HandyCore
 import HandyInput
+import HandySettings
 import HandyProtocol
 import HandyRecording
 import Logging

@@ -1,4 +1,5 @@
 import CLibudev
+import HandySettings
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

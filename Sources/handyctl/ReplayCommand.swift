@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HandyCore
 import HandyInput
+import HandySettings
 import HandyProtocol
 import HandyRecording
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import HandyDaemon
 import HandyInput
+import HandySettings
 import HandyProtocol
 import Logging
 

@@ -1,5 +1,6 @@
 import HandyCore
 import HandyInput
+import HandySettings
 import Testing
 #if canImport(Glibc)
 import Glibc

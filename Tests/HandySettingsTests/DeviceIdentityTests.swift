@@ -1,4 +1,4 @@
-import HandyInput
+import HandySettings
 import Testing
 
 /// The wire id that survives replug and reboot (DeviceIdentity.swift), from udev properties alone.
@@ -50,11 +50,5 @@ import Testing
         #expect(DeviceIdentity.unique("t@virtual", among: []) == "t@virtual")
         #expect(DeviceIdentity.unique("t@virtual", among: ["t@virtual"]) == "t@virtual#2")
         #expect(DeviceIdentity.unique("t@virtual", among: ["t@virtual", "t@virtual#2"]) == "t@virtual#3")
-    }
-
-    @Test func discoveredDeviceUsesItsName() {
-        let d = DiscoveredDevice(sysname: "event7", devnode: "/dev/input/event7", syspath: "/sys/x", name: "Touch Panel",
-                                 properties: ["ID_PATH": "platform-3f204000.i2c"])
-        #expect(d.stableID == "touch-panel@platform-3f204000.i2c")
     }
 }

@@ -1,5 +1,3 @@
-import HandyProtocol
-
 /// What one client asked to receive. The default is every gesture of every device and no touches.
 ///
 /// A `subscribe` request replaces only the fields it carries (see docs/PROTOCOL.md), so a client
@@ -38,7 +36,7 @@ public struct Subscription: Hashable, Sendable {
     public func wantsTouches(device: String, node: String? = nil) -> Bool { touches && wants(device: device, node: node) }
 
     /// Whether every gesture and every touches line of every device is wanted: no filter, touches on.
-    var wantsEveryLine: Bool { gestures == nil && devices == nil && touches }
+    public var wantsEveryLine: Bool { gestures == nil && devices == nil && touches }
 
     public func wants(device: String, node: String? = nil) -> Bool {
         guard let devices else { return true }

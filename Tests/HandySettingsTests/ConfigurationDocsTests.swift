@@ -1,6 +1,6 @@
 import Foundation
 import HandyCore
-import HandyInput
+import HandySettings
 import Testing
 
 /// docs/GESTURES.md "Thresholds" is a copy of `GestureConfiguration.overrideSettings`: every key it
