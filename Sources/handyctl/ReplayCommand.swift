@@ -226,9 +226,10 @@ struct ReplayStatistics {
     }
 
     func summaryJSON(recording: Recording, counters c: TrackerCounters) -> [UInt8] {
-        // Touches still down at the end count up to the last frame.
+        // Touches still down at the end count up to the last frame, in the order they began (by id
+        // when at once: the dictionary's order changes from run to run).
         var lives = finishedTouches
-        for (life, since) in open.values.sorted(by: { $0.since < $1.since }) {
+        for (life, since) in open.values.sorted(by: { ($0.since, $0.life.id) < ($1.since, $1.life.id) }) {
             var l = life
             if let lastTime { l.durationMs = lastTime.milliseconds(since: since) }
             lives.append(l)
