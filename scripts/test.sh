@@ -7,43 +7,50 @@ cd "$(dirname "$0")/.."
 mode=${1:-all}
 if [ "$mode" = --host ]; then scripts/install-deps.sh; else scripts/install-deps.sh --vm; fi
 start=$(date +%s)
-swift build --build-tests
-swift test --skip-build
+# Each step's time on stderr, so a slow step shows in CI's log (CI has 30 minutes).
+timed() {
+  local t0; t0=$(date +%s)
+  "$@"
+  echo "test.sh: [$(( $(date +%s) - t0 )) s] $*" >&2
+}
+timed swift build --build-tests
+timed swift test --skip-build
 # README command 1 as a user runs it (no stdin, no terminal): the bundled replay reaches a
 # subscriber, with the right- and the left-hand pinch it holds.
-scripts/demo.sh > .build/demo.out < /dev/null
+timed scripts/demo.sh > .build/demo.out < /dev/null
 for hand in right left; do
   grep -q "pinch began .* hand=$hand(" .build/demo.out \
     || { echo "test.sh: scripts/demo.sh showed no $hand-hand pinch:" >&2; cat .build/demo.out >&2; exit 1; }
 done
 # The benchmark in its short mode, so it keeps building and running (no timing assertions).
-scripts/bench.sh --short
+timed scripts/bench.sh --short
 # Soak in its short mode: 64 clients on a looping replay, RSS/fd flat, identical counts (docs/RELIABILITY.md).
-scripts/soak.sh --short
+timed scripts/soak.sh --short
 # The web side: the JavaScript client (node, real WebSocket, real daemon) and the demo app in
 # Debian's chromium through Playwright; screenshots in .build/artefacts/web-demo/.
-scripts/test-web.sh
+timed scripts/test-web.sh
 # The Python client (clients/python) under pytest: the shared placement cases and properties, and
 # its clients against the built handyd replaying the demo (about 15 s).
-HANDYD_BIN=$(swift build --show-bin-path) python3 -m pytest -q -p no:cacheprovider clients/python/tests
+HANDYD_BIN=$(swift build --show-bin-path) timed python3 -m pytest -q -p no:cacheprovider clients/python/tests
 # The Tk example (examples/tk/popover.py) headless under Xvfb against the same handyd: both demo
 # pinches' popovers on the clear side and out of the region, a screenshot in .build/artefacts/tk-example/
 # (about 1 s).
-HANDYD_BIN=$(swift build --show-bin-path) python3 scripts/tk_example_test.py
+HANDYD_BIN=$(swift build --show-bin-path) timed python3 scripts/tk_example_test.py
 # Data races: the host suite again under ThreadSanitizer (own scratch path .build-tsan). Three hostile-
 # client tests (a 1 MiB line, a Unix and a WebSocket client that never reads) time the daemon's
 # reaction to a flood and are too slow to judge in a sanitized build.
 # The handedness evaluations on the family and on real recordings are single-threaded arithmetic
 # (nothing for the race detector to see) and take minutes sanitized: the plain run has them.
-scripts/sanitize.sh thread --skip 'aMebibyteLineWithoutNewline|aClientThatNeverReads\(|aWebClientThatNeverReads\(|aHandyClientWhoseConsumerStalls|HandednessSensitivityTests|HandednessEvaluationTests|RealHandsTests'
-# The libFuzzer harnesses keep building and running (30 s each; docs/RELIABILITY.md).
-scripts/fuzz.sh --short
+timed scripts/sanitize.sh thread --skip 'aMebibyteLineWithoutNewline|aClientThatNeverReads\(|aWebClientThatNeverReads\(|aHandyClientWhoseConsumerStalls|HandednessSensitivityTests|HandednessEvaluationTests|RealHandsTests'
+# The libFuzzer harnesses keep building and running (30 s each, two at once on CI's two cores;
+# docs/RELIABILITY.md).
+FUZZ_JOBS=2 timed scripts/fuzz.sh --short
 if [ "$mode" != --host ]; then
   # The kiosk package (Swift runtime linked statically, lintian), installed by the guest suite's
   # third guest on a root without the Swift toolchain.
-  make deb
+  timed make deb
   # Real kernel: uinput devices, udev rules, systemd units, in qemu guests. Strict: a check that
   # cannot run (no tracker, no recognizers, no uinput) is a failure, not a skip.
-  SKIP_BUILD=1 HANDYD_GUEST_STRICT=1 scripts/vm/run-guest-tests.sh
+  SKIP_BUILD=1 HANDYD_GUEST_STRICT=1 timed scripts/vm/run-guest-tests.sh
 fi
 echo "test.sh: all done in $(( $(date +%s) - start )) s"
