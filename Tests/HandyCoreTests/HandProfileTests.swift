@@ -110,7 +110,7 @@ import Testing
         #expect(e?.kind == .nonFinite && e?.message == "pinch.bias is nan: every number must be finite", "\(String(describing: e))")
         #expect(profile.json == nil)
         profile = good
-        profile.singleContact?.leanSize = .infinity
+        profile.singleContact?.model.leanSize = .infinity
         #expect(Self.refusal { try profile.validate() }?.message.hasPrefix("singleContact.leanSize is inf") == true)
         profile = good
         profile.pinch.minimumConfidence = 0.3

@@ -59,32 +59,31 @@ public struct HandProfile: Codable, Hashable, Sendable {
     }
 
     public struct SingleContact: Codable, Hashable, Sendable {
-        public var lean: Double
-        public var leanDown: Double
-        public var leanSize: Double
-        public var leanDownSize: Double
-        public var across: Double
-        public var acrossDown: Double
-        public var acrossSize: Double
-        public var areaMeanMm2: Double
-        public var areaSdMm2: Double
+        /// The refitted weights; in the file, flat beside `bias` (`lean`, `leanDown`, …, `areaSdMm2`).
+        public var model: SingleContactHandedness.Model
         /// Added to the log odds: this device's users' lean towards one hand.
         public var bias: Double
         /// nil: no hand is published for one finger (only P, capped as without a profile).
         public var minimumConfidence: Double?
 
-        public init(model m: SingleContactHandedness.Model, bias: Double, minimumConfidence: Double?) {
-            (lean, leanDown, leanSize, leanDownSize) = (m.lean, m.leanDown, m.leanSize, m.leanDownSize)
-            (across, acrossDown, acrossSize) = (m.across, m.acrossDown, m.acrossSize)
-            (areaMeanMm2, areaSdMm2) = (m.areaMeanMm2, m.areaSdMm2)
-            self.bias = bias
-            self.minimumConfidence = minimumConfidence
+        public init(model: SingleContactHandedness.Model, bias: Double, minimumConfidence: Double?) {
+            (self.model, self.bias, self.minimumConfidence) = (model, bias, minimumConfidence)
         }
 
-        public var model: SingleContactHandedness.Model {
-            SingleContactHandedness.Model(lean: lean, leanDown: leanDown, leanSize: leanSize, leanDownSize: leanDownSize,
-                                          across: across, acrossDown: acrossDown, acrossSize: acrossSize,
-                                          areaMeanMm2: areaMeanMm2, areaSdMm2: areaSdMm2)
+        private enum CodingKeys: String, CodingKey { case bias, minimumConfidence }
+
+        public init(from decoder: any Decoder) throws {
+            model = try SingleContactHandedness.Model(from: decoder)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            bias = try c.decode(Double.self, forKey: .bias)
+            minimumConfidence = try c.decodeIfPresent(Double.self, forKey: .minimumConfidence)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            try model.encode(to: encoder)
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(bias, forKey: .bias)
+            try c.encodeIfPresent(minimumConfidence, forKey: .minimumConfidence)
         }
     }
 
@@ -192,7 +191,7 @@ public struct HandProfile: Codable, Hashable, Sendable {
         if let sc = singleContact {
             let names = ["lean", "leanDown", "leanSize", "leanDownSize", "across", "acrossDown", "acrossSize"]
             numbers += zip(names.map { "singleContact.\($0)" }, sc.model.weights).map { ($0, $1) }
-            numbers += [("singleContact.areaMeanMm2", sc.areaMeanMm2), ("singleContact.areaSdMm2", sc.areaSdMm2),
+            numbers += [("singleContact.areaMeanMm2", sc.model.areaMeanMm2), ("singleContact.areaSdMm2", sc.model.areaSdMm2),
                         ("singleContact.bias", sc.bias)]
             if let m = sc.minimumConfidence { numbers.append(("singleContact.minimumConfidence", m)) }
         }
@@ -204,8 +203,8 @@ public struct HandProfile: Codable, Hashable, Sendable {
                 throw HandProfileError(.outOfRange, "\(name) \(value): expected 0.5 … 1")
             }
         }
-        if let sc = singleContact, sc.areaSdMm2 <= 0 {
-            throw HandProfileError(.outOfRange, "singleContact.areaSdMm2 \(sc.areaSdMm2): expected more than 0")
+        if let sc = singleContact, sc.model.areaSdMm2 <= 0 {
+            throw HandProfileError(.outOfRange, "singleContact.areaSdMm2 \(sc.model.areaSdMm2): expected more than 0")
         }
         let e = enrolled
         guard e.leftPinches >= Self.minimumPinchesPerHand, e.rightPinches >= Self.minimumPinchesPerHand else {

@@ -32,7 +32,7 @@ import HandyProtocol
 public enum SingleContactHandedness {
     /// The weights of the log odds (``SingleContactHandedness``), and the contact area they were
     /// fitted around.
-    public struct Model: Hashable, Sendable {
+    public struct Model: Codable, Hashable, Sendable {
         public var lean: Double
         public var leanDown: Double
         public var leanSize: Double
