@@ -195,11 +195,12 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         guard f.sizeIsAssumed || f.topMm.distance(to: f.bottomMm) <= maximumHandSpanMm else { return (.unknown, 0, nil) }
         let cues = cueSplit(f)
         let tier = Self.tier(of: f)
-        var (hand, confidence) = bestGuess(f, cues)
+        // The full score once: the best guess starts from it and the lean's overturn reads it.
+        let evidence = score(f)
+        var (hand, confidence) = bestGuess(f, cues, score: evidence)
         let guessed = hand == .right ? confidence : hand == .left ? 1 - confidence : 0.5
         if cues.leanIsClear {
             let leanHand: Hand = f.topMm.x > f.bottomMm.x ? .right : .left
-            let evidence = score(f)
             let evidenceHand: Hand = evidence > 0 ? .right : .left
             let evidenceConfidence = Self.confidence(ofScore: evidence)
             let overturn = tier == .positions ? Self.positionsMinimumConfidenceToOverturnLean : Self.minimumConfidenceToOverturnLean
@@ -266,11 +267,11 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// it, or the evidence against it is below ``minimumConfidenceAgainstClearLean``, the answer
     /// takes the lean's side with the weaker of the two confidences.
     public func bestGuess(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) {
-        bestGuess(f, cueSplit(f))
+        bestGuess(f, cueSplit(f), score: score(f))
     }
 
-    private func bestGuess(_ f: HandednessFeatures, _ cues: CueSplit) -> (hand: Hand, confidence: Double) {
-        var s = score(f)
+    private func bestGuess(_ f: HandednessFeatures, _ cues: CueSplit, score full: Double) -> (hand: Hand, confidence: Double) {
+        var s = full
         let weak = cues.leanIsClear && Self.confidence(ofScore: s) < Self.minimumConfidenceAgainstClearLean
         if cues.overturnsClearLean || weak {
             let w = weights(for: Self.tier(of: f))
