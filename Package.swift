@@ -123,6 +123,7 @@ let package = Package(
         // The client's pure parts (placement: clients/placement-cases.json, shared with JS and Python).
         .testTarget(name: "HandyClientTests", dependencies: ["HandyClient", "HandyProtocol"]),
         .testTarget(name: "HandyFilesTests", dependencies: ["HandyFiles"]),
+        .testTarget(name: "HandySyntheticTests", dependencies: ["HandySynthetic", "HandyCore", "HandyProtocol"]),
         .testTarget(name: "HandyCoreTests", dependencies: ["HandyCore", "HandyRecording", "HandySynthetic"]),
         .testTarget(name: "HandyRecordingTests", dependencies: ["HandyRecording", "HandyCore", "HandySynthetic", "HandyPlot"]),
         .testTarget(name: "HandySettingsTests", dependencies: ["HandySettings", "HandyCore", "HandyProtocol", "HandySynthetic"]),

@@ -136,29 +136,14 @@ struct CalibrateCommand: ParsableCommand {
     }
 }
 
-/// A person enrolling on the device: steps of pinches and taps with each hand, each pinch (and
-/// each step of taps) recorded from what the daemon publishes of the device, labelled.
+/// A person enrolling on the device: the prompts and files around an ``EnrolmentSession``, which
+/// decides from what the daemon publishes of the device when a pinch or the taps of a step are done.
 struct LiveEnrolment {
-    enum Kind: String { case pinch, tap }
-    struct Step {
-        var hand: HandyProtocol.Hand
-        var kind: Kind
-        var count: Int
-    }
-
     let device: String
     let socket: String
     let folder: String
-    let steps: [Step]
-
-    init(device: String, socket: String, folder: String, pinches: Int, taps: Int) {
-        self.device = device
-        self.socket = socket
-        self.folder = folder
-        var steps = [Step(hand: .right, kind: .pinch, count: pinches), Step(hand: .left, kind: .pinch, count: pinches)]
-        if taps > 0 { steps += [Step(hand: .right, kind: .tap, count: taps), Step(hand: .left, kind: .tap, count: taps)] }
-        self.steps = steps
-    }
+    let pinches: Int
+    let taps: Int
 
     static let command = "handyctl calibrate hand"
 
@@ -169,25 +154,24 @@ struct LiveEnrolment {
         }
         let request = SubscribeRequest(gestures: ["pinch"], devices: [device], touches: true)
         let client = HandyClient(socketPath: socket, subscription: request, reconnect: nil)
+        var session = EnrolmentSession(pinches: pinches, taps: taps)
         var info: DeviceInfo?
-        var step = 0, done = 0, written = 0
+        var written = 0
         // The step the person has started (Enter, or the end of standard input), read on a thread
         // of its own so the daemon's messages keep flowing while the prompt waits.
         let started = NIOLockedValueBox(-1)
-        var take: WireTouchRecording?
-        var takePinched = false, takeTouches = 0
-        var tapTake: WireTouchRecording?
 
         func prompt() {
-            let s = steps[step]
+            guard let s = session.current else { return }
             let what = s.kind == .pinch ? "pinch \(s.count) times (two fingers, lift between pinches)"
                 : "tap \(s.count) times with one finger (anywhere, one finger at a time)"
-            print("Step \(step + 1) of \(steps.count): with your \(s.hand.rawValue.uppercased()) hand, \(what). Press Enter to start.")
+            print("Step \(session.step + 1) of \(session.steps.count): with your \(s.hand.rawValue.uppercased()) hand, \(what). Press Enter to start.")
             fflush(nil)   // the prompt before waiting, also into a pipe
-            let index = step
+            let index = session.step
             Thread.detachNewThread { _ = readLine(); started.withLockedValue { $0 = index } }
         }
-        func save(_ r: WireTouchRecording, _ s: Step, name: String) throws {
+        func save(_ r: WireTouchRecording, step: Int, name: String) throws {
+            let s = session.steps[step]
             let label = "hand=\(s.hand.rawValue) tier=\(r.tier.rawValue)" + (s.kind == .tap ? " gesture=tap" : "")
                 + " source=calibrate:\(device):step\(step + 1)"
             let screen = r.device(name: "\(info?.name ?? device) (enrolment)")
@@ -211,42 +195,17 @@ struct LiveEnrolment {
                     if d.event == .added, info == nil { info = d.device; prompt() }
                     if d.event == .removed { print("Device \(device) was removed; waiting for it.") }
                 case .gesture(let g) where g.device == info?.id && g.gesture == .pinch && g.phase == .began:
-                    takePinched = true
+                    session.pinchBegan()
                 case .touches(let t) where t.device == info?.id:
-                    guard let info, started.withLockedValue({ $0 }) == step else { continue }
-                    let s = steps[step]
-                    let width = info.widthMm ?? 250, height = info.heightMm ?? 150
-                    if s.kind == .tap {
-                        var r = tapTake ?? WireTouchRecording(widthMm: width, heightMm: height)
-                        let before = r.touchesDown
-                        r.append(t)
-                        if r.touchesDown > before { done += r.touchesDown - before }
-                        tapTake = r
-                        if done >= s.count && r.touchesDown == 0 {
-                            try save(r, s, name: "taps")
-                            print("  \(done) taps recorded.")
-                            tapTake = nil
-                        } else { continue }
-                    } else {
-                        var r = take ?? WireTouchRecording(widthMm: width, heightMm: height)
-                        if take == nil { takePinched = false; takeTouches = 0 }
-                        let before = r.touchesDown
-                        r.append(t)
-                        takeTouches = Swift.max(takeTouches, r.touchesDown)
-                        take = r
-                        guard before > 0 || r.touchesDown > 0, r.touchesDown == 0 else { continue }
-                        take = nil
-                        if takePinched && takeTouches >= 2 {
-                            done += 1
-                            try save(r, s, name: "pinch")
-                            print("  pinch \(done) of \(s.count)")
+                    guard let info, started.withLockedValue({ $0 }) == session.step else { continue }
+                    for outcome in session.handle(t, widthMm: info.widthMm ?? 250, heightMm: info.heightMm ?? 150) {
+                        switch outcome {
+                        case .take(let r, let step, let name): try save(r, step: step, name: name)
+                        case .progress(let done, _, .tap): print("  \(done) taps recorded.")
+                        case .progress(let done, let count, .pinch): print("  pinch \(done) of \(count)")
+                        case .stepFinished: if session.isFinished { break messages } else { prompt() }
                         }
-                        guard done >= s.count else { continue }
                     }
-                    step += 1
-                    done = 0
-                    if step == steps.count { break messages }
-                    prompt()
                 default:
                     continue
                 }
@@ -255,8 +214,8 @@ struct LiveEnrolment {
             StandardStream.error("\(Self.command): \(error)")
             throw ExitCode.failure
         }
-        guard step == steps.count else {
-            StandardStream.error("\(Self.command): the daemon closed the connection at step \(step + 1) of \(steps.count); "
+        guard session.isFinished else {
+            StandardStream.error("\(Self.command): the daemon closed the connection at step \(session.step + 1) of \(session.steps.count); "
                                  + "the recordings so far are in \(folder)")
             throw ExitCode.failure
         }
