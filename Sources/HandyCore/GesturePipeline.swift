@@ -4,53 +4,91 @@ import HandyProtocol
 public struct PipelineOutput: Sendable {
     public var frames: [TouchFrame] = []
     public var gestures: [GestureEvent] = []
+    /// Contacts found stuck, and stuck ones lifted (``StuckContactFilter``): the device's health.
+    public var stuckContacts: [StuckContactChange] = []
     public init() {}
-    public var isEmpty: Bool { frames.isEmpty && gestures.isEmpty }
-    /// Empties both arrays and keeps their room (each only when not empty: an empty array's
+    public var isEmpty: Bool { frames.isEmpty && gestures.isEmpty && stuckContacts.isEmpty }
+    /// Empties the arrays and keeps their room (each only when not empty: an empty array's
     /// `removeAll(keepingCapacity:)` still costs a call).
     public mutating func empty() {
         if !frames.isEmpty { frames.removeAll(keepingCapacity: true) }
         if !gestures.isEmpty { gestures.removeAll(keepingCapacity: true) }
+        if !stuckContacts.isEmpty { stuckContacts.removeAll(keepingCapacity: true) }
     }
 }
 
 /// The per-device chain the daemon and `handyctl replay` both run: events → ``TouchTracker`` →
-/// ``GestureArena``. Pure: time comes from the events and from ``advanceTime(to:)``.
+/// ``StuckContactFilter`` → ``GestureArena``. Pure: time comes from the events and from
+/// ``advanceTime(to:into:)``.
 public struct GesturePipeline: Sendable {
     public let deviceID: String
     public var tracker: TouchTracker
+    public var stuckContacts: StuckContactFilter
     public var arena: GestureArena
 
+    /// A contact still this long is left out of recognition unless the device says otherwise
+    /// (HANDYD_STUCK_TOUCH_S, docs/DEVICES.md).
+    public static let defaultStuckAfterSeconds = 30.0
+
     public init(deviceID: String, description: DeviceDescription, geometry: DeviceGeometry? = nil,
-                configuration: GestureConfiguration = .init()) {
+                configuration: GestureConfiguration = .init(), stuckAfterSeconds: Double = defaultStuckAfterSeconds) {
         let geometry = geometry ?? DeviceGeometry(description: description)
         self.deviceID = deviceID
         self.tracker = TouchTracker(description: description, geometry: geometry)
-        self.arena = GestureArena(deviceID: deviceID, geometry: geometry, configuration: configuration.applying(geometry))
+        let configuration = configuration.applying(geometry)
+        self.stuckContacts = StuckContactFilter(stuckAfterSeconds: stuckAfterSeconds, slopMm: configuration.touchSlopMm)
+        self.arena = GestureArena(deviceID: deviceID, geometry: geometry, configuration: configuration)
     }
 
     /// Feeds one event, appending any completed frame and its gestures to `output`.
     public mutating func handle(_ event: InputEvent, into output: inout PipelineOutput) {
         // Timers due before this event fire first, so replays match live behaviour.
-        if let deadline = arena.nextDeadline, deadline <= event.time {
-            arena.advanceTime(to: event.time, into: &output.gestures)
+        if let deadline = nextDeadline, deadline <= event.time {
+            advanceTime(to: event.time, into: &output)
         }
         guard let frame = tracker.handle(event) else { return }
         output.frames.append(frame)
-        // Straight into the caller's array: no per-frame array of events (docs/PERFORMANCE.md).
-        arena.handle(frame, into: &output.gestures)
+        guard stuckContacts.isEnabled else {
+            // Straight into the caller's array: no per-frame array of events (docs/PERFORMANCE.md).
+            arena.handle(frame, into: &output.gestures)
+            return
+        }
+        let kept = stuckContacts.filter(frame, changes: &output.stuckContacts)
+        // A frame that held only stuck touches is nothing to the arena (unless it ends a resync).
+        if kept.touches.isEmpty && !frame.touches.isEmpty && !kept.resynced { return }
+        arena.handle(kept, into: &output.gestures)
     }
 
-    /// Delivers timers up to `time` (the daemon calls this when ``nextDeadline`` passes).
+    /// Delivers timers up to `time` (the daemon calls this when ``nextDeadline`` passes): the
+    /// recognizers' and the moments contacts become stuck, in time order.
+    public mutating func advanceTime(to time: Timestamp, into output: inout PipelineOutput) {
+        while let stuckAt = stuckContacts.nextDeadline, stuckAt <= time {
+            if let deadline = arena.nextDeadline, deadline <= stuckAt { arena.advanceTime(to: stuckAt, into: &output.gestures) }
+            guard let frame = stuckContacts.fire(at: stuckAt, current: tracker.stationaryFrame(at: stuckAt),
+                                                 changes: &output.stuckContacts) else { break }
+            arena.handle(frame, into: &output.gestures)
+        }
+        arena.advanceTime(to: time, into: &output.gestures)
+    }
+
+    /// Delivers timers up to `time`, returning the gestures only (callers that do not report health).
     public mutating func advanceTime(to time: Timestamp) -> [GestureEvent] {
-        arena.advanceTime(to: time)
+        var output = PipelineOutput()
+        advanceTime(to: time, into: &output)
+        return output.gestures
     }
 
-    public var nextDeadline: Timestamp? { arena.nextDeadline }
+    /// The earliest timer: a recognizer's, or the moment a contact becomes stuck.
+    public var nextDeadline: Timestamp? {
+        guard let stuckAt = stuckContacts.nextDeadline else { return arena.nextDeadline }
+        guard let deadline = arena.nextDeadline else { return stuckAt }
+        return Swift.min(stuckAt, deadline)
+    }
 
     /// The device is gone: cancel its touches and gestures.
     public mutating func deviceRemoved(at time: Timestamp) -> PipelineOutput {
         var out = PipelineOutput()
+        stuckContacts.reset()
         // Cancel gestures first so subscribers see the real reason, then the touches.
         out.gestures.append(contentsOf: arena.cancelAll(at: time, reason: "device-removed"))
         if let frame = tracker.cancelAll(at: time) {

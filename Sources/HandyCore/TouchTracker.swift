@@ -652,6 +652,19 @@ public struct TouchTracker: Sendable {
     }
 
     /// Number of touches currently down (not counting those that ended in the last frame).
+    /// The touches down now, each `stationary`, at `time`: what the arena is told when something
+    /// outside the device changes them (a contact found stuck, ``StuckContactFilter``). Allocates;
+    /// not for every frame.
+    public func stationaryFrame(at time: Timestamp) -> TouchFrame {
+        var touches: [Touch] = []
+        for id in idStates.indices where idStates[id] == .active {
+            var t = touchesByID[id]
+            t.phase = .stationary
+            touches.append(t)
+        }
+        return TouchFrame(time: time, touches: touches)
+    }
+
     public var activeTouchCount: Int { idStates.reduce(0) { $0 + ($1 == .active ? 1 : 0) } }
 }
 

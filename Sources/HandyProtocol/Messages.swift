@@ -93,12 +93,57 @@ public struct HelloMessage: Codable, Hashable, Sendable {
     }
 }
 
-/// `{"type":"device","event":"added"|"removed","device":{…}}`.
+/// `{"type":"device","event":"added"|"removed"|…,"device":{…}}`; a health event also carries `health`.
 public struct DeviceMessage: Codable, Hashable, Sendable {
-    public enum Event: String, Codable, Hashable, Sendable { case added, removed }
+    public enum Event: String, Codable, Hashable, Sendable {
+        case added, removed
+        /// Health (added within protocol 1, docs/PROTOCOL.md "Device health"): a contact found
+        /// stuck and left out of recognition; a stuck contact lifted.
+        case stuck, unstuck
+        /// The device went away without being asked (unplug, USB reset: after its `removed`), and
+        /// came back under the same id (after its `added`).
+        case lost, back
+        /// Events far beyond any touchscreen's rate; kernel drops (SYN_DROPPED).
+        case flood, dropped
+    }
     public var event: Event
     public var device: DeviceInfo
-    public init(event: Event, device: DeviceInfo) { self.event = event; self.device = device }
+    /// With a health event: what happened, and the device's counts.
+    public var health: DeviceHealth?
+    public init(event: Event, device: DeviceInfo, health: DeviceHealth? = nil) {
+        self.event = event; self.device = device; self.health = health
+    }
+}
+
+/// A device's health (docs/PROTOCOL.md "Device health"): in a health `device` message, what
+/// happened and the counts after it; in `status`, the counts. Counts run from the daemon's start
+/// for the device's id, across unplugs.
+public struct DeviceHealth: Codable, Hashable, Sendable {
+    /// `stuck`/`unstuck`: the touch (its id in `touches` frames) and where it is, mm.
+    public var touch: Int?
+    public var xMm: Double?
+    public var yMm: Double?
+    /// `stuck`: how long it had stayed still; `unstuck`: how long it was left out of recognition.
+    public var seconds: Double?
+    /// `flood`: the events a second the device sent.
+    public var eventsPerSecond: Double?
+    /// Contacts stuck now.
+    public var stuckNow: Int
+    /// Contacts found stuck, device losses, kernel drops (SYN_DROPPED), floods.
+    public var stuckContacts: UInt64
+    public var losses: UInt64
+    public var kernelDrops: UInt64
+    public var floods: UInt64
+    /// Seconds since a finger last went down, moved or lifted; absent before the first.
+    public var secondsSinceLastTouch: Double?
+
+    public init(touch: Int? = nil, xMm: Double? = nil, yMm: Double? = nil, seconds: Double? = nil, eventsPerSecond: Double? = nil,
+                stuckNow: Int = 0, stuckContacts: UInt64 = 0, losses: UInt64 = 0, kernelDrops: UInt64 = 0, floods: UInt64 = 0,
+                secondsSinceLastTouch: Double? = nil) {
+        self.touch = touch; self.xMm = xMm; self.yMm = yMm; self.seconds = seconds; self.eventsPerSecond = eventsPerSecond
+        self.stuckNow = stuckNow; self.stuckContacts = stuckContacts; self.losses = losses; self.kernelDrops = kernelDrops
+        self.floods = floods; self.secondsSinceLastTouch = secondsSinceLastTouch
+    }
 }
 
 /// `{"type":"status",…}`: the daemon's counters.
@@ -112,10 +157,12 @@ public struct StatusMessage: Codable, Hashable, Sendable {
     /// The devices that are there but cannot be read (``DeviceInfo/readable`` false, with the
     /// reason and the fix); absent when there are none. ``devices`` counts only the ones read.
     public var unreadable: [DeviceInfo]?
+    /// Each device's health by its id (added within protocol 1); absent without devices.
+    public var health: [String: DeviceHealth]?
     public init(clients: Int, devices: Int, frames: UInt64, events: UInt64, drops: UInt64, uptime: Double? = nil,
-                unreadable: [DeviceInfo]? = nil) {
+                unreadable: [DeviceInfo]? = nil, health: [String: DeviceHealth]? = nil) {
         self.clients = clients; self.devices = devices; self.frames = frames; self.events = events
-        self.drops = drops; self.uptime = uptime; self.unreadable = unreadable
+        self.drops = drops; self.uptime = uptime; self.unreadable = unreadable; self.health = health
     }
 }
 

@@ -33,6 +33,9 @@ public struct DeviceConfiguration: Sendable, Equatable {
     /// `handyctl calibrate hand`); nil: the default file `<handProfileDirectory>/<device id>.json`
     /// if there is one (the daemon reads the file; here only the path).
     public var handProfilePath: String?
+    /// HANDYD_STUCK_TOUCH_S: a contact still this long is stuck, reported and left out of gesture
+    /// recognition (``StuckContactFilter``); 0 turns it off.
+    public var stuckTouchSeconds = GesturePipeline.defaultStuckAfterSeconds
     /// The HANDYD_THRESHOLD_<NAME> values that were applied, keyed by the name in kebab case
     /// (HANDYD_THRESHOLD_TAP_TIMEOUT_MS → "tap-timeout-ms").
     public var thresholdOverrides: [String: String] = [:]
@@ -52,6 +55,9 @@ public struct DeviceConfiguration: Sendable, Equatable {
     public static let handMinimumConfidenceProperty = "HANDYD_HAND_MINIMUM_CONFIDENCE"
     public static let idProperty = "HANDYD_ID"
     public static let handProfileProperty = "HANDYD_HAND_PROFILE"
+    public static let stuckTouchProperty = "HANDYD_STUCK_TOUCH_S"
+    /// HANDYD_STUCK_TOUCH_S's accepted values besides 0 (off): a second to a day.
+    public static let stuckTouchRangeSeconds: ClosedRange<Double> = 1...86_400
     /// Where a device's hand profile is looked for when HANDYD_HAND_PROFILE does not name one:
     /// `<this>/<device id>.json` (a `/` in the id becomes `_`).
     public static let handProfileDirectory = "/var/lib/handyd/hands"
@@ -83,7 +89,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
             case Self.ignoreProperty, Self.deviceProperty:
                 if origin == .replay { problem(property, value, "has no effect on a replayed device") }
             case Self.calibrationProperty, Self.libinputCalibrationProperty, Self.sizeProperty, Self.idProperty,
-                 Self.handMinimumConfidenceProperty, Self.handProfileProperty:
+                 Self.handMinimumConfidenceProperty, Self.handProfileProperty, Self.stuckTouchProperty:
                 break
             default:
                 if property.hasBytePrefix(Self.thresholdPrefix) { break }
@@ -118,6 +124,16 @@ public struct DeviceConfiguration: Sendable, Equatable {
             } else {
                 problem(Self.handProfileProperty, value,
                         "expected the path of a hand profile (1 to \(Self.handProfilePathMaximumBytes) bytes); using the default profile file if there is one")
+            }
+        }
+
+        if let value = properties[Self.stuckTouchProperty] {
+            if let seconds = GestureConfiguration.parseDecimal(value), seconds == 0 || Self.stuckTouchRangeSeconds.contains(seconds) {
+                stuckTouchSeconds = seconds
+                applied.append(Self.stuckTouchProperty)
+            } else {
+                problem(Self.stuckTouchProperty, value,
+                        "expected 0 (off) or seconds \(Self.rangeText(Self.stuckTouchRangeSeconds)); using \(GestureConfiguration.formatSetting(GesturePipeline.defaultStuckAfterSeconds))")
             }
         }
 
@@ -212,6 +228,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
 
     public static func == (a: DeviceConfiguration, b: DeviceConfiguration) -> Bool {
         a.ignore == b.ignore && a.id == b.id && a.calibration == b.calibration && a.handProfilePath == b.handProfilePath
+            && a.stuckTouchSeconds == b.stuckTouchSeconds
             && a.sizeMm?.width == b.sizeMm?.width && a.sizeMm?.height == b.sizeMm?.height
             && a.thresholds == b.thresholds && a.thresholdOverrides == b.thresholdOverrides
             && a.applied == b.applied && a.problems == b.problems

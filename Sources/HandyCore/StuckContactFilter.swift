@@ -1,0 +1,159 @@
+/// A contact that stays down without moving is taken out of gesture recognition: water on the
+/// glass, a ghost from interference, a failing controller. Kiosk operators report one such contact
+/// taking away every multi-finger gesture (a 35-second long press, no pinch) until a reboot.
+///
+/// A touch is **stuck** once it has stayed within ``slopMm`` of where it last settled for
+/// ``stuckAfterSeconds``. From then on the arena sees it cancelled (gestures holding it cancel) and
+/// never again: the other fingers pinch, pan and tap as if it were not there. It stays stuck until it
+/// lifts or is cancelled (moving again does not bring it back: the arena cannot be given half a
+/// touch's life), and each change is reported once (``StuckContactChange``). Subscribers' touches
+/// frames still carry it: they show what the glass reports.
+///
+/// Pure and on the events' clock like the recognizers: the moment a touch becomes stuck is a
+/// deadline (``nextDeadline``) that fires on an idle device too, and a replay gives the same result.
+public struct StuckContactFilter: Sendable {
+    /// How long a contact must stay still to be stuck; 0 turns the filter off.
+    public var stuckAfterSeconds: Double
+    /// How far a contact may drift and still be still (the gestures' touch slop).
+    public var slopMm: Double
+
+    /// Watched touches, in no order (a frame holds a few).
+    private var watched: [Watched] = []
+    /// The earliest moment a watched touch that is not stuck yet becomes stuck.
+    public private(set) var nextDeadline: Timestamp?
+    /// Touches stuck now.
+    public private(set) var stuckCount = 0
+
+    private struct Watched: Sendable {
+        var id: Int
+        var anchorMm: PhysicalPoint
+        var stillSince: Timestamp
+        var stuckAt: Timestamp?
+    }
+
+    public init(stuckAfterSeconds: Double, slopMm: Double) {
+        self.stuckAfterSeconds = stuckAfterSeconds.isFinite ? Swift.max(0, stuckAfterSeconds) : 0
+        self.slopMm = slopMm
+    }
+
+    public var isEnabled: Bool { stuckAfterSeconds > 0 }
+    private var stuckAfterMicroseconds: Int64 { Int64(stuckAfterSeconds * 1_000_000) }
+
+    /// Reads one frame of the tracker and returns the frame the arena gets: `frame` itself while
+    /// nothing is stuck, else `frame` without the stuck touches. A stuck touch that lifts (or is
+    /// cancelled) is reported in `changes`.
+    public mutating func filter(_ frame: TouchFrame, changes: inout [StuckContactChange]) -> TouchFrame {
+        let slop2 = slopMm * slopMm
+        var moved = false
+        var released: [Int]?   // rare: nil on every other frame
+        for touch in frame.touches {
+            guard let i = watched.firstIndex(where: { $0.id == touch.id }) else {
+                if !touch.phase.isFinished {
+                    watched.append(Watched(id: touch.id, anchorMm: touch.mm, stillSince: frame.time, stuckAt: nil))
+                    moved = true
+                }
+                continue
+            }
+            if touch.phase.isFinished {
+                let gone = watched.remove(at: i)
+                moved = true
+                if let stuckAt = gone.stuckAt {
+                    stuckCount -= 1
+                    released = (released ?? []) + [touch.id]
+                    changes.append(StuckContactChange(kind: .released, touchID: touch.id, time: frame.time, positionMm: touch.mm,
+                                                      stillSeconds: frame.time.seconds - gone.stillSince.seconds,
+                                                      stuckSeconds: frame.time.seconds - stuckAt.seconds))
+                }
+                continue
+            }
+            guard watched[i].stuckAt == nil else { continue }
+            let dx = touch.mm.x - watched[i].anchorMm.x, dy = touch.mm.y - watched[i].anchorMm.y
+            if dx * dx + dy * dy > slop2 {
+                watched[i].anchorMm = touch.mm
+                watched[i].stillSince = frame.time
+                moved = true
+            }
+        }
+        if moved { refreshDeadline() }
+        guard stuckCount > 0 || released != nil else { return frame }
+        var kept = frame
+        kept.touches.removeAll { touch in isStuck(touch.id) || released?.contains(touch.id) == true }
+        return kept
+    }
+
+    /// Marks every touch whose still time ends by `time` stuck, reporting each in `changes`, and
+    /// returns the frame that tells the arena they are gone: `current` (the tracker's touches now,
+    /// stationary) with the newly stuck ones cancelled and the ones stuck before left out. Nil when
+    /// none became stuck.
+    public mutating func fire(at time: Timestamp, current: TouchFrame, changes: inout [StuckContactChange]) -> TouchFrame? {
+        var newlyStuck: [Int] = []
+        for i in watched.indices where watched[i].stuckAt == nil && watched[i].stillSince.microseconds + stuckAfterMicroseconds <= time.microseconds {
+            let becameStuck = Timestamp(microseconds: watched[i].stillSince.microseconds + stuckAfterMicroseconds)
+            watched[i].stuckAt = becameStuck
+            stuckCount += 1
+            newlyStuck.append(watched[i].id)
+            let position = current.touches.first { $0.id == watched[i].id }?.mm ?? watched[i].anchorMm
+            changes.append(StuckContactChange(kind: .stuck, touchID: watched[i].id, time: becameStuck, positionMm: position,
+                                              stillSeconds: stuckAfterSeconds, stuckSeconds: 0))
+        }
+        refreshDeadline()
+        guard !newlyStuck.isEmpty else { return nil }
+        var frame = current
+        frame.time = time
+        frame.touches = current.touches.compactMap { touch in
+            if newlyStuck.contains(touch.id) {
+                var cancelled = touch
+                cancelled.phase = .cancelled
+                cancelled.time = time
+                return cancelled
+            }
+            return isStuck(touch.id) ? nil : touch
+        }
+        return frame
+    }
+
+    /// Forgets every touch (the device was removed or reconfigured: its touches are cancelled).
+    public mutating func reset() {
+        watched.removeAll(keepingCapacity: true)
+        stuckCount = 0
+        nextDeadline = nil
+    }
+
+    private func isStuck(_ id: Int) -> Bool { watched.contains { $0.id == id && $0.stuckAt != nil } }
+
+    private mutating func refreshDeadline() {
+        guard isEnabled else { nextDeadline = nil; return }
+        var earliest: Int64?
+        for w in watched where w.stuckAt == nil {
+            let t = w.stillSince.microseconds + stuckAfterMicroseconds
+            if earliest.map({ t < $0 }) ?? true { earliest = t }
+        }
+        nextDeadline = earliest.map { Timestamp(microseconds: $0) }
+    }
+}
+
+/// A touch that became stuck, or a stuck touch that lifted (``StuckContactFilter``).
+public struct StuckContactChange: Hashable, Sendable {
+    public enum Kind: String, Hashable, Sendable {
+        /// Still for the threshold: left out of gesture recognition from now on.
+        case stuck
+        /// A stuck touch lifted (or was cancelled).
+        case released
+    }
+    public var kind: Kind
+    /// The touch's id, as in the touches frames.
+    public var touchID: Int
+    /// When it became stuck (still since then minus the threshold), or when it lifted.
+    public var time: Timestamp
+    /// Where it is, mm in the display frame.
+    public var positionMm: PhysicalPoint
+    /// How long it had stayed still: the threshold when it becomes stuck; at the lift, the whole time.
+    public var stillSeconds: Double
+    /// How long it was left out of recognition (0 when it becomes stuck).
+    public var stuckSeconds: Double
+
+    public init(kind: Kind, touchID: Int, time: Timestamp, positionMm: PhysicalPoint, stillSeconds: Double, stuckSeconds: Double) {
+        (self.kind, self.touchID, self.time, self.positionMm) = (kind, touchID, time, positionMm)
+        (self.stillSeconds, self.stuckSeconds) = (stillSeconds, stuckSeconds)
+    }
+}
