@@ -38,6 +38,8 @@ public struct StuckContactFilter: Sendable {
 
     public var isEnabled: Bool { stuckAfterSeconds > 0 }
     private var stuckAfterMicroseconds: Int64 { Int64(stuckAfterSeconds * 1_000_000) }
+    /// When a still touch becomes stuck, saturated: a recording's times may lie anywhere in 64 bits.
+    private func stuckTime(of w: Watched) -> Int64 { Timestamp.saturatingSum(w.stillSince.microseconds, stuckAfterMicroseconds) }
 
     /// Reads one frame of the tracker and returns the frame the arena gets: `frame` itself while
     /// nothing is stuck, else `frame` without the stuck touches. A stuck touch that lifts (or is
@@ -87,8 +89,8 @@ public struct StuckContactFilter: Sendable {
     /// none became stuck.
     public mutating func fire(at time: Timestamp, current: TouchFrame, changes: inout [StuckContactChange]) -> TouchFrame? {
         var newlyStuck: [Int] = []
-        for i in watched.indices where watched[i].stuckAt == nil && watched[i].stillSince.microseconds + stuckAfterMicroseconds <= time.microseconds {
-            let becameStuck = Timestamp(microseconds: watched[i].stillSince.microseconds + stuckAfterMicroseconds)
+        for i in watched.indices where watched[i].stuckAt == nil && stuckTime(of: watched[i]) <= time.microseconds {
+            let becameStuck = Timestamp(microseconds: stuckTime(of: watched[i]))
             watched[i].stuckAt = becameStuck
             stuckCount += 1
             newlyStuck.append(watched[i].id)
@@ -125,7 +127,7 @@ public struct StuckContactFilter: Sendable {
         guard isEnabled else { nextDeadline = nil; return }
         var earliest: Int64?
         for w in watched where w.stuckAt == nil {
-            let t = w.stillSince.microseconds + stuckAfterMicroseconds
+            let t = stuckTime(of: w)
             if earliest.map({ t < $0 }) ?? true { earliest = t }
         }
         nextDeadline = earliest.map { Timestamp(microseconds: $0) }

@@ -71,7 +71,8 @@ public final class Broadcaster: @unchecked Sendable {
 
     /// A broadcaster on `eventLoop`, number `index` of a group of `groupSize` that share `tally`.
     init(eventLoop: any EventLoop, limits: ServerLimits, version: String, logger: Logger, tally: ClientTally,
-         index: Int, of groupSize: Int) {
+         index: Int, of groupSize: Int, healthBoard: DeviceHealthBoard = DeviceHealthBoard()) {
+        self.healthBoard = healthBoard
         self.eventLoop = eventLoop
         self.limits = limits
         self.version = version
@@ -118,13 +119,20 @@ public final class Broadcaster: @unchecked Sendable {
 
     var hello: HelloMessage { HelloMessage(version: version, devices: devices) }
 
+    /// Every device's health counts (docs/PROTOCOL.md "Device health").
+    let healthBoard: DeviceHealthBoard
+
     var status: StatusMessage {
         let unreadable = devices.filter { !$0.isReadable }
         let (clientCount, drops) = tally.counts
+        let now = MonotonicInstant.now()
+        // Every device announced now has an entry, with zero counts until something happens.
+        var health = healthBoard.snapshot(now: now)
+        for device in devices where device.isReadable && health[device.id] == nil { health[device.id] = DeviceHealth() }
         return StatusMessage(clients: clientCount, devices: devices.count - unreadable.count, frames: counters.frames,
                              events: counters.events, drops: drops,
-                             uptime: Double((MonotonicInstant.now().nanoseconds - startedAt.nanoseconds) / 1_000_000) / 1000,
-                             unreadable: unreadable.isEmpty ? nil : unreadable)
+                             uptime: Double((now.nanoseconds - startedAt.nanoseconds) / 1_000_000) / 1000,
+                             unreadable: unreadable.isEmpty ? nil : unreadable, health: health.isEmpty ? nil : health)
     }
 
     // MARK: input side
@@ -249,6 +257,10 @@ public final class Broadcaster: @unchecked Sendable {
                     line.removeAll(keepingCapacity: true)
                     JSONLines.encode(.device(DeviceMessage(event: .removed, device: info)), into: &line)
                     for i in batches.indices { batches[i].writeBytes(line) }
+                case .health(let message):
+                    line.removeAll(keepingCapacity: true)
+                    JSONLines.encode(.device(message), into: &line)
+                    for i in batches.indices { batches[i].writeBytes(line) }
                 case .lines(let device, let range, let frames):
                     // A filter may name the kernel node instead of the id; looked up only for a
                     // subscription that filters by device (a search and a string retained a batch).
@@ -348,6 +360,8 @@ public enum InputNotice: Sendable {
     // goes rarely; a frame's notice is now a string and two arrays.
     indirect case added(DeviceInfo)
     indirect case removed(DeviceInfo)
+    /// A device's health changed (docs/PROTOCOL.md "Device health").
+    indirect case health(DeviceMessage)
     /// Frames and gestures of one device (its id).
     case output(device: String, PipelineOutput)
 }
@@ -399,6 +413,7 @@ public struct EncodedBatch: Sendable {
         // Boxed, as in ``InputNotice``: an item of lines is read for every batch.
         indirect case added(DeviceInfo)
         indirect case removed(DeviceInfo)
+        indirect case health(DeviceMessage)
         /// These full lines (indices into ``Storage/lineEnds``) and compact frames (indices into
         /// ``Storage/compactFrames``) are of this device (its id).
         case lines(device: String, Range<Int>, frames: Range<Int>)
@@ -531,6 +546,7 @@ public struct EncodedBatch: Sendable {
                 switch notices[i] {
                 case .added(let info): s.items.append(.added(info))
                 case .removed(let info): s.items.append(.removed(info))
+                case .health(let message): s.items.append(.health(message))
                 case .output(let device, let output):
                     if s.quotedDevice?.string != device { s.quotedDevice = JSONQuotedString(device) }
                     let quotedDevice = s.quotedDevice

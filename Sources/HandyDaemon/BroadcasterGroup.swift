@@ -22,19 +22,22 @@ public final class BroadcasterGroup: Sendable {
     let tally: ClientTally
 
     /// A broadcaster on each of `eventLoops` (distinct loops, at least one).
-    public init(eventLoops: [any EventLoop], limits: ServerLimits, version: String, logger: Logger) {
+    public init(eventLoops: [any EventLoop], limits: ServerLimits, version: String, logger: Logger,
+                healthBoard: DeviceHealthBoard = DeviceHealthBoard()) {
         precondition(!eventLoops.isEmpty, "a broadcaster group needs an event loop")
         let tally = ClientTally()
         self.tally = tally
         broadcasters = eventLoops.enumerated().map { i, loop in
-            Broadcaster(eventLoop: loop, limits: limits, version: version, logger: logger, tally: tally, index: i, of: eventLoops.count)
+            Broadcaster(eventLoop: loop, limits: limits, version: version, logger: logger, tally: tally, index: i, of: eventLoops.count,
+                        healthBoard: healthBoard)
         }
         single = broadcasters.count == 1 ? broadcasters[0] : nil
     }
 
     /// A broadcaster on each loop of `group`.
-    public convenience init(group: MultiThreadedEventLoopGroup, limits: ServerLimits, version: String, logger: Logger) {
-        self.init(eventLoops: Array(group.makeIterator()), limits: limits, version: version, logger: logger)
+    public convenience init(group: MultiThreadedEventLoopGroup, limits: ServerLimits, version: String, logger: Logger,
+                            healthBoard: DeviceHealthBoard = DeviceHealthBoard()) {
+        self.init(eventLoops: Array(group.makeIterator()), limits: limits, version: version, logger: logger, healthBoard: healthBoard)
     }
 
     /// The broadcaster serving the clients on `eventLoop` (a client channel's loop).

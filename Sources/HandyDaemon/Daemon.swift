@@ -63,16 +63,19 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
         try? group.syncShutdownGracefully()
         if stoppedOnRequest { logger.info("stopped") }
     }
-    let broadcasters = BroadcasterGroup(group: group, limits: options.limits, version: options.version, logger: logger)
+    let healthBoard = DeviceHealthBoard()
+    let broadcasters = BroadcasterGroup(group: group, limits: options.limits, version: options.version, logger: logger,
+                                        healthBoard: healthBoard)
     let readiness = Readiness(parts: options.webSocket == nil ? ["socket", "input"] : ["socket", "input", "websocket"], logger: logger)
 
     let sources: [any DeviceSource]
     if let replayPath = options.replayPath {
         var replayOptions = options.replay
         replayOptions.startPaused = options.waitForClients > 0
-        sources = [try ReplaySource.load(path: replayPath, descPath: options.replayDescPath, options: replayOptions, logger: logger)]
+        sources = [try ReplaySource.load(path: replayPath, descPath: options.replayDescPath, options: replayOptions, logger: logger,
+                                         healthBoard: healthBoard)]
     } else {
-        sources = try liveSources(logger: logger)
+        sources = try liveSources(logger: logger, healthBoard: healthBoard)
     }
     let inputStarted = group.next().makePromise(of: Void.self)
     let started: @Sendable () -> Void = {
@@ -128,6 +131,6 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
 }
 
 /// The machine's touchscreens (udev + libevdev).
-func liveSources(logger: Logger) throws -> [any DeviceSource] {
-    [try LiveSource(logger: logger)]
+func liveSources(logger: Logger, healthBoard: DeviceHealthBoard) throws -> [any DeviceSource] {
+    [try LiveSource(logger: logger, healthBoard: healthBoard)]
 }

@@ -18,6 +18,8 @@ public final class LiveSource: DeviceSource {
         var info: DeviceInfo
         /// What the journal was told about this device's protocol faults.
         var faults = DeviceFaultReport()
+        /// Floods, kernel drops, stuck contacts, the last touch (docs/PROTOCOL.md "Device health").
+        var health = DeviceHealthMonitor()
         /// The id ``DeviceIdentity`` gave before any `#2` suffix: a reload that changes it (a new
         /// HANDYD_ID) announces the device again under the new one.
         let baseID: String
@@ -29,7 +31,7 @@ public final class LiveSource: DeviceSource {
             // Thresholds were checked against their ranges when the properties were read; what
             // was refused is in configuration.problems (logged, and on the wire in info).
             self.pipeline = GesturePipeline(deviceID: id, description: evdev.description, geometry: geometry,
-                                            configuration: configuration.thresholds)
+                                            configuration: configuration.thresholds, stuckAfterSeconds: configuration.stuckTouchSeconds)
             self.info = LiveSource.info(id: id, node: node, evdev: evdev, geometry: geometry, problems: configuration.problems)
         }
     }
@@ -45,6 +47,11 @@ public final class LiveSource: DeviceSource {
 
     let discovery: UdevDiscovery
     let logger: Logger
+    /// Every device's health counts, read by status and the metrics.
+    let healthBoard: DeviceHealthBoard
+    let journal: HealthJournal
+    /// Ids of devices lost (gone without being asked) and not back yet.
+    private var lostIDs: Set<String> = []
     /// Where a device's hand profile is looked for when HANDYD_HAND_PROFILE names none
     /// (``DeviceConfiguration/handProfileDirectory``); nil: nowhere.
     let handProfileDirectory: String?
@@ -75,8 +82,11 @@ public final class LiveSource: DeviceSource {
     /// an idle daemon with readable devices has no watch to wake it.
     private var directoryWatches: [String: Int32] = [:]
 
-    public init(logger: Logger, handProfileDirectory: String? = DeviceConfiguration.handProfileDirectory) throws {
+    public init(logger: Logger, handProfileDirectory: String? = DeviceConfiguration.handProfileDirectory,
+                healthBoard: DeviceHealthBoard = DeviceHealthBoard()) throws {
         self.handProfileDirectory = handProfileDirectory
+        self.healthBoard = healthBoard
+        self.journal = HealthJournal(logger: logger)
         do { discovery = try UdevDiscovery() } catch {
             throw DaemonError("cannot start udev discovery: \(error)")
         }
@@ -139,11 +149,17 @@ public final class LiveSource: DeviceSource {
             // Made in the arrays of an output delivered before (a turn reads one frame, most often).
             var output = notices.takeOutput()
             defer { notices.returnOutput(output) }
+            var events = 0
+            var touched = false
+            var stuck: [StuckContactChange] = []
             do {
                 status = try device.evdev.drain(maximumEvents: Self.maximumEventsPerTurn) { event in
                     device.pipeline.handle(event, into: &output)
+                    events &+= 1
                     // One notice per event keeps each frame's gestures right after that frame.
                     if !output.isEmpty {
+                        if !output.frames.isEmpty { touched = true }
+                        if !output.stuckContacts.isEmpty { stuck += output.stuckContacts }
                         notices.append(.output(device: id, output))
                         output = notices.takeOutput()
                     }
@@ -153,7 +169,9 @@ public final class LiveSource: DeviceSource {
                 status = .gone
             }
             device.faults.checkIfChanged(device.pipeline.tracker.counters, device: id, logger: logger)
-            if status == .gone { close(node: node(of: device), into: &notices) }
+            device.health.afterTurn(now: now, events: events, touched: touched, kernelDrops: device.pipeline.tracker.counters.resyncs,
+                                    stuck: stuck, info: device.info, board: healthBoard, journal: journal, into: &notices)
+            if status == .gone { close(node: node(of: device), lost: true, into: &notices) }
             if status == .more { unfinished.append(device.evdev.fileDescriptor) }
         }
         // Recognizer timeouts (tap, long press) that passed without new input.
@@ -161,8 +179,11 @@ public final class LiveSource: DeviceSource {
         for device in devices.values {
             guard let deadline = device.pipeline.nextDeadline, deadline <= deviceNow else { continue }
             var output = PipelineOutput()
-            output.gestures = device.pipeline.advanceTime(to: deviceNow)
+            device.pipeline.advanceTime(to: deviceNow, into: &output)
             if !output.isEmpty { notices.append(.output(device: device.info.id, output)) }
+            for change in output.stuckContacts {
+                device.health.report(change, info: device.info, board: healthBoard, journal: journal, into: &notices)
+            }
         }
     }
 
@@ -240,7 +261,7 @@ public final class LiveSource: DeviceSource {
         case .added:
             if devices[node] == nil && unreadable[node] == nil { open(event.device, into: &notices) }
         case .removed:
-            if devices[node] != nil { close(node: node, into: &notices) }
+            if devices[node] != nil { close(node: node, lost: true, into: &notices) }
             if let info = forgetUnreadable(node: node) { notices.append(.removed(info)) }
         case .changed:
             // This one device's configuration read again, as SIGHUP does for all: a `udevadm
@@ -289,7 +310,7 @@ public final class LiveSource: DeviceSource {
         applyHandProfile(device)
         devices[found.devnode] = device
         logOverrides(device, path: found.devnode)
-        notices.append(.added(device.info))
+        announce(device, into: &notices)
     }
 
     /// Whether `evdev` is a multitouch device whose positions mean something; says why not in the
@@ -429,7 +450,7 @@ public final class LiveSource: DeviceSource {
             logOverrides(device, path: node)
             logger.info("device readable now", metadata: ["device.path": "\(node)", "device.id": "\(id)"])
             // Same id: clients see the device announced again, now readable.
-            notices.append(.added(device.info))
+            announce(device, into: &notices)
         }
     }
 
@@ -472,12 +493,26 @@ public final class LiveSource: DeviceSource {
             + "systemd/handyd.service has); \(retry)"
     }
 
-    private func close(node: String, into notices: inout InputNotices) {
+    /// `lost`: the device went without being asked (unplug, USB reset, a read error), not ignored
+    /// by a rule or stopped with the daemon.
+    private func close(node: String, lost: Bool = false, into notices: inout InputNotices) {
         guard let device = devices.removeValue(forKey: node) else { return }
         let output = device.pipeline.deviceRemoved(at: EvdevDevice.monotonicNow())
         rememberGestureIDs(of: device)
         if !output.isEmpty { notices.append(.output(device: device.info.id, output)) }
         notices.append(.removed(device.info))
+        if lost {
+            lostIDs.insert(device.info.id)
+            DeviceHealthMonitor.lost(device.info, board: healthBoard, journal: journal, into: &notices)
+        }
+    }
+
+    /// Announces `device` (opened now), and says it is back when it was lost.
+    private func announce(_ device: OpenDevice, into notices: inout InputNotices) {
+        notices.append(.added(device.info))
+        if lostIDs.remove(device.info.id) != nil {
+            DeviceHealthMonitor.back(device.info, board: healthBoard, journal: journal, into: &notices)
+        }
     }
 
     /// Keeps where `device`'s gesture ids got to (after its last events: it is going or being rebuilt).

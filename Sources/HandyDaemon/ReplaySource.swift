@@ -51,12 +51,16 @@ public final class ReplaySource: DeviceSource {
     private let firstTime: Timestamp
     /// What the journal was told about the recording's protocol faults.
     private var faults = DeviceFaultReport()
+    /// Stuck contacts, floods, kernel drops, the last touch (docs/PROTOCOL.md "Device health").
+    private var health = DeviceHealthMonitor()
+    let healthBoard: DeviceHealthBoard
+    let journal: HealthJournal
     /// Passes begun over the end of the recording (looped), or 1 once a single pass is done.
     private(set) var passes = 0
     /// How far one looped pass reaches: from the first event to the latest (see init).
     private let passMicroseconds: Int64
 
-    init(recording: Recording, options: Options, logger: Logger) {
+    init(recording: Recording, options: Options, logger: Logger, healthBoard: DeviceHealthBoard = DeviceHealthBoard()) {
         let description = recording.description
         let events = recording.events
         let path = recording.path
@@ -73,7 +77,9 @@ public final class ReplaySource: DeviceSource {
         self.options = options
         self.logger = logger
         self.pipeline = GesturePipeline(deviceID: info.id, description: description, geometry: geometry,
-                                        configuration: configuration.thresholds)
+                                        configuration: configuration.thresholds, stuckAfterSeconds: configuration.stuckTouchSeconds)
+        self.healthBoard = healthBoard
+        self.journal = HealthJournal(logger: logger)
         self.firstTime = events.first?.time ?? .zero
         // From the first event to the latest, never negative: a recording whose times go back (the
         // last before the first) would otherwise start each pass earlier than the one before,
@@ -87,14 +93,15 @@ public final class ReplaySource: DeviceSource {
     /// - Parameters:
     ///   - path: the recording.
     ///   - descPath: a device description overriding the recording's own (or the `.desc` found beside it).
-    public static func load(path: String, descPath: String?, options: Options, logger: Logger) throws -> ReplaySource {
+    public static func load(path: String, descPath: String?, options: Options, logger: Logger,
+                            healthBoard: DeviceHealthBoard = DeviceHealthBoard()) throws -> ReplaySource {
         let recording: Recording
         do { recording = try Recording.load(path: path, descriptionPath: descPath) } catch {
             throw DaemonError("cannot replay: \(error)")
         }
         guard !recording.events.isEmpty else { throw DaemonError("\(path): no events to replay") }
         guard options.speed > 0, options.speed.isFinite else { throw DaemonError("--speed must be a positive number") }
-        return ReplaySource(recording: recording, options: options, logger: logger)
+        return ReplaySource(recording: recording, options: options, logger: logger, healthBoard: healthBoard)
     }
 
     public var pollDescriptors: [Int32] { [] }
@@ -146,6 +153,9 @@ public final class ReplaySource: DeviceSource {
         defer { notices.returnOutput(output) }
         let limit = notices.count + Self.maximumOutputsPerService
         var behind = false
+        var eventCount = 0
+        var touched = false
+        var stuck: [StuckContactChange] = []
         passes: while true {
             while index < events.count {
                 if notices.count >= limit { behind = true; break passes }
@@ -156,9 +166,12 @@ public final class ReplaySource: DeviceSource {
                 shiftedEvent.time = time
                 pipeline.handle(shiftedEvent, into: &output)
                 index += 1
+                eventCount &+= 1
                 // One notice per event that produced something keeps each frame's gestures
                 // right after that frame on the wire.
                 if !output.isEmpty {
+                    if !output.frames.isEmpty { touched = true }
+                    if !output.stuckContacts.isEmpty { stuck += output.stuckContacts }
                     notices.append(.output(device: info.id, output))
                     output = notices.takeOutput()
                 }
@@ -180,9 +193,12 @@ public final class ReplaySource: DeviceSource {
         // Timers run up to `now` only once every event before `now` is in: firing them earlier
         // would put a timeout before events that came first.
         if !behind, let deadline = pipeline.nextDeadline, monotonic(deviceTime: deadline) <= now {
-            output.gestures.append(contentsOf: pipeline.advanceTime(to: deviceTime(monotonic: now)))
+            pipeline.advanceTime(to: deviceTime(monotonic: now), into: &output)
         }
+        stuck += output.stuckContacts
         if !output.isEmpty { notices.append(.output(device: info.id, output)) }
+        health.afterTurn(now: now, events: eventCount, touched: touched, kernelDrops: pipeline.tracker.counters.resyncs,
+                         stuck: stuck, info: info, board: healthBoard, journal: journal, into: &notices)
     }
 
     public func stop() {}

@@ -27,15 +27,21 @@ struct MisbehavingReplayTests {
         guard case .hello = try client.readMessage() else { Issue.record("first message is not hello"); return 0 }
         try client.send(#"{"type":"subscribe","touches":true}"# + "\n")
         var received: [ExpectedOutput.Item] = []
+        var health: [DeviceMessage.Event] = []
         while received.count < expected.sequence.count {
             guard let m = try client.readMessage(timeoutSeconds: timeoutSeconds) else { break }
+            // Health reports (a kernel drop) are the device's, beside the model's sequence.
+            if case .device(let d) = m, d.health != nil { health.append(d.event); continue }
             if let item = m.expectedItem { received.append(item) } else { Issue.record("unexpected \(m)") }
         }
+        let drops = expected.resyncs
+        #expect(health.filter { $0 == .dropped }.isEmpty == (drops == 0), "\(path): health \(health), \(drops) SYN_DROPPED")
         #expect(received == expected.sequence, "\(path)")
         try client.send(#"{"type":"status"}"# + "\n")
         var status: StatusMessage?
         while let m = try client.readMessage() {
             if case .status(let s) = m { status = s; break }
+            if case .device(let d) = m, d.health != nil { continue }
             Issue.record("more than the model: \(m)")
         }
         #expect(status?.frames == UInt64(expected.touches.count))

@@ -65,7 +65,8 @@ import Testing
         }
         let read = [DeviceConfiguration.deviceProperty, DeviceConfiguration.ignoreProperty, DeviceConfiguration.idProperty,
                     DeviceConfiguration.calibrationProperty, DeviceConfiguration.sizeProperty, DeviceConfiguration.thresholdPrefix + "<NAME>",
-                    DeviceConfiguration.handMinimumConfidenceProperty, DeviceConfiguration.handProfileProperty]
+                    DeviceConfiguration.handMinimumConfidenceProperty, DeviceConfiguration.handProfileProperty,
+                    DeviceConfiguration.stuckTouchProperty]
         #expect(Set(documented) == Set(read))
         for property in documented where !property.hasSuffix("<NAME>") {
             let c = DeviceConfiguration(properties: [property: "x"])

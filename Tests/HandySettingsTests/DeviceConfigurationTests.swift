@@ -289,3 +289,17 @@ private let demoEvents = DemoScenario.events
         #expect(DeviceConfiguration(properties: ["HANDYD_HAND_PROFILE": "p.json"], origin: .replay).problems.isEmpty)
     }
 }
+
+@Suite struct StuckTouchPropertyTests {
+    @Test func secondsZeroOrAProblem() {
+        #expect(DeviceConfiguration(properties: [:]).stuckTouchSeconds == 30)
+        #expect(DeviceConfiguration(properties: ["HANDYD_STUCK_TOUCH_S": "0"]).stuckTouchSeconds == 0)
+        #expect(DeviceConfiguration(properties: ["HANDYD_STUCK_TOUCH_S": "120"]).stuckTouchSeconds == 120)
+        for bad in ["0.5", "-1", "86401", "nan", "soon", ""] {
+            let c = DeviceConfiguration(properties: ["HANDYD_STUCK_TOUCH_S": bad])
+            #expect(c.stuckTouchSeconds == 30, "\(bad)")
+            #expect(c.problems.count == 1 && c.problems[0].hasPrefix("HANDYD_STUCK_TOUCH_S=\"\(bad)\": expected 0 (off) or seconds 1 … 86400"),
+                    "\(bad): \(c.problems)")
+        }
+    }
+}
