@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // TOML for `handyctl actions` bindings (wraps toml++, a C++17 header library).
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // Metrics for fleets (docs/FLEET.md): the Prometheus registry and text format, on swift-metrics.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C modules: headers only, linked through pkg-config.
@@ -62,6 +64,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .target(

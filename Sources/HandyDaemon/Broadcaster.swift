@@ -119,6 +119,12 @@ public final class Broadcaster: @unchecked Sendable {
 
     var hello: HelloMessage { HelloMessage(version: version, devices: devices) }
 
+    /// The devices announced now (on this broadcaster's loop).
+    var devicesNow: [DeviceInfo] {
+        eventLoop.preconditionInEventLoop()
+        return devices
+    }
+
     /// Every device's health counts (docs/PROTOCOL.md "Device health").
     let healthBoard: DeviceHealthBoard
 

@@ -20,13 +20,17 @@ public final class BroadcasterGroup: Sendable {
     /// The broadcaster when there is one (the default): delivered to without the loop below.
     private let single: Broadcaster?
     let tally: ClientTally
+    let metrics: DaemonMetrics?
+    let healthBoard: DeviceHealthBoard
 
     /// A broadcaster on each of `eventLoops` (distinct loops, at least one).
     public init(eventLoops: [any EventLoop], limits: ServerLimits, version: String, logger: Logger,
-                healthBoard: DeviceHealthBoard = DeviceHealthBoard()) {
+                healthBoard: DeviceHealthBoard = DeviceHealthBoard(), metrics: DaemonMetrics? = nil) {
         precondition(!eventLoops.isEmpty, "a broadcaster group needs an event loop")
         let tally = ClientTally()
         self.tally = tally
+        self.metrics = metrics
+        self.healthBoard = healthBoard
         broadcasters = eventLoops.enumerated().map { i, loop in
             Broadcaster(eventLoop: loop, limits: limits, version: version, logger: logger, tally: tally, index: i, of: eventLoops.count,
                         healthBoard: healthBoard)
@@ -36,8 +40,9 @@ public final class BroadcasterGroup: Sendable {
 
     /// A broadcaster on each loop of `group`.
     public convenience init(group: MultiThreadedEventLoopGroup, limits: ServerLimits, version: String, logger: Logger,
-                            healthBoard: DeviceHealthBoard = DeviceHealthBoard()) {
-        self.init(eventLoops: Array(group.makeIterator()), limits: limits, version: version, logger: logger, healthBoard: healthBoard)
+                            healthBoard: DeviceHealthBoard = DeviceHealthBoard(), metrics: DaemonMetrics? = nil) {
+        self.init(eventLoops: Array(group.makeIterator()), limits: limits, version: version, logger: logger, healthBoard: healthBoard,
+                  metrics: metrics)
     }
 
     /// The broadcaster serving the clients on `eventLoop` (a client channel's loop).
@@ -51,6 +56,10 @@ public final class BroadcasterGroup: Sendable {
     /// Called on the input thread: encodes `notices` once, in every form some client of some
     /// broadcaster receives, and hands the batch to each broadcaster (one hop per loop).
     public func deliver(_ notices: [InputNotice]) {
+        if let metrics {
+            deliverMeasured(notices, metrics)
+            return
+        }
         if let single {
             single.deliver(single.encode(notices))
             return
@@ -65,6 +74,43 @@ public final class BroadcasterGroup: Sendable {
         }
         let batch = EncodedBatch(notices, forms: forms.toEncode, reusingSpare: consume storage)
         for broadcaster in broadcasters { broadcaster.deliver(batch) }
+    }
+
+    /// ``deliver(_:)`` with metrics on: the batch counted by device, kind and hand, and the time
+    /// from here to the first event loop having published it.
+    private func deliverMeasured(_ notices: [InputNotice], _ metrics: DaemonMetrics) {
+        metrics.count(notices)
+        let handedOver = MonotonicInstant.now()
+        let broadcaster = broadcasters[0]
+        if let single {
+            single.deliver(single.encode(notices))
+        } else {
+            var forms = EncodedForms.nothing
+            var storage: EncodedBatch.Storage?
+            for b in broadcasters {
+                let (wanted, spare) = b.prepareEncoding()
+                forms.include(wanted)
+                if spare != nil { storage = consume spare }
+            }
+            let batch = EncodedBatch(notices, forms: forms.toEncode, reusingSpare: consume storage)
+            for b in broadcasters { b.deliver(batch) }
+        }
+        // Queued behind the batch's publication on the same loop.
+        broadcaster.eventLoop.execute {
+            metrics.latency.recordNanoseconds(MonotonicInstant.now().nanoseconds - handedOver.nanoseconds)
+        }
+    }
+
+    /// What a scrape reads, on the first broadcaster's loop.
+    func metricsState() -> EventLoopFuture<DaemonMetrics.DaemonState> {
+        let broadcaster = broadcasters[0]
+        let tally = tally
+        let board = healthBoard
+        return broadcaster.eventLoop.submit {
+            let (clients, drops) = tally.counts
+            return DaemonMetrics.DaemonState(devices: broadcaster.devicesNow, clients: clients, webClients: tally.webClients,
+                                             slowClientDrops: drops, health: board.snapshot())
+        }
     }
 
     /// Runs `action` (on some event loop) once `count` clients have subscribed, over all loops.

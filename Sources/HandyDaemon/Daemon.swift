@@ -31,6 +31,8 @@ public struct DaemonOptions: Sendable {
     /// The accepted range of ``eventLoops``.
     public static let eventLoopRange = 1...16
     public var version: String = handydVersion
+    /// `--metrics` / `--metrics-textfile` (docs/FLEET.md); nil = off (the default).
+    public var metrics: MetricsOptions?
 
     public init() {}
 }
@@ -64,8 +66,9 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
         if stoppedOnRequest { logger.info("stopped") }
     }
     let healthBoard = DeviceHealthBoard()
+    let metrics = options.metrics.map { _ in DaemonMetrics(version: options.version) }
     let broadcasters = BroadcasterGroup(group: group, limits: options.limits, version: options.version, logger: logger,
-                                        healthBoard: healthBoard)
+                                        healthBoard: healthBoard, metrics: metrics)
     let readiness = Readiness(parts: options.webSocket == nil ? ["socket", "input"] : ["socket", "input", "websocket"], logger: logger)
 
     let sources: [any DeviceSource]
@@ -120,10 +123,27 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
         throw error
     }
 
-    let signal = signals.waitForStop(onHangup: { loop.send(.reload) })
+    var metricsOutlets: MetricsOutlets?
+    if let metrics, let metricsOptions = options.metrics {
+        do {
+            metricsOutlets = try MetricsOutlets.start(options: metricsOptions, metrics: metrics, broadcasters: broadcasters,
+                                                      group: group, logger: logger)
+        } catch {
+            webSocket?.stop()
+            socket.stop()
+            input.stop()
+            throw error
+        }
+    }
+
+    let signal = signals.waitForStop(onHangup: {
+        metrics?.reloaded()
+        loop.send(.reload)
+    })
     logger.info("stopping", metadata: ["signal": "\(signal == SIGINT ? "SIGINT" : "SIGTERM")"])
     readiness.markStopping()
     // The WebSocket listener first: the Unix socket's stop sends every client, web ones too, `shutdown`.
+    metricsOutlets?.stop()
     webSocket?.stop()
     socket.stop()
     input.stop()

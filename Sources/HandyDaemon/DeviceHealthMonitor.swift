@@ -28,10 +28,11 @@ struct DeviceHealthMonitor {
     private var reportedDrops: UInt64 = 0
     private var lastDropReport: MonotonicInstant?
     private var lastTouchPublished: MonotonicInstant?
+    private var reportedFaults: UInt64 = 0
 
     /// After a turn: `events` read, whether any frame had a touch down or changing, the tracker's
     /// SYN_DROPPED count, the stuck-contact changes the pipeline reported.
-    mutating func afterTurn(now: MonotonicInstant, events: Int, touched: Bool, kernelDrops: UInt64, stuck: [StuckContactChange],
+    mutating func afterTurn(now: MonotonicInstant, events: Int, touched: Bool, kernelDrops: UInt64, faults: UInt64, stuck: [StuckContactChange],
                             info: DeviceInfo, board: DeviceHealthBoard, journal: HealthJournal, into notices: inout InputNotices) {
         if touched, lastTouchPublished.map({ now.nanoseconds - $0.nanoseconds >= Self.touchPublishNanoseconds }) ?? true {
             lastTouchPublished = now
@@ -46,6 +47,10 @@ struct DeviceHealthMonitor {
             let health = board.update(info.id) { $0.kernelDrops &+= new }
             journal.send(.warning, "device dropped events in the kernel (SYN_DROPPED)", info: info, event: .dropped, health: health)
             notices.append(.health(DeviceMessage(event: .dropped, device: info, health: health)))
+        }
+        if faults != reportedFaults {
+            reportedFaults = faults
+            board.update(info.id) { $0.faults = faults }
         }
         guard events > 0 || windowStart != nil else { return }
         windowEvents += events

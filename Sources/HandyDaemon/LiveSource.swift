@@ -170,6 +170,7 @@ public final class LiveSource: DeviceSource {
             }
             device.faults.checkIfChanged(device.pipeline.tracker.counters, device: id, logger: logger)
             device.health.afterTurn(now: now, events: events, touched: touched, kernelDrops: device.pipeline.tracker.counters.resyncs,
+                                    faults: device.pipeline.tracker.counters.faultCount,
                                     stuck: stuck, info: device.info, board: healthBoard, journal: journal, into: &notices)
             if status == .gone { close(node: node(of: device), lost: true, into: &notices) }
             if status == .more { unfinished.append(device.evdev.fileDescriptor) }

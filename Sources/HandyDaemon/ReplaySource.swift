@@ -198,6 +198,7 @@ public final class ReplaySource: DeviceSource {
         stuck += output.stuckContacts
         if !output.isEmpty { notices.append(.output(device: info.id, output)) }
         health.afterTurn(now: now, events: eventCount, touched: touched, kernelDrops: pipeline.tracker.counters.resyncs,
+                         faults: pipeline.tracker.counters.faultCount,
                          stuck: stuck, info: info, board: healthBoard, journal: journal, into: &notices)
     }
 

@@ -134,12 +134,15 @@ public struct DeviceHealth: Codable, Hashable, Sendable {
     public var losses: UInt64
     public var kernelDrops: UInt64
     public var floods: UInt64
+    /// Multitouch protocol faults the tracker coped with (docs/RELIABILITY.md).
+    public var faults: UInt64
     /// Seconds since a finger last went down, moved or lifted; absent before the first.
     public var secondsSinceLastTouch: Double?
 
     public init(touch: Int? = nil, xMm: Double? = nil, yMm: Double? = nil, seconds: Double? = nil, eventsPerSecond: Double? = nil,
                 stuckNow: Int = 0, stuckContacts: UInt64 = 0, losses: UInt64 = 0, kernelDrops: UInt64 = 0, floods: UInt64 = 0,
-                secondsSinceLastTouch: Double? = nil) {
+                faults: UInt64 = 0, secondsSinceLastTouch: Double? = nil) {
+        self.faults = faults
         self.touch = touch; self.xMm = xMm; self.yMm = yMm; self.seconds = seconds; self.eventsPerSecond = eventsPerSecond
         self.stuckNow = stuckNow; self.stuckContacts = stuckContacts; self.losses = losses; self.kernelDrops = kernelDrops
         self.floods = floods; self.secondsSinceLastTouch = secondsSinceLastTouch

@@ -57,6 +57,14 @@ struct Handyd: ParsableCommand {
         "Event loops writing to the clients (\(DaemonOptions.eventLoopRange.lowerBound) … \(DaemonOptions.eventLoopRange.upperBound)): one costs the least CPU per frame; with many subscribers, more write to them on more cores at once (docs/PERFORMANCE.md).",
         valueName: "N"))
     var eventLoops: Int = 1
+    @Option(help: ArgumentHelp(
+        "Serve Prometheus metrics at http://[HOST:]PORT/metrics: PORT (on 127.0.0.1), or HOST:PORT to listen elsewhere explicitly (docs/FLEET.md). Off by default.",
+        valueName: "[HOST:]PORT"))
+    var metrics: String?
+    @Option(help: ArgumentHelp(
+        "Write the same metrics to this file every 15 s (and at exit), atomically, for node_exporter's textfile collector (a directory it reads, e.g. /var/lib/prometheus/node-exporter/handyd.prom). Off by default.",
+        valueName: "PATH"))
+    var metricsTextfile: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -87,6 +95,12 @@ struct Handyd: ParsableCommand {
         }
         for origin in websocketOrigin where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.hasSuffix("/") {
             throw ValidationError("--websocket-origin \(origin): expected scheme://host[:port] as a browser sends it, e.g. http://127.0.0.1:8080")
+        }
+        if let metrics, MetricsOptions.listen(metrics) == nil {
+            throw ValidationError("--metrics \(metrics): expected PORT, HOST:PORT or [IPv6]:PORT (port 1 … 65535)")
+        }
+        if let metricsTextfile, metricsTextfile.isEmpty || metricsTextfile.hasSuffix("/") {
+            throw ValidationError("--metrics-textfile \(metricsTextfile): expected the path of a file")
         }
         let priorities = RealtimeScheduling.priorities
         if let realtimePriority, !priorities.contains(realtimePriority) {
@@ -123,6 +137,10 @@ struct Handyd: ParsableCommand {
         options.webSocket = websocket.flatMap {
             WebSocketOptions(listen: $0, allowedOrigins: Set(websocketOrigin), sendsTouches: websocketTouches,
                              maximumClients: websocketMaxClients ?? min(WebSocketOptions.defaultMaximumClients, maxClients))
+        }
+        if metrics != nil || metricsTextfile != nil {
+            let listen = metrics.flatMap(MetricsOptions.listen)
+            options.metrics = MetricsOptions(host: listen?.host, port: listen?.port, textfilePath: metricsTextfile)
         }
         do {
             try runDaemon(options: options, logger: logger)
