@@ -15,6 +15,9 @@ pkgs+=(chromium)
 command -v node >/dev/null || pkgs+=(nodejs node-ws)
 # The Tk example (examples/tk, scripts/tk_example_test.py): Tk for Python, Xvfb as its display.
 pkgs+=(python3-tk xvfb)
+# Metrics (docs/FLEET.md): Debian's prometheus (with promtool) scrapes a real handyd in
+# scripts/prometheus_proof.py and checks the text and the alert rules; curl for the tests' GETs.
+pkgs+=(prometheus curl)
 need=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
 if [ ${#need[@]} -gt 0 ]; then

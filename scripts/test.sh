@@ -36,6 +36,10 @@ HANDYD_BIN=$(swift build --show-bin-path) timed python3 -m pytest -q -p no:cache
 # pinches' popovers on the clear side and out of the region, a screenshot in .build/artefacts/tk-example/
 # (about 1 s).
 HANDYD_BIN=$(swift build --show-bin-path) timed python3 scripts/tk_example_test.py
+# Fleets (docs/FLEET.md): Debian's Prometheus scrapes a real handyd replaying a stuck contact and a
+# pinch; the series arrive through Prometheus's API, promtool accepts the text and the alert rules
+# (about 11 s).
+HANDYD_BIN=$(swift build --show-bin-path) timed python3 scripts/prometheus_proof.py
 # Data races: the host suite again under ThreadSanitizer (own scratch path .build-tsan). Three hostile-
 # client tests (a 1 MiB line, a Unix and a WebSocket client that never reads) time the daemon's
 # reaction to a flood and are too slow to judge in a sanitized build.
