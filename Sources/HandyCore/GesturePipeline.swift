@@ -53,7 +53,11 @@ public struct GesturePipeline: Sendable {
             arena.handle(frame, into: &output.gestures)
             return
         }
-        let kept = stuckContacts.filter(frame, changes: &output.stuckContacts)
+        guard stuckContacts.observe(frame, changes: &output.stuckContacts) else {
+            arena.handle(frame, into: &output.gestures)
+            return
+        }
+        let kept = stuckContacts.withoutStuck(frame)
         // A frame that held only stuck touches is nothing to the arena (unless it ends a resync).
         if kept.touches.isEmpty && !frame.touches.isEmpty && !kept.resynced { return }
         arena.handle(kept, into: &output.gestures)

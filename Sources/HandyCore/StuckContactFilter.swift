@@ -17,17 +17,19 @@ public struct StuckContactFilter: Sendable {
     /// How far a contact may drift and still be still (the gestures' touch slop).
     public var slopMm: Double
 
-    /// Watched touches, in no order (a frame holds a few).
+    /// Watched touches, indexed by touch id (ids are small: the lowest free one is reused).
     private var watched: [Watched] = []
     /// The earliest moment a watched touch that is not stuck yet becomes stuck.
     public private(set) var nextDeadline: Timestamp?
     /// Touches stuck now.
     public private(set) var stuckCount = 0
+    /// Stuck touches that lifted in the frame last observed: the arena must not see their lift.
+    private var releasedInFrame: [Int] = []
 
     private struct Watched: Sendable {
-        var id: Int
-        var anchorMm: PhysicalPoint
-        var stillSince: Timestamp
+        var active = false
+        var anchorMm = PhysicalPoint(x: 0, y: 0)
+        var stillSince = Timestamp(microseconds: 0)
         var stuckAt: Timestamp?
     }
 
@@ -41,46 +43,59 @@ public struct StuckContactFilter: Sendable {
     /// When a still touch becomes stuck, saturated: a recording's times may lie anywhere in 64 bits.
     private func stuckTime(of w: Watched) -> Int64 { Timestamp.saturatingSum(w.stillSince.microseconds, stuckAfterMicroseconds) }
 
-    /// Reads one frame of the tracker and returns the frame the arena gets: `frame` itself while
-    /// nothing is stuck, else `frame` without the stuck touches. A stuck touch that lifts (or is
-    /// cancelled) is reported in `changes`.
-    public mutating func filter(_ frame: TouchFrame, changes: inout [StuckContactChange]) -> TouchFrame {
+    /// Reads one frame of the tracker; true when the arena must get ``withoutStuck(_:)`` of it
+    /// instead of the frame itself (some touch is stuck, or a stuck one lifted in it). A stuck
+    /// touch that lifts (or is cancelled) is reported in `changes`.
+    public mutating func observe(_ frame: TouchFrame, changes: inout [StuckContactChange]) -> Bool {
         let slop2 = slopMm * slopMm
         var moved = false
-        var released: [Int]?   // rare: nil on every other frame
+        if !releasedInFrame.isEmpty { releasedInFrame.removeAll(keepingCapacity: true) }
         for touch in frame.touches {
-            guard let i = watched.firstIndex(where: { $0.id == touch.id }) else {
+            let id = touch.id
+            if id >= watched.count { watched += Array(repeating: Watched(), count: id + 1 - watched.count) }
+            guard watched[id].active else {
                 if !touch.phase.isFinished {
-                    watched.append(Watched(id: touch.id, anchorMm: touch.mm, stillSince: frame.time, stuckAt: nil))
+                    watched[id] = Watched(active: true, anchorMm: touch.mm, stillSince: frame.time)
                     moved = true
                 }
                 continue
             }
             if touch.phase.isFinished {
-                let gone = watched.remove(at: i)
+                let gone = watched[id]
+                watched[id].active = false
                 moved = true
                 if let stuckAt = gone.stuckAt {
                     stuckCount -= 1
-                    released = (released ?? []) + [touch.id]
-                    changes.append(StuckContactChange(kind: .released, touchID: touch.id, time: frame.time, positionMm: touch.mm,
+                    releasedInFrame.append(id)
+                    changes.append(StuckContactChange(kind: .released, touchID: id, time: frame.time, positionMm: touch.mm,
                                                       stillSeconds: frame.time.seconds - gone.stillSince.seconds,
                                                       stuckSeconds: frame.time.seconds - stuckAt.seconds))
                 }
                 continue
             }
-            guard watched[i].stuckAt == nil else { continue }
-            let dx = touch.mm.x - watched[i].anchorMm.x, dy = touch.mm.y - watched[i].anchorMm.y
+            // A touch that did not move keeps its anchor; a stuck one stays stuck.
+            guard touch.phase != .stationary, watched[id].stuckAt == nil else { continue }
+            let dx = touch.mm.x - watched[id].anchorMm.x, dy = touch.mm.y - watched[id].anchorMm.y
             if dx * dx + dy * dy > slop2 {
-                watched[i].anchorMm = touch.mm
-                watched[i].stillSince = frame.time
+                watched[id].anchorMm = touch.mm
+                watched[id].stillSince = frame.time
                 moved = true
             }
         }
         if moved { refreshDeadline() }
-        guard stuckCount > 0 || released != nil else { return frame }
+        return stuckCount > 0 || !releasedInFrame.isEmpty
+    }
+
+    /// `frame` without the stuck touches and the stuck ones that lifted in it (after ``observe(_:changes:)``).
+    public func withoutStuck(_ frame: TouchFrame) -> TouchFrame {
         var kept = frame
-        kept.touches.removeAll { touch in isStuck(touch.id) || released?.contains(touch.id) == true }
+        kept.touches.removeAll { touch in isStuck(touch.id) || releasedInFrame.contains(touch.id) }
         return kept
+    }
+
+    /// ``observe(_:changes:)``, then the frame the arena gets.
+    public mutating func filter(_ frame: TouchFrame, changes: inout [StuckContactChange]) -> TouchFrame {
+        observe(frame, changes: &changes) ? withoutStuck(frame) : frame
     }
 
     /// Marks every touch whose still time ends by `time` stuck, reporting each in `changes`, and
@@ -89,13 +104,13 @@ public struct StuckContactFilter: Sendable {
     /// none became stuck.
     public mutating func fire(at time: Timestamp, current: TouchFrame, changes: inout [StuckContactChange]) -> TouchFrame? {
         var newlyStuck: [Int] = []
-        for i in watched.indices where watched[i].stuckAt == nil && stuckTime(of: watched[i]) <= time.microseconds {
+        for i in watched.indices where watched[i].active && watched[i].stuckAt == nil && stuckTime(of: watched[i]) <= time.microseconds {
             let becameStuck = Timestamp(microseconds: stuckTime(of: watched[i]))
             watched[i].stuckAt = becameStuck
             stuckCount += 1
-            newlyStuck.append(watched[i].id)
-            let position = current.touches.first { $0.id == watched[i].id }?.mm ?? watched[i].anchorMm
-            changes.append(StuckContactChange(kind: .stuck, touchID: watched[i].id, time: becameStuck, positionMm: position,
+            newlyStuck.append(i)
+            let position = current.touches.first { $0.id == i }?.mm ?? watched[i].anchorMm
+            changes.append(StuckContactChange(kind: .stuck, touchID: i, time: becameStuck, positionMm: position,
                                               stillSeconds: stuckAfterSeconds, stuckSeconds: 0))
         }
         refreshDeadline()
@@ -117,16 +132,17 @@ public struct StuckContactFilter: Sendable {
     /// Forgets every touch (the device was removed or reconfigured: its touches are cancelled).
     public mutating func reset() {
         watched.removeAll(keepingCapacity: true)
+        releasedInFrame.removeAll(keepingCapacity: true)
         stuckCount = 0
         nextDeadline = nil
     }
 
-    private func isStuck(_ id: Int) -> Bool { watched.contains { $0.id == id && $0.stuckAt != nil } }
+    private func isStuck(_ id: Int) -> Bool { id < watched.count && watched[id].active && watched[id].stuckAt != nil }
 
     private mutating func refreshDeadline() {
         guard isEnabled else { nextDeadline = nil; return }
         var earliest: Int64?
-        for w in watched where w.stuckAt == nil {
+        for w in watched where w.active && w.stuckAt == nil {
             let t = stuckTime(of: w)
             if earliest.map({ t < $0 }) ?? true { earliest = t }
         }
