@@ -33,6 +33,9 @@ public struct HandyClient: Sendable {
     public var socketPath: String
     /// Sent after every (re)connection; nil keeps the daemon's default (all gestures, no touches).
     public var subscription: SubscribeRequest?
+    /// Ask for `status` after every (re)connection (after the subscription): its reply comes in
+    /// the stream in order with the events.
+    public var asksStatus = false
     /// nil: no reconnection; the stream ends when the connection does, and a failed connect throws.
     public var reconnect: Backoff?
     /// Messages received and not yet taken by the consumer at which the socket's reading stops
@@ -79,6 +82,9 @@ public struct HandyClient: Sendable {
                     current.withLockedValue { $0 = channel }
                     if Task.isCancelled { try? await channel.close() }
                     delay = reconnect?.initialDelaySeconds ?? 0
+                    if asksStatus {
+                        try await channel.writeAndFlush(ByteBuffer(bytes: JSONLines.encode(.status)))
+                    }
                     if let subscription {
                         try await channel.writeAndFlush(ByteBuffer(bytes: JSONLines.encode(.subscribe(subscription))))
                     }
@@ -129,6 +135,20 @@ public struct HandyClient: Sendable {
     }
 
     /// Connects once and returns the daemon's `hello` (its version and devices).
+    /// The daemon's `hello` and its reply to `status` (one connection, no subscription).
+    public func helloAndStatus() async throws -> (HelloMessage, StatusMessage) {
+        var once = self
+        once.reconnect = nil
+        once.subscription = nil
+        once.asksStatus = true
+        var hello: HelloMessage?
+        for try await message in once.messages() {
+            if case .hello(let h) = message { hello = h }
+            if case .status(let s) = message, let hello { return (hello, s) }
+        }
+        throw HandyClientError.closedBeforeHello
+    }
+
     public func hello() async throws -> HelloMessage {
         var once = self
         once.reconnect = nil

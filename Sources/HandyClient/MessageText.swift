@@ -98,3 +98,14 @@ extension DeviceInfo {
         return r.magnitude < 1e15 ? String(Int64(r)) : "\(mm)"
     }
 }
+
+extension DeviceHealth {
+    /// `health: 1 stuck now (3 found), 2 losses, 0 floods, 5 kernel drops, 0 faults; last touch 12 s ago`.
+    public var listingLine: String {
+        var line = "health: \(stuckNow) stuck now (\(stuckContacts) found), \(losses) losses, \(floods) floods, "
+            + "\(kernelDrops) kernel drops, \(faults) faults"
+        if let age = secondsSinceLastTouch { line += "; last touch \(fixed(age, 0)) s ago" } else { line += "; no touch yet" }
+        return line
+    }
+}
+

@@ -43,7 +43,9 @@ public struct GesturePipeline: Sendable {
     /// Feeds one event, appending any completed frame and its gestures to `output`.
     public mutating func handle(_ event: InputEvent, into output: inout PipelineOutput) {
         // Timers due before this event fire first, so replays match live behaviour.
-        if let deadline = nextDeadline, deadline <= event.time {
+        if let deadline = arena.nextDeadline, deadline <= event.time {
+            advanceTime(to: event.time, into: &output)
+        } else if let stuckAt = stuckContacts.nextDeadline, stuckAt <= event.time {
             advanceTime(to: event.time, into: &output)
         }
         guard let frame = tracker.handle(event) else { return }

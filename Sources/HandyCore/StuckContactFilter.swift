@@ -47,39 +47,43 @@ public struct StuckContactFilter: Sendable {
     /// instead of the frame itself (some touch is stuck, or a stuck one lifted in it). A stuck
     /// touch that lifts (or is cancelled) is reported in `changes`.
     public mutating func observe(_ frame: TouchFrame, changes: inout [StuckContactChange]) -> Bool {
+        if !releasedInFrame.isEmpty { releasedInFrame.removeAll(keepingCapacity: true) }
+        var highestID = -1
+        for touch in frame.touches where touch.id > highestID { highestID = touch.id }
+        if highestID >= watched.count { watched += Array(repeating: Watched(), count: highestID + 1 - watched.count) }
         let slop2 = slopMm * slopMm
         var moved = false
-        if !releasedInFrame.isEmpty { releasedInFrame.removeAll(keepingCapacity: true) }
-        for touch in frame.touches {
-            let id = touch.id
-            if id >= watched.count { watched += Array(repeating: Watched(), count: id + 1 - watched.count) }
-            guard watched[id].active else {
-                if !touch.phase.isFinished {
-                    watched[id] = Watched(active: true, anchorMm: touch.mm, stillSince: frame.time)
+        // Through the buffer: indexed by the array, each access checked its uniqueness and bounds.
+        watched.withUnsafeMutableBufferPointer { w in
+            for touch in frame.touches {
+                let id = touch.id
+                guard w[id].active else {
+                    if !touch.phase.isFinished {
+                        w[id] = Watched(active: true, anchorMm: touch.mm, stillSince: frame.time)
+                        moved = true
+                    }
+                    continue
+                }
+                if touch.phase.isFinished {
+                    w[id].active = false
+                    moved = true
+                    if let stuckAt = w[id].stuckAt {
+                        stuckCount -= 1
+                        releasedInFrame.append(id)
+                        changes.append(StuckContactChange(kind: .released, touchID: id, time: frame.time, positionMm: touch.mm,
+                                                          stillSeconds: frame.time.seconds - w[id].stillSince.seconds,
+                                                          stuckSeconds: frame.time.seconds - stuckAt.seconds))
+                    }
+                    continue
+                }
+                // A touch that did not move keeps its anchor; a stuck one stays stuck.
+                guard touch.phase != .stationary, w[id].stuckAt == nil else { continue }
+                let dx = touch.mm.x - w[id].anchorMm.x, dy = touch.mm.y - w[id].anchorMm.y
+                if dx * dx + dy * dy > slop2 {
+                    w[id].anchorMm = touch.mm
+                    w[id].stillSince = frame.time
                     moved = true
                 }
-                continue
-            }
-            if touch.phase.isFinished {
-                let gone = watched[id]
-                watched[id].active = false
-                moved = true
-                if let stuckAt = gone.stuckAt {
-                    stuckCount -= 1
-                    releasedInFrame.append(id)
-                    changes.append(StuckContactChange(kind: .released, touchID: id, time: frame.time, positionMm: touch.mm,
-                                                      stillSeconds: frame.time.seconds - gone.stillSince.seconds,
-                                                      stuckSeconds: frame.time.seconds - stuckAt.seconds))
-                }
-                continue
-            }
-            // A touch that did not move keeps its anchor; a stuck one stays stuck.
-            guard touch.phase != .stationary, watched[id].stuckAt == nil else { continue }
-            let dx = touch.mm.x - watched[id].anchorMm.x, dy = touch.mm.y - watched[id].anchorMm.y
-            if dx * dx + dy * dy > slop2 {
-                watched[id].anchorMm = touch.mm
-                watched[id].stillSince = frame.time
-                moved = true
             }
         }
         if moved { refreshDeadline() }

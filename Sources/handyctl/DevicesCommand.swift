@@ -12,7 +12,9 @@ struct DevicesCommand: AsyncParsableCommand {
             size in mm, slots, path (the device node, or the recording a replay reads); under a device, "not readable" with the reason and the fix \
             when handyd cannot open it (it does as soon as the permissions change), and each of \
             its settings that did not apply (a udev property out of range, malformed or unknown; \
-            the default is used).
+            the default is used), and its health when something happened (stuck contacts, losses, \
+            floods, kernel drops, protocol faults) with the time since its last touch \
+            (docs/FLEET.md).
 
             Examples:
               handyctl devices
@@ -26,14 +28,17 @@ struct DevicesCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let hello = try await HandyClient(socketPath: socket, reconnect: nil).hello()
+        let (hello, status) = try await HandyClient(socketPath: socket, reconnect: nil).helloAndStatus()
         if hello.devices.isEmpty && !json { print("no devices") }
         for device in hello.devices {
+            let health = status.health?[device.id]
             if json {
-                print(String(decoding: JSONLines.encode(.device(DeviceMessage(event: .added, device: device))).dropLast(), as: UTF8.self))
+                print(String(decoding: JSONLines.encode(.device(DeviceMessage(event: .added, device: device, health: health))).dropLast(),
+                             as: UTF8.self))
                 continue
             }
             for line in device.listingLines { print(line) }
+            if let health { print("\t" + health.listingLine) }
         }
     }
 }
