@@ -19,13 +19,7 @@ public struct GestureArena: Sendable {
 
     private var context: ArenaContext
     private var motion = MotionTracker()
-    private var longPress = LongPressRecognizer()
-    private var pinch = PinchRecognizer()
-    private var rotate = RotateRecognizer()
-    private var pan = PanRecognizer()
-    private var swipe = SwipeRecognizer()
-    private var tap = TapRecognizer()
-    private var touchGestures = TouchGestureRecognizer()
+    private var recognizers = ArenaRecognizers()
     private var cachedDeadline: Timestamp?
     /// Every finger down since the last time none was.
     private var sequenceFingers = TouchMask()
@@ -111,9 +105,8 @@ public struct GestureArena: Sendable {
         // Moved into the input, not copied: a copy retained the frame's touches, and both were
         // destroyed (~150 instructions a frame).
         let input = RecognizerInput.frame(consume m)
-        let before = tracesTransitions ? stateNames : nil
-        feedMultiFinger(input, into: &out)
-        touchGestures.handle(input, &context, into: &out)
+        let before = tracesTransitions ? stateNames() : nil
+        feed(input, perTouchToo: true, into: &out)
         if let before { trace(before, "frame@\(time)") }
         if noFingers { context.startedKinds = 0 }
         refreshDeadline()
@@ -153,41 +146,35 @@ public struct GestureArena: Sendable {
     public var nextDeadline: Timestamp? { cachedDeadline }
 
     private mutating func cancelRecognizers(at time: Timestamp, reason: String, into out: inout [GestureEvent]) {
-        cancelMultiFinger(at: time, reason: reason, into: &out)
-        touchGestures.handle(.cancel(at: time, reason: reason), &context, into: &out)
+        cancel(at: time, reason: reason, perTouchToo: true, into: &out)
         motion.reset()
         sequenceFingers = TouchMask()
     }
 
+    /// Cancels the gestures of the whole hand (a palm), and the per-touch ones when `perTouchToo`.
     private mutating func cancelMultiFinger(at time: Timestamp, reason: String, into out: inout [GestureEvent]) {
-        let before = tracesTransitions ? stateNames : nil
-        defer { if let before { trace(before, "cancel(\(reason))@\(time)") } }
-        feedMultiFinger(.cancel(at: time, reason: reason), into: &out)
+        cancel(at: time, reason: reason, perTouchToo: false, into: &out)
     }
 
-    /// The recognizers of the whole hand, in their order: long press first, so the gate it opens
-    /// (with the policy on, a two-finger hold lets two-finger pan and rotate start) is up to date
-    /// before the others see the input.
-    private mutating func feedMultiFinger(_ input: RecognizerInput, into out: inout [GestureEvent]) {
-        longPress.handle(input, &context, into: &out)
-        updateGate()
-        pinch.handle(input, &context, into: &out)
-        rotate.handle(input, &context, into: &out)
-        pan.handle(input, &context, into: &out)
-        swipe.handle(input, &context, into: &out)
-        tap.handle(input, &context, into: &out)
+    private mutating func cancel(at time: Timestamp, reason: String, perTouchToo: Bool, into out: inout [GestureEvent]) {
+        let before = tracesTransitions ? stateNames() : nil
+        defer { if let before { trace(before, "cancel(\(reason))@\(time)") } }
+        feed(.cancel(at: time, reason: reason), perTouchToo: perTouchToo, into: &out)
+    }
+
+    /// Feeds `input` to every recognizer in the table's order (the per-touch ones only when
+    /// `perTouchToo`; a timer only to those that use timers).
+    private mutating func feed(_ input: __owned RecognizerInput, perTouchToo: Bool, into out: inout [GestureEvent]) {
+        var visitor = FeedVisitor(input: input, perTouchToo: perTouchToo)
+        recognizers.visitInOrder(&visitor, &context, &out)
     }
 
     /// Fires due timers one deadline at a time, so events come out in time order.
     private mutating func fireTimers(upTo time: Timestamp, into out: inout [GestureEvent]) {
         var guardCount = 0
         while let deadline = cachedDeadline, deadline <= time {
-            let input = RecognizerInput.timeAdvanced(to: deadline)
-            let states = tracesTransitions ? stateNames : nil
-            longPress.handle(input, &context, into: &out)
-            updateGate()
-            tap.handle(input, &context, into: &out)
-            touchGestures.handle(input, &context, into: &out)
+            let states = tracesTransitions ? stateNames() : nil
+            feed(.timeAdvanced(to: deadline), perTouchToo: true, into: &out)
             if let states { trace(states, "timer@\(deadline)") }
             let previous = cachedDeadline
             refreshDeadline()
@@ -199,34 +186,104 @@ public struct GestureArena: Sendable {
         }
     }
 
-    /// The case name of each multi-finger recognizer's state, in arena order.
-    private var stateNames: [String] {
-        [Self.caseName(longPress.state), Self.caseName(pinch.state), Self.caseName(rotate.state),
-         Self.caseName(pan.state), Self.caseName(swipe.state), Self.caseName(tap.state)]
-    }
-    private static let recognizerNames = ["long-press", "pinch", "rotate", "pan", "swipe", "tap"]
-
-    private static func caseName(_ state: Any) -> String {
-        let s = String(describing: state)
-        return s.firstIndex(of: "(").map { String(s[..<$0]) } ?? s
+    /// The name and case name of the state of each recognizer of the whole hand, in table order.
+    private mutating func stateNames() -> [(name: String, state: String)] {
+        var visitor = StateNameVisitor()
+        var none: [GestureEvent] = []
+        recognizers.visitInOrder(&visitor, &context, &none)
+        return visitor.names
     }
 
-    private mutating func trace(_ before: [String], _ input: String) {
-        let after = stateNames
-        for i in before.indices where before[i] != after[i] {
+    private mutating func trace(_ before: [(name: String, state: String)], _ input: String) {
+        let after = stateNames()
+        for i in before.indices where before[i].state != after[i].state {
             if transitions.count >= 10_000 { transitions.removeFirst(5_000) }   // bounded if nobody drains
-            transitions.append("\(Self.recognizerNames[i]): \(before[i]) -> \(input) -> \(after[i])")
+            transitions.append("\(before[i].name): \(before[i].state) -> \(input) -> \(after[i].state)")
         }
     }
 
-    private mutating func updateGate() {
-        context.gateOpen = longPress.activeFingers == 2
+    private mutating func refreshDeadline() {
+        var visitor = DeadlineVisitor()
+        var none: [GestureEvent] = []
+        recognizers.visitInOrder(&visitor, &context, &none)
+        cachedDeadline = visitor.earliest
     }
 
-    private mutating func refreshDeadline() {
-        var d = longPress.nextDeadline
-        if let t = tap.nextDeadline(doubleTapTimeoutMs: context.configuration.doubleTapTimeoutMs), d == nil || t < d! { d = t }
-        if let t = touchGestures.nextDeadline(longPressMs: context.configuration.longPressMs), d == nil || t < d! { d = t }
-        cachedDeadline = d
+    /// The kinds the recognizers of the table report, in table order, each with whether its
+    /// recognizer is per touch (a test checks every kind is there once, in the right layer).
+    var recognizedKinds: [(kind: GestureKind, perTouchRecognizer: Bool)] {
+        var visitor = KindVisitor(), copy = self
+        var none: [GestureEvent] = []
+        copy.recognizers.visitInOrder(&visitor, &copy.context, &none)
+        return visitor.kinds
+    }
+}
+
+/// The recognizers of the arena, and the order in which they see each input: long press first (it
+/// opens the two-finger gate), then pinch, rotate, pan, swipe, tap, and the per-touch sub-gestures.
+/// The order is the order of the events a frame makes. A new gesture is its recognizer here and
+/// its line in ``visitInOrder(_:_:_:)``.
+struct ArenaRecognizers: Sendable {
+    var longPress = LongPressRecognizer()
+    var pinch = PinchRecognizer()
+    var rotate = RotateRecognizer()
+    var pan = PanRecognizer()
+    var swipe = SwipeRecognizer()
+    var tap = TapRecognizer()
+    var touchGestures = TouchGestureRecognizer()
+
+    /// The one list of the recognizers: feeding, timers, deadlines and the transition log all go through it.
+    @inline(__always)
+    mutating func visitInOrder<V: RecognizerVisitor>(_ v: inout V, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+        v.visit(&longPress, &context, &out)
+        v.visit(&pinch, &context, &out)
+        v.visit(&rotate, &context, &out)
+        v.visit(&pan, &context, &out)
+        v.visit(&swipe, &context, &out)
+        v.visit(&tap, &context, &out)
+        v.visit(&touchGestures, &context, &out)
+    }
+}
+
+/// Feeds one input to each recognizer (and lets it update the context before the next one sees it).
+private struct FeedVisitor: RecognizerVisitor {
+    let input: RecognizerInput
+    let perTouchToo: Bool
+
+    @inline(__always)
+    mutating func visit<R: GestureRecognizer>(_ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+        if R.isPerTouch, !perTouchToo { return }
+        if case .timeAdvanced = input, !R.usesTimers { return }
+        recognizer.handle(input, &context, into: &out)
+        recognizer.afterHandling(&context)
+    }
+}
+
+/// The earliest deadline of all recognizers.
+private struct DeadlineVisitor: RecognizerVisitor {
+    var earliest: Timestamp?
+
+    @inline(__always)
+    mutating func visit<R: GestureRecognizer>(_ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+        guard R.usesTimers, let t = recognizer.nextDeadline(context) else { return }
+        if earliest == nil || t < earliest! { earliest = t }
+    }
+}
+
+/// The state of each recognizer of the whole hand, for the transition log.
+private struct StateNameVisitor: RecognizerVisitor {
+    var names: [(name: String, state: String)] = []
+
+    mutating func visit<R: GestureRecognizer>(_ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+        guard !R.isPerTouch else { return }
+        names.append((R.kinds[0].rawValue, recognizer.stateName))
+    }
+}
+
+private struct KindVisitor: RecognizerVisitor {
+    var kinds: [(kind: GestureKind, perTouchRecognizer: Bool)] = []
+
+    mutating func visit<R: GestureRecognizer>(_ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+        kinds += R.kinds.map { ($0, R.isPerTouch) }
     }
 }

@@ -61,21 +61,8 @@ public struct ArenaContext: Sendable {
         self.isSizeAssumed = geometry.isSizeAssumed
     }
 
-    @inline(__always) static func bit(_ k: GestureKind) -> UInt32 {
-        switch k {
-        case .pinch: 1 << 0
-        case .rotate: 1 << 1
-        case .pan: 1 << 2
-        case .tap: 1 << 3
-        case .longPress: 1 << 4
-        case .swipe: 1 << 5
-        case .touchTap: 1 << 6
-        case .touchHold: 1 << 7
-        case .touchSwipe: 1 << 8
-        case .touchPan: 1 << 9
-        case .touchFlick: 1 << 10
-        }
-    }
+    /// The kind's bit in ``startedKinds``.
+    @inline(__always) static func bit(_ k: GestureKind) -> UInt32 { 1 << UInt32(k.traits.index) }
 
     /// True when the policy lets `kind` start next to every kind already recognised in this sequence.
     public func mayStart(_ kind: GestureKind) -> Bool {

@@ -44,14 +44,6 @@ public struct GesturePolicy: Hashable, Sendable {
         self.tapWaitsForDoubleTapFingers = tapWaitsForDoubleTapFingers
     }
 
-    /// pinch, rotate and pan together (pinch-rotate-drag in one motion); a long press may turn into
-    /// a drag, pinch or rotate; a swipe is also a (fast) pan. Everything else is exclusive.
-    public static let `default` = GesturePolicy(simultaneous: [
-        GesturePair(.pinch, .rotate), GesturePair(.pinch, .pan), GesturePair(.rotate, .pan),
-        GesturePair(.longPress, .pan), GesturePair(.longPress, .pinch), GesturePair(.longPress, .rotate),
-        GesturePair(.swipe, .pan),
-    ])
-
     /// True when `a` and `b` may both be recognised in one sequence (a kind always coexists with itself).
     @inline(__always) public func allows(_ a: GestureKind, with b: GestureKind) -> Bool {
         a == b || pairBit(a, b)
@@ -63,17 +55,17 @@ public struct GesturePolicy: Hashable, Sendable {
     }
 
     @inline(__always) private func pairBit(_ a: GestureKind, _ b: GestureKind) -> Bool {
-        let i = a.policyIndex * GestureKind.allCases.count + b.policyIndex
+        let i = a.traits.index * GestureKind.allCases.count + b.traits.index
         return i < 64 ? pairsLow & (1 << UInt64(i)) != 0 : pairsHigh & (1 << UInt64(i - 64)) != 0
     }
 
     private mutating func setPair(_ a: GestureKind, _ b: GestureKind) {
-        let i = a.policyIndex * GestureKind.allCases.count + b.policyIndex
+        let i = a.traits.index * GestureKind.allCases.count + b.traits.index
         if i < 64 { pairsLow |= 1 << UInt64(i) } else { pairsHigh |= 1 << UInt64(i - 64) }
     }
 
     /// The kinds the ``simultaneous`` table governs (per-touch sub-gestures are a separate layer).
-    public static let pairableKinds: [GestureKind] = [.pinch, .rotate, .pan, .tap, .longPress, .swipe]
+    public static let pairableKinds: [GestureKind] = GestureKind.allCases.filter { !$0.traits.isPerTouch }
 
     /// Parses `pinch+rotate,pinch+pan` (or `none`); nil when a name is unknown or not in
     /// ``pairableKinds`` (a pair the arena never consults would be a setting that does nothing).
@@ -98,25 +90,6 @@ public struct GesturePolicy: Hashable, Sendable {
             fingers.insert(n)
         }
         return fingers
-    }
-}
-
-extension GestureKind {
-    /// 0…10, the position in `allCases` (11 kinds: 121 pair bits fit in two words).
-    @inline(__always) var policyIndex: Int {
-        switch self {
-        case .pinch: 0
-        case .rotate: 1
-        case .pan: 2
-        case .tap: 3
-        case .longPress: 4
-        case .swipe: 5
-        case .touchTap: 6
-        case .touchHold: 7
-        case .touchSwipe: 8
-        case .touchPan: 9
-        case .touchFlick: 10
-        }
     }
 }
 
