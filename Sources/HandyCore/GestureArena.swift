@@ -3,9 +3,9 @@ import HandyProtocol
 /// Runs every recognizer over the same frames, with the policy of ``GesturePolicy`` (data, not ifs).
 ///
 /// Per frame: palms are judged and the frame's motion (``FrameMotion``) is computed once; timers
-/// due at or before the frame fire first (in time order); then the recognizers see the frame in a
-/// fixed order — long press (it opens the two-finger gate), pinch, rotate, pan, swipe, tap,
-/// per-touch sub-gestures — so the output order is deterministic. A gesture kind starts only if the
+/// due at or before the frame fire first (in time order); then the recognizers see the frame in the
+/// fixed order of their table (``ArenaRecognizers``) — long press (it opens the two-finger gate),
+/// pinch, rotate, pan, swipe, tap, per-touch sub-gestures — so the output order is deterministic. A gesture kind starts only if the
 /// policy pairs it with every kind already recognised since the last time no finger was down.
 /// Gesture ids are unique per arena, monotonic from 1. A resynced frame cancels everything in
 /// progress (reason `resync`) before it is handled.
