@@ -87,12 +87,7 @@ public enum GestureAction: Sendable, Equatable {
 
 extension GestureKind {
     /// Discrete gestures fire when recognised; continuous ones when they begin (once per gesture).
-    public var isDiscrete: Bool {
-        switch self {
-        case .tap, .swipe, .touchTap, .touchHold, .touchSwipe, .touchFlick: true
-        case .pinch, .rotate, .pan, .longPress, .touchPan: false
-        }
-    }
+    public var isDiscrete: Bool { traits.isDiscrete }
 
     /// The phase a binding fires on unless it names one.
     public var firingPhase: GesturePhase { isDiscrete ? .recognized : .began }
@@ -101,12 +96,7 @@ extension GestureKind {
     public var bindablePhases: [GesturePhase] { isDiscrete ? [.recognized] : [.began, .ended, .cancelled] }
 
     /// Whether its events carry `fingers` (per-touch sub-gestures carry `touch` instead).
-    var hasFingers: Bool {
-        switch self {
-        case .pinch, .rotate, .pan, .tap, .longPress, .swipe: true
-        case .touchTap, .touchHold, .touchSwipe, .touchPan, .touchFlick: false
-        }
-    }
+    var hasFingers: Bool { !traits.isPerTouch }
     var hasTaps: Bool { self == .tap || self == .touchTap }
     var hasDirection: Bool { self == .swipe || self == .touchSwipe }
     var hasEdge: Bool { self == .swipe }

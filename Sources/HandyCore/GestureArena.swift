@@ -3,9 +3,9 @@ import HandyProtocol
 /// Runs every recognizer over the same frames, with the policy of ``GesturePolicy`` (data, not ifs).
 ///
 /// Per frame: palms are judged and the frame's motion (``FrameMotion``) is computed once; timers
-/// due at or before the frame fire first (in time order); then the recognizers see the frame in a
-/// fixed order — long press (it opens the two-finger gate), pinch, rotate, pan, swipe, tap,
-/// per-touch sub-gestures — so the output order is deterministic. A gesture kind starts only if the
+/// due at or before the frame fire first (in time order); then the recognizers see the frame in the
+/// fixed order of their table (``ArenaRecognizers``) — long press (it opens the two-finger gate),
+/// pinch, rotate, pan, swipe, tap, per-touch sub-gestures — so the output order is deterministic. A gesture kind starts only if the
 /// policy pairs it with every kind already recognised since the last time no finger was down.
 /// Gesture ids are unique per arena, monotonic from 1. A resynced frame cancels everything in
 /// progress (reason `resync`) before it is handled.
@@ -19,44 +19,14 @@ public struct GestureArena: Sendable {
 
     private var context: ArenaContext
     private var motion = MotionTracker()
-    private var longPress = LongPressRecognizer()
-    private var pinch = PinchRecognizer()
-    private var rotate = RotateRecognizer()
-    private var pan = PanRecognizer()
-    private var swipe = SwipeRecognizer()
-    private var tap = TapRecognizer()
-    private var touchGestures = TouchGestureRecognizer()
+    private var recognizers = ArenaRecognizers()
     private var cachedDeadline: Timestamp?
     /// Every finger down since the last time none was.
     private var sequenceFingers = TouchMask()
-    /// The region a hand covers, added to every event that carries a hand.
-    public private(set) var occlusionModel = HandOcclusionModel()
-    /// Each finger's last position (display frame), for the occlusion of events.
-    private var contactMm = [PhysicalPoint](repeating: .zero, count: TouchMask.capacity)
-    /// Fingers down after the last frame, and the fingers of the last frame (those lifting in it too).
-    private var downFingers = TouchMask()
-    private var frameFingers = TouchMask()
-    /// Per continuous gesture in progress: what its last region was computed from, and its clear side.
-    /// A list searched from the end, not a dictionary: a handful of gestures run at once, and
-    /// hashing the id of every event cost more than the search.
-    private var sentOcclusion: [SentRegion] = []
-    /// The region's working arrays, kept from one region to the next.
-    private var occlusionScratch = HandOcclusionModel.Scratch()
-    /// The regions made for one frame's events, by fingers and hand (see `addOcclusion`): kept, its
-    /// room reused, where a new array was allocated and freed on every frame that made a region.
-    private var frameShapes: [(touch: Int, hand: Hand, shape: OcclusionShape?)] = []
-    /// A `changed` event carries the region again only when one of its contacts moved more than this
-    /// along x or y (mm) since the region was last sent.
-    static let occlusionResendMm = 2.0
-
-    /// The inputs of the region last sent with a gesture: while they stay put, the region and its
-    /// clear side stay what the client has.
-    private struct SentRegion {
-        var id: UInt64
-        var contactsMm: [PhysicalPoint]
-        var hand: Hand
-        var clearSide: Side
-    }
+    /// The covered region added to every event that carries a hand (``GestureOcclusion``).
+    private var occlusion = GestureOcclusion()
+    /// The occlusion model in use (``setOcclusionModel(_:)``).
+    public var occlusionModel: HandOcclusionModel { occlusion.model }
 
     public init(deviceID: String, geometry: DeviceGeometry, configuration: GestureConfiguration = .init()) {
         self.deviceID = deviceID
@@ -89,7 +59,7 @@ public struct GestureArena: Sendable {
 
     /// Replaces the occlusion model (docs/GESTURES.md "The covered region").
     public mutating func setOcclusionModel(_ model: HandOcclusionModel) {
-        occlusionModel = model
+        occlusion.model = model
     }
 
     /// "handyd bug: ..." reports of impossible transitions (the daemon logs them; tests want none).
@@ -124,14 +94,7 @@ public struct GestureArena: Sendable {
         fireTimers(upTo: frame.time, into: &out)
         if frame.resynced { cancelRecognizers(at: frame.time, reason: "resync", into: &out) }
         let m = motion.motion(for: frame, configuration: context.configuration)
-        frameFingers = TouchMask()
-        for t in frame.touches where m.fingerMask.contains(t.id) || (t.phase == .ended && downFingers.contains(t.id)) {
-            guard t.id >= 0, t.id < TouchMask.capacity else { continue }
-            contactMm[t.id] = t.mm
-            frameFingers.insert(t.id)
-        }
-        downFingers = TouchMask()
-        for t in frame.touches where frameFingers.contains(t.id) && !t.phase.isFinished { downFingers.insert(t.id) }
+        occlusion.noteFingers(of: frame, fingerMask: m.fingerMask)
         // A finger of this sequence turned into a palm: what it took part in is cancelled, and the
         // multi-finger recognizers wait for every finger to lift.
         if m.newPalmMask.intersects(sequenceFingers), context.configuration.policy.palmCancels {
@@ -142,9 +105,8 @@ public struct GestureArena: Sendable {
         // Moved into the input, not copied: a copy retained the frame's touches, and both were
         // destroyed (~150 instructions a frame).
         let input = RecognizerInput.frame(consume m)
-        let before = tracesTransitions ? stateNames : nil
-        feedMultiFinger(input, into: &out)
-        touchGestures.handle(input, &context, into: &out)
+        let before = tracesTransitions ? stateNames() : nil
+        feed(input, perTouchToo: true, into: &out)
         if let before { trace(before, "frame@\(time)") }
         if noFingers { context.startedKinds = 0 }
         refreshDeadline()
@@ -161,154 +123,12 @@ public struct GestureArena: Sendable {
     public mutating func advanceTime(to time: Timestamp, into out: inout [GestureEvent]) {
         let first = out.count
         fireTimers(upTo: time, into: &out)
-        frameFingers = downFingers
+        occlusion.lastFrameIsTheFingersDown()
         addOcclusion(to: &out, from: first)
     }
 
-    /// Adds `occlusion` to the events from `first` on that carry a hand, from the fingers of the
-    /// last frame (a per-touch gesture: its own touch), and derives `clearSide` from it. An event
-    /// with no finger left to place it uses its own centroid or position. A `changed` event carries
-    /// it only when one of its contacts moved more than ``occlusionResendMm``, or its hand changed,
-    /// since the last one sent with that gesture (the client keeps the last); without it, its
-    /// `clearSide` is the one of that kept region. The test is on the contacts, before any geometry: the region was half of every line's
-    /// bytes on a busy device, and computing regions that were not sent was half of the pipeline.
     private mutating func addOcclusion(to out: inout [GestureEvent], from first: Int) {
-        guard first < out.count else { return }
-        // Gestures of one frame with the same fingers and hand (pinch, rotate and pan of one hand)
-        // have the same region: it is computed once per frame for them. Key: the touch (−1 for the
-        // frame's fingers) and the hand.
-        var shapes: [(touch: Int, hand: Hand, shape: OcclusionShape?)] = []
-        swap(&shapes, &frameShapes)
-        defer {
-            // Only when filled: emptying costs a generic call (~60 instructions) even when empty.
-            if !shapes.isEmpty { shapes.removeAll(keepingCapacity: true) }
-            swap(&shapes, &frameShapes)
-        }
-        for i in first..<out.count where out[i].hand != nil {
-            let hand = out[i].hand ?? .unknown
-            // Its own finger for a per-touch gesture (while down), the frame's fingers otherwise;
-            // nil: none left (a tap recognised after the lift), the event's own point stands in.
-            let key: Int?
-            if let touch = out[i].touch {
-                key = frameFingers.contains(touch) || downFingers.contains(touch) ? touch : nil
-            } else {
-                key = frameFingers.bits != 0 ? -1 : nil
-            }
-            let anchor: PhysicalPoint?
-            if key == nil {
-                guard let point = out[i].centroidMm ?? out[i].positionMm else { continue }
-                anchor = PhysicalPoint(x: point.x, y: point.y)
-            } else {
-                anchor = nil
-            }
-            let id = out[i].id
-            // Most `changed` events stop here, before any array is made.
-            let sent = sentOcclusion.lastIndex { $0.id == id }
-            if out[i].phase == .changed, let sent, sentOcclusion[sent].hand == hand,
-               contactsStay(sentOcclusion[sent].contactsMm, key: key, anchor: anchor) {
-                out[i].clearSide = sentOcclusion[sent].clearSide
-                continue
-            }
-            let contacts: [PhysicalPoint]
-            if let anchor {
-                contacts = [anchor]
-            } else {
-                contacts = Self.contacts(key: key ?? -1, frameFingers: frameFingers, contactMm: contactMm)
-            }
-            let shape: OcclusionShape?
-            if let key, let known = shapes.first(where: { $0.touch == key && $0.hand == hand }) {
-                shape = known.shape
-            } else {
-                shape = Self.occlusionShape(contacts: contacts, hand: hand, model: occlusionModel,
-                                            widthMm: context.displayWidthMm, heightMm: context.displayHeightMm,
-                                            scratch: &occlusionScratch)
-                if let key { shapes.append((key, hand, shape)) }
-            }
-            guard let shape else { continue }
-            out[i].clearSide = shape.clearSide
-            switch out[i].phase {
-            case .began, .changed:
-                let region = SentRegion(id: id, contactsMm: contacts, hand: hand, clearSide: shape.clearSide)
-                if let sent { sentOcclusion[sent] = region } else { sentOcclusion.append(region) }
-            case .ended, .cancelled, .recognized:
-                if let sent { sentOcclusion.remove(at: sent) }
-            }
-            out[i].occlusion = Occlusion(polygon: shape.normalised, polygonMm: shape.corners)
-        }
-        // A gesture whose end went unseen must not pile up here; forgetting one only makes its next
-        // `changed` event carry the region again.
-        if sentOcclusion.count > 64 { sentOcclusion.removeAll() }
-    }
-
-    /// The contacts of `key`: its own finger (a touch id), or the frame's fingers (−1) in id order.
-    private static func contacts(key: Int, frameFingers: TouchMask, contactMm: [PhysicalPoint]) -> [PhysicalPoint] {
-        if key >= 0 { return [contactMm[key]] }
-        var out: [PhysicalPoint] = []
-        out.reserveCapacity(frameFingers.bits.nonzeroBitCount)
-        var b = frameFingers.bits
-        while b != 0 {
-            out.append(contactMm[b.trailingZeroBitCount])
-            b &= b - 1
-        }
-        return out
-    }
-
-    /// Whether the contacts of `key` (or the `anchor` standing in for them) are still those of
-    /// `sent`, each within ``occlusionResendMm``: the same fingers in the same order, since a
-    /// finger that came or went makes another region.
-    private func contactsStay(_ sent: [PhysicalPoint], key: Int?, anchor: PhysicalPoint?) -> Bool {
-        if let anchor { return sent.count == 1 && Self.stays(sent[0], anchor) }
-        guard let key else { return false }
-        if key >= 0 { return sent.count == 1 && Self.stays(sent[0], contactMm[key]) }
-        var b = frameFingers.bits, i = 0
-        while b != 0 {
-            guard i < sent.count, Self.stays(sent[i], contactMm[b.trailingZeroBitCount]) else { return false }
-            i += 1
-            b &= b - 1
-        }
-        return i == sent.count
-    }
-
-    /// No more than ``occlusionResendMm`` apart along x and along y.
-    private static func stays(_ a: PhysicalPoint, _ b: PhysicalPoint) -> Bool {
-        Swift.abs(a.x - b.x) <= occlusionResendMm && Swift.abs(a.y - b.y) <= occlusionResendMm
-    }
-
-    /// A covered region as the wire carries it, and the clear side taken from it.
-    struct OcclusionShape {
-        var clearSide: Side
-        var corners: [WirePoint]
-        var normalised: [WirePoint]
-    }
-
-    /// The region of `hand` for fingers at `contacts` (display mm); nil when nothing of it is on the display.
-    /// Static, with what it reads passed in: as a method it was handed a copy of the whole arena.
-    private static func occlusionShape(contacts: [PhysicalPoint], hand: Hand, model: HandOcclusionModel,
-                                       widthMm width: Double, heightMm height: Double,
-                                       scratch: inout HandOcclusionModel.Scratch) -> OcclusionShape? {
-        model.hull(contactsMm: contacts, hand: hand, displayWidthMm: width, displayHeightMm: height, into: &scratch)
-        HandOcclusionModel.clip(scratch.hull, width: width, height: height, into: &scratch)
-        let hull = scratch.hull, polygon = scratch.clipped
-        guard !polygon.isEmpty else { return nil }
-        let centroid = contacts.reduce(PhysicalPoint.zero, +) / Double(contacts.count)
-        let clearSide: Side = hand == .unknown ? .unknown : HandOcclusionModel.clearSide(of: hull, at: centroid)
-        // Each corner once: a vertex on the display's edge comes out of clipping twice, and the
-        // wire's rounding can make close neighbours equal.
-        var corners: [WirePoint] = [], normalised: [WirePoint] = []
-        corners.reserveCapacity(polygon.count)
-        normalised.reserveCapacity(polygon.count)
-        for p in polygon {
-            let c = WirePoint(x: inlineRounded(p.x, 10), y: inlineRounded(p.y, 10))
-            let n = WirePoint(x: inlineRounded(p.x / width, 1_000), y: inlineRounded(p.y / height, 1_000))
-            if let lastC = corners.last, let lastN = normalised.last, lastC == c || lastN == n { continue }
-            corners.append(c)
-            normalised.append(n)
-        }
-        while corners.count > 1, corners[0] == corners[corners.count - 1] || normalised[0] == normalised[normalised.count - 1] {
-            corners.removeLast()
-            normalised.removeLast()
-        }
-        return OcclusionShape(clearSide: clearSide, corners: corners, normalised: normalised)
+        occlusion.add(to: &out, from: first, displayWidthMm: context.displayWidthMm, displayHeightMm: context.displayHeightMm)
     }
 
     /// Cancels every gesture in progress (device removed, resync); the fingers still down start
@@ -316,7 +136,7 @@ public struct GestureArena: Sendable {
     public mutating func cancelAll(at time: Timestamp, reason: String) -> [GestureEvent] {
         var out: [GestureEvent] = []
         cancelRecognizers(at: time, reason: reason, into: &out)
-        frameFingers = downFingers
+        occlusion.lastFrameIsTheFingersDown()
         addOcclusion(to: &out, from: 0)
         refreshDeadline()
         return out
@@ -326,41 +146,35 @@ public struct GestureArena: Sendable {
     public var nextDeadline: Timestamp? { cachedDeadline }
 
     private mutating func cancelRecognizers(at time: Timestamp, reason: String, into out: inout [GestureEvent]) {
-        cancelMultiFinger(at: time, reason: reason, into: &out)
-        touchGestures.handle(.cancel(at: time, reason: reason), &context, into: &out)
+        cancel(at: time, reason: reason, perTouchToo: true, into: &out)
         motion.reset()
         sequenceFingers = TouchMask()
     }
 
+    /// Cancels the gestures of the whole hand (a palm), and the per-touch ones when `perTouchToo`.
     private mutating func cancelMultiFinger(at time: Timestamp, reason: String, into out: inout [GestureEvent]) {
-        let before = tracesTransitions ? stateNames : nil
-        defer { if let before { trace(before, "cancel(\(reason))@\(time)") } }
-        feedMultiFinger(.cancel(at: time, reason: reason), into: &out)
+        cancel(at: time, reason: reason, perTouchToo: false, into: &out)
     }
 
-    /// The recognizers of the whole hand, in their order: long press first, so the gate it opens
-    /// (with the policy on, a two-finger hold lets two-finger pan and rotate start) is up to date
-    /// before the others see the input.
-    private mutating func feedMultiFinger(_ input: RecognizerInput, into out: inout [GestureEvent]) {
-        longPress.handle(input, &context, into: &out)
-        updateGate()
-        pinch.handle(input, &context, into: &out)
-        rotate.handle(input, &context, into: &out)
-        pan.handle(input, &context, into: &out)
-        swipe.handle(input, &context, into: &out)
-        tap.handle(input, &context, into: &out)
+    private mutating func cancel(at time: Timestamp, reason: String, perTouchToo: Bool, into out: inout [GestureEvent]) {
+        let before = tracesTransitions ? stateNames() : nil
+        defer { if let before { trace(before, "cancel(\(reason))@\(time)") } }
+        feed(.cancel(at: time, reason: reason), perTouchToo: perTouchToo, into: &out)
+    }
+
+    /// Feeds `input` to every recognizer in the table's order (the per-touch ones only when
+    /// `perTouchToo`; a timer only to those that use timers).
+    private mutating func feed(_ input: __owned RecognizerInput, perTouchToo: Bool, into out: inout [GestureEvent]) {
+        var visitor = FeedVisitor(input: input, perTouchToo: perTouchToo)
+        recognizers.visitInOrder(&visitor, &context, &out)
     }
 
     /// Fires due timers one deadline at a time, so events come out in time order.
     private mutating func fireTimers(upTo time: Timestamp, into out: inout [GestureEvent]) {
         var guardCount = 0
         while let deadline = cachedDeadline, deadline <= time {
-            let input = RecognizerInput.timeAdvanced(to: deadline)
-            let states = tracesTransitions ? stateNames : nil
-            longPress.handle(input, &context, into: &out)
-            updateGate()
-            tap.handle(input, &context, into: &out)
-            touchGestures.handle(input, &context, into: &out)
+            let states = tracesTransitions ? stateNames() : nil
+            feed(.timeAdvanced(to: deadline), perTouchToo: true, into: &out)
             if let states { trace(states, "timer@\(deadline)") }
             let previous = cachedDeadline
             refreshDeadline()
@@ -372,34 +186,104 @@ public struct GestureArena: Sendable {
         }
     }
 
-    /// The case name of each multi-finger recognizer's state, in arena order.
-    private var stateNames: [String] {
-        [Self.caseName(longPress.state), Self.caseName(pinch.state), Self.caseName(rotate.state),
-         Self.caseName(pan.state), Self.caseName(swipe.state), Self.caseName(tap.state)]
-    }
-    private static let recognizerNames = ["long-press", "pinch", "rotate", "pan", "swipe", "tap"]
-
-    private static func caseName(_ state: Any) -> String {
-        let s = String(describing: state)
-        return s.firstIndex(of: "(").map { String(s[..<$0]) } ?? s
+    /// The name and case name of the state of each recognizer of the whole hand, in table order.
+    private mutating func stateNames() -> [(name: String, state: String)] {
+        var visitor = StateNameVisitor()
+        var none: [GestureEvent] = []
+        recognizers.visitInOrder(&visitor, &context, &none)
+        return visitor.names
     }
 
-    private mutating func trace(_ before: [String], _ input: String) {
-        let after = stateNames
-        for i in before.indices where before[i] != after[i] {
+    private mutating func trace(_ before: [(name: String, state: String)], _ input: String) {
+        let after = stateNames()
+        for i in before.indices where before[i].state != after[i].state {
             if transitions.count >= 10_000 { transitions.removeFirst(5_000) }   // bounded if nobody drains
-            transitions.append("\(Self.recognizerNames[i]): \(before[i]) -> \(input) -> \(after[i])")
+            transitions.append("\(before[i].name): \(before[i].state) -> \(input) -> \(after[i].state)")
         }
     }
 
-    private mutating func updateGate() {
-        context.gateOpen = longPress.activeFingers == 2
+    private mutating func refreshDeadline() {
+        var visitor = DeadlineVisitor()
+        var none: [GestureEvent] = []
+        recognizers.visitInOrder(&visitor, &context, &none)
+        cachedDeadline = visitor.earliest
     }
 
-    private mutating func refreshDeadline() {
-        var d = longPress.nextDeadline
-        if let t = tap.nextDeadline(doubleTapTimeoutMs: context.configuration.doubleTapTimeoutMs), d == nil || t < d! { d = t }
-        if let t = touchGestures.nextDeadline(longPressMs: context.configuration.longPressMs), d == nil || t < d! { d = t }
-        cachedDeadline = d
+    /// The kinds the recognizers of the table report, in table order, each with whether its
+    /// recognizer is per touch (a test checks every kind is there once, in the right layer).
+    var recognizedKinds: [(kind: GestureKind, perTouchRecognizer: Bool)] {
+        var visitor = KindVisitor(), copy = self
+        var none: [GestureEvent] = []
+        copy.recognizers.visitInOrder(&visitor, &copy.context, &none)
+        return visitor.kinds
+    }
+}
+
+/// The recognizers of the arena, and the order in which they see each input: long press first (it
+/// opens the two-finger gate), then pinch, rotate, pan, swipe, tap, and the per-touch sub-gestures.
+/// The order is the order of the events a frame makes. A new gesture is its recognizer here and
+/// its line in ``visitInOrder(_:_:_:)``.
+struct ArenaRecognizers: Sendable {
+    var longPress = LongPressRecognizer()
+    var pinch = PinchRecognizer()
+    var rotate = RotateRecognizer()
+    var pan = PanRecognizer()
+    var swipe = SwipeRecognizer()
+    var tap = TapRecognizer()
+    var touchGestures = TouchGestureRecognizer()
+
+    /// The one list of the recognizers: feeding, timers, deadlines and the transition log all go through it.
+    @inline(__always)
+    mutating func visitInOrder<V: RecognizerVisitor>(_ v: inout V, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+        v.visit(&longPress, &context, &out)
+        v.visit(&pinch, &context, &out)
+        v.visit(&rotate, &context, &out)
+        v.visit(&pan, &context, &out)
+        v.visit(&swipe, &context, &out)
+        v.visit(&tap, &context, &out)
+        v.visit(&touchGestures, &context, &out)
+    }
+}
+
+/// Feeds one input to each recognizer (and lets it update the context before the next one sees it).
+private struct FeedVisitor: RecognizerVisitor {
+    let input: RecognizerInput
+    let perTouchToo: Bool
+
+    @inline(__always)
+    mutating func visit<R: GestureRecognizer>(_ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+        if R.isPerTouch, !perTouchToo { return }
+        if case .timeAdvanced = input, !R.usesTimers { return }
+        recognizer.handle(input, &context, into: &out)
+        recognizer.afterHandling(&context)
+    }
+}
+
+/// The earliest deadline of all recognizers.
+private struct DeadlineVisitor: RecognizerVisitor {
+    var earliest: Timestamp?
+
+    @inline(__always)
+    mutating func visit<R: GestureRecognizer>(_ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+        guard R.usesTimers, let t = recognizer.nextDeadline(context) else { return }
+        if earliest == nil || t < earliest! { earliest = t }
+    }
+}
+
+/// The state of each recognizer of the whole hand, for the transition log.
+private struct StateNameVisitor: RecognizerVisitor {
+    var names: [(name: String, state: String)] = []
+
+    mutating func visit<R: GestureRecognizer>(_ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+        guard !R.isPerTouch else { return }
+        names.append((R.kinds[0].rawValue, recognizer.stateName))
+    }
+}
+
+private struct KindVisitor: RecognizerVisitor {
+    var kinds: [(kind: GestureKind, perTouchRecognizer: Bool)] = []
+
+    mutating func visit<R: GestureRecognizer>(_ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+        kinds += R.kinds.map { ($0, R.isPerTouch) }
     }
 }

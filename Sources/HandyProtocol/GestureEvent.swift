@@ -13,6 +13,44 @@ public enum GestureKind: String, Codable, Hashable, Sendable, CaseIterable {
     case touchFlick = "touch-flick"
 }
 
+extension GestureKind {
+    /// What handyd needs to know of a kind besides its name, in one table: every other map of the
+    /// kinds (the arena's bit and policy row, the encoder's literal, which phases an action may bind,
+    /// which kinds the policy pairs) is derived from it. A new kind is a case above and a row here;
+    /// `GestureKindTableTests` fails when a row does not match its case.
+    public struct Traits: Sendable {
+        /// The position in `allCases`: the kind's bit in a mask of kinds and its row of the policy table.
+        public let index: Int
+        /// The raw value as a literal, for the encoder (no String on the hot path).
+        public let literal: StaticString
+        /// Discrete kinds are `recognized` once; continuous ones go `began → changed… → ended | cancelled`.
+        public let isDiscrete: Bool
+        /// A per-touch sub-gesture (`touch-*`): its events carry `touch`, not `fingers`, and the
+        /// arena's policy pairs do not govern it.
+        public let isPerTouch: Bool
+
+        @usableFromInline init(_ index: Int, _ literal: StaticString, isDiscrete: Bool, isPerTouch: Bool) {
+            self.index = index; self.literal = literal; self.isDiscrete = isDiscrete; self.isPerTouch = isPerTouch
+        }
+    }
+
+    @inlinable public var traits: Traits {
+        switch self {
+        case .pinch: Traits(0, "pinch", isDiscrete: false, isPerTouch: false)
+        case .rotate: Traits(1, "rotate", isDiscrete: false, isPerTouch: false)
+        case .pan: Traits(2, "pan", isDiscrete: false, isPerTouch: false)
+        case .tap: Traits(3, "tap", isDiscrete: true, isPerTouch: false)
+        case .longPress: Traits(4, "long-press", isDiscrete: false, isPerTouch: false)
+        case .swipe: Traits(5, "swipe", isDiscrete: true, isPerTouch: false)
+        case .touchTap: Traits(6, "touch-tap", isDiscrete: true, isPerTouch: true)
+        case .touchHold: Traits(7, "touch-hold", isDiscrete: true, isPerTouch: true)
+        case .touchSwipe: Traits(8, "touch-swipe", isDiscrete: true, isPerTouch: true)
+        case .touchPan: Traits(9, "touch-pan", isDiscrete: false, isPerTouch: true)
+        case .touchFlick: Traits(10, "touch-flick", isDiscrete: true, isPerTouch: true)
+        }
+    }
+}
+
 /// Continuous gestures go `began → changed… → ended | cancelled`; discrete ones are `recognized`.
 public enum GesturePhase: String, Codable, Hashable, Sendable {
     case began, changed, ended, cancelled, recognized

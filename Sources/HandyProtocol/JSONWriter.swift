@@ -428,22 +428,8 @@ struct JSONWriter {
 }
 
 extension GestureKind {
-    /// The raw value as a literal (no String on the hot path).
-    var literal: StaticString {
-        switch self {
-        case .pinch: "pinch"
-        case .rotate: "rotate"
-        case .pan: "pan"
-        case .tap: "tap"
-        case .longPress: "long-press"
-        case .swipe: "swipe"
-        case .touchTap: "touch-tap"
-        case .touchHold: "touch-hold"
-        case .touchSwipe: "touch-swipe"
-        case .touchPan: "touch-pan"
-        case .touchFlick: "touch-flick"
-        }
-    }
+    /// The raw value as a literal (no String on the hot path), from ``traits``.
+    @inline(__always) var literal: StaticString { traits.literal }
 }
 
 extension GesturePhase {

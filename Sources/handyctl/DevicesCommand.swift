@@ -38,7 +38,8 @@ struct DevicesCommand: AsyncParsableCommand {
                 continue
             }
             for line in device.listingLines { print(line) }
-            if let health { print("\t" + health.listingLine) }
+            // Only once something happened (a touch, a count): a device never touched has no news.
+            if let health, health != DeviceHealth() { print("\t" + health.listingLine) }
         }
     }
 }

@@ -90,7 +90,6 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
 
     init(measure: Measure) { self.measure = measure }
 
-    var nextDeadline: Timestamp? { nil }
     var isActive: Bool { if case .active = state { true } else { false } }
 
     mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [GestureEvent]) {
@@ -179,4 +178,9 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
         measure.describe(&e, value: a.value, ctx)
         return e
     }
+}
+
+extension ContinuousGestureRecognizer: GestureRecognizer {
+    static var kinds: [GestureKind] { [Measure.kind] }
+    var stateName: String { Self.caseName(state) }
 }

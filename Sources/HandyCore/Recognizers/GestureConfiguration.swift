@@ -104,66 +104,22 @@ public struct GestureConfiguration: Hashable, Sendable {
         guard d > 0, d < 1 else { return 0 }
         return -1 / (1000 * log(d))
     }
+}
 
-    /// The keys ``apply(overrides:)`` understands (udev `HANDYD_THRESHOLD_<KEY>` with `_` → `-`,
-    /// lower case), aliases included, in the order of ``overrideSettings``.
-    public static let overrideKeys: [String] = overrideSettings.flatMap { [$0.key] + $0.aliases }
-
-    /// Applies per-device overrides such as `["tap-timeout-ms": "200", "pinch-ratio": "1.15"]`.
-    /// - Returns: the keys that were rejected, sorted (see ``applyOverrides(_:)`` for why).
-    @discardableResult
-    public mutating func apply(overrides: [String: String]) -> [String] {
-        applyOverrides(overrides).map(\.key)
+extension GestureConfiguration {
+    /// These thresholds as they apply to a device of this geometry: on a device whose size is only
+    /// assumed, the palm threshold is ``palmMajorMmAssumedSize``.
+    public func applying(_ geometry: DeviceGeometry) -> GestureConfiguration {
+        var c = self
+        if geometry.isSizeAssumed { c.palmMajorMm = palmMajorMmAssumedSize }
+        return c
     }
+}
 
-    /// Applies per-device overrides, each checked against its entry in ``overrideSettings``: a
-    /// number must be decimal, finite and within the entry's range; a policy value must parse.
-    ///
-    /// Nothing of a rejected key is applied, so its setting keeps the value it had (the default
-    /// on a fresh configuration). Two keys for one setting (`touch-slop-mm` and its alias
-    /// `tap-slop-mm`, or `rotate-turns` and `rotate-degrees`): the first valid one in key order
-    /// applies, the others are rejected.
-    /// - Returns: one rejection per key not applied, sorted by key, each saying what the key
-    ///   accepts and the value the setting has now.
-    public mutating func applyOverrides(_ overrides: [String: String]) -> [OverrideRejection] {
-        var rejections: [(OverrideRejection, OverrideSetting?)] = []
-        var appliedKeyByField: [String: String] = [:]
-        for (key, raw) in overrides.sorted(by: { $0.key < $1.key }) {
-            let name = key.lowercased()
-            guard let setting = Self.overrideSetting(named: name) else {
-                rejections.append((OverrideRejection(key: key, value: raw, reason: "unknown threshold name (the names are in docs/GESTURES.md)"), nil))
-                continue
-            }
-            if let other = appliedKeyByField[setting.field] {
-                rejections.append((OverrideRejection(key: key, value: raw, reason: "sets the same as \(other), which is used"), setting))
-                continue
-            }
-            if let problem = setting.apply(raw.trimmingSpaces, to: &self) {
-                rejections.append((OverrideRejection(key: key, value: raw, reason: problem), setting))
-            } else {
-                appliedKeyByField[setting.field] = key
-            }
-        }
-        // Said after everything applied: the value in use may come from another key.
-        return rejections.map { rejection, setting in
-            guard let setting else { return rejection }
-            var r = rejection
-            r.reason += "; using \(setting.currentText(self))"
-            return r
-        }
-    }
+// The defaults a gesture brings with it, next to its thresholds above: its override keys and the
+// kinds it may be recognised with (docs/ARCHITECTURE.md "Adding a gesture").
 
-    /// The entry for `name` (a key or an alias, lower case), nil when there is none.
-    public static func overrideSetting(named name: String) -> OverrideSetting? {
-        overrideSettingsByName[name]
-    }
-
-    private static let overrideSettingsByName: [String: OverrideSetting] = {
-        var byName: [String: OverrideSetting] = [:]
-        for s in overrideSettings { for name in [s.key] + s.aliases { byName[name] = s } }
-        return byName
-    }()
-
+extension GestureConfiguration {
     /// Every override key with its accepted values and meaning: the one table the parser
     /// (``applyOverrides(_:)``), docs/GESTURES.md "Thresholds" (a test compares the two), the udev
     /// property parser (`DeviceConfiguration`) and the configuration fuzzer use.
@@ -289,156 +245,7 @@ public struct GestureConfiguration: Hashable, Sendable {
     ]
 }
 
-/// One key of ``GestureConfiguration/apply(overrides:)``: the values it accepts and what it means.
-public struct OverrideSetting: Sendable {
-    public enum Accepted: Sendable, Equatable {
-        /// A finite decimal number within the range (inclusive), in `unit` ("" for a ratio).
-        case number(ClosedRange<Double>, unit: String)
-        /// Comma-separated pairs of multi-finger gestures (`pinch+rotate,pinch+pan`), or `none`.
-        case gesturePairs
-        /// Comma-separated finger counts 1 … 10, or `none`.
-        case fingerCounts
-        /// true or false (also 1/0, yes/no, on/off).
-        case boolean
-
-        /// What is accepted, as docs/GESTURES.md's "accepted" column says it (`1 … 60000 ms`).
-        public var summary: String {
-            switch self {
-            case .number(let range, let unit):
-                let text = "\(GestureConfiguration.formatSetting(range.lowerBound)) … \(GestureConfiguration.formatSetting(range.upperBound))"
-                return unit.isEmpty ? text : "\(text) \(unit)"
-            case .gesturePairs: return "pairs `a+b` of \(GesturePolicy.pairableKinds.map(\.rawValue).joined(separator: ", ")), comma-separated, or `none`"
-            case .fingerCounts: return "finger counts 1 … 10, comma-separated, or `none`"
-            case .boolean: return "`true` or `false` (also 1/0, yes/no, on/off)"
-            }
-        }
-    }
-
-    /// The name in kebab case (`tap-timeout-ms`; udev `HANDYD_THRESHOLD_TAP_TIMEOUT_MS`).
-    public let key: String
-    /// Other names for the same setting, in the same unit.
-    public let aliases: [String]
-    /// The ``GestureConfiguration`` property it sets (two keys for one property conflict).
-    public let field: String
-    public let accepted: Accepted
-    /// A value the parser accepts (docs/GESTURES.md shows it; the tests apply it).
-    public let example: String
-    /// What the setting changes, in a few words.
-    public let meaning: String
-    /// The setting's value in `c`, as a number in ``Accepted/number(_:unit:)``'s unit (nil for a policy key).
-    public let numericValue: (@Sendable (GestureConfiguration) -> Double)?
-    private let currentTextOf: @Sendable (GestureConfiguration) -> String
-    private let parse: @Sendable (String, inout GestureConfiguration) -> Bool
-
-    init(key: String, aliases: [String] = [], field: String, accepted: Accepted, example: String, meaning: String,
-         numericValue: (@Sendable (GestureConfiguration) -> Double)? = nil,
-         currentText: @escaping @Sendable (GestureConfiguration) -> String,
-         parse: @escaping @Sendable (String, inout GestureConfiguration) -> Bool) {
-        self.key = key; self.aliases = aliases; self.field = field; self.accepted = accepted
-        self.example = example; self.meaning = meaning; self.numericValue = numericValue
-        self.currentTextOf = currentText; self.parse = parse
-    }
-
-    static func number(_ key: String, aliases: [String] = [], field: String, _ range: ClosedRange<Double>, _ unit: String,
-                       example: String, _ meaning: String,
-                       get: @escaping @Sendable (GestureConfiguration) -> Double,
-                       set: @escaping @Sendable (inout GestureConfiguration, Double) -> Void) -> OverrideSetting {
-        OverrideSetting(
-            key: key, aliases: aliases, field: field, accepted: .number(range, unit: unit), example: example, meaning: meaning,
-            numericValue: get,
-            currentText: { c in unit.isEmpty ? GestureConfiguration.formatSetting(get(c)) : "\(GestureConfiguration.formatSetting(get(c))) \(unit)" },
-            parse: { text, c in
-                guard let v = GestureConfiguration.parseDecimal(text), range.contains(v) else { return false }
-                set(&c, v)
-                return true
-            })
-    }
-
-    /// The setting's value in `c`, in the form the parser takes plus the unit (`180 ms`, `pinch+pan`, `true`).
-    public func currentText(_ c: GestureConfiguration) -> String { currentTextOf(c) }
-
-    /// Applies `text` (already trimmed) to `c`; nil when applied, else why not (nothing applied).
-    func apply(_ text: String, to c: inout GestureConfiguration) -> String? {
-        if parse(text, &c) { return nil }
-        if case .number = accepted {
-            return GestureConfiguration.parseDecimal(text) == nil ? "not a number, accepted \(accepted.summary)" : "out of range, accepted \(accepted.summary)"
-        }
-        return "not accepted, expected \(accepted.summary)"
-    }
-}
-
-/// A key ``GestureConfiguration/applyOverrides(_:)`` did not apply.
-public struct OverrideRejection: Hashable, Sendable, CustomStringConvertible {
-    /// The key as given.
-    public var key: String
-    /// The value as given.
-    public var value: String
-    /// Why, what the key accepts, and the value in use instead (`out of range, accepted 1 … 60000 ms; using 500 ms`).
-    public var reason: String
-    public var description: String { "\(key)=\"\(value)\": \(reason)" }
-}
-
-extension GestureConfiguration {
-    /// A plain decimal number (`250`, `-1.5`, `1e3`): no `inf`, `nan`, hex or inner spaces, so a
-    /// value means what it looks like. Every number in a device property is read with it.
-    public static func parseDecimal(_ text: String) -> Double? {
-        guard !text.isEmpty,
-              text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2e || $0 == 0x2b || $0 == 0x2d || $0 == 0x65 || $0 == 0x45 }),
-              let v = Double(text), v.isFinite else { return nil }
-        return v
-    }
-
-    /// A number as the docs and problem lines show it: whole numbers without `.0`.
-    public static func formatSetting(_ v: Double) -> String {
-        if v == v.rounded(), Swift.abs(v) < 1e15 { return String(Int64(v)) }
-        return "\(v)"
-    }
-}
-
-/// The arena policy as data: which gestures may coexist, and the few switches of the seed library.
-///
-/// Stored as bit masks, so copying a configuration on the hot path costs no reference counting.
-public struct GesturePolicy: Hashable, Sendable {
-    /// Bit `index(a) * kinds + index(b)` set when a and b may coexist (both orders are set).
-    private var pairsLow: UInt64 = 0
-    private var pairsHigh: UInt64 = 0
-    /// Bit n set when an n-finger tap waits for the double-tap timeout.
-    private var tapWaitBits: UInt32 = 0
-
-    /// Unordered pairs of gestures that may both be recognised in one touch sequence (from the
-    /// first finger down to the last finger up). A gesture whose kind is not paired with every
-    /// gesture already recognised in the sequence does not start until all fingers lift.
-    /// Per-touch sub-gestures (`touch-*`) are a separate layer and are not governed by this table.
-    public var simultaneous: Set<GesturePair> {
-        get {
-            var out = Set<GesturePair>()
-            for a in GestureKind.allCases { for b in GestureKind.allCases where a != b && pairBit(a, b) { out.insert(GesturePair(a, b)) } }
-            return out
-        }
-        set {
-            pairsLow = 0; pairsHigh = 0
-            for p in newValue { setPair(p.first, p.second); setPair(p.second, p.first) }
-        }
-    }
-    /// Finger counts (1…31) whose tap waits for the double-tap timeout to pass, then reports once
-    /// with the final `taps` count. Other finger counts report every tap at once (`taps` 1, then 2, ...).
-    public var tapWaitsForDoubleTapFingers: Set<Int> {
-        get { Set((1...31).filter { tapWaitBits & (1 << UInt32($0)) != 0 }) }
-        set { tapWaitBits = 0; for n in newValue where n >= 1 && n <= 31 { tapWaitBits |= 1 << UInt32(n) } }
-    }
-    /// A touch that becomes a palm cancels the gestures it took part in (reason `palm`).
-    public var palmCancels: Bool
-    /// Seed option: two-finger pan and rotate only move while a two-finger long press is held.
-    public var twoFingerLongPressGatesPanAndRotate: Bool
-
-    public init(simultaneous: Set<GesturePair>, tapWaitsForDoubleTapFingers: Set<Int> = [], palmCancels: Bool = true,
-                twoFingerLongPressGatesPanAndRotate: Bool = false) {
-        self.palmCancels = palmCancels
-        self.twoFingerLongPressGatesPanAndRotate = twoFingerLongPressGatesPanAndRotate
-        self.simultaneous = simultaneous
-        self.tapWaitsForDoubleTapFingers = tapWaitsForDoubleTapFingers
-    }
-
+extension GesturePolicy {
     /// pinch, rotate and pan together (pinch-rotate-drag in one motion); a long press may turn into
     /// a drag, pinch or rotate; a swipe is also a (fast) pan. Everything else is exclusive.
     public static let `default` = GesturePolicy(simultaneous: [
@@ -446,107 +253,4 @@ public struct GesturePolicy: Hashable, Sendable {
         GesturePair(.longPress, .pan), GesturePair(.longPress, .pinch), GesturePair(.longPress, .rotate),
         GesturePair(.swipe, .pan),
     ])
-
-    /// True when `a` and `b` may both be recognised in one sequence (a kind always coexists with itself).
-    @inline(__always) public func allows(_ a: GestureKind, with b: GestureKind) -> Bool {
-        a == b || pairBit(a, b)
-    }
-
-    /// True when an n-finger tap waits for the double-tap timeout.
-    @inline(__always) public func tapWaits(fingers n: Int) -> Bool {
-        n >= 1 && n <= 31 && tapWaitBits & (1 << UInt32(n)) != 0
-    }
-
-    @inline(__always) private func pairBit(_ a: GestureKind, _ b: GestureKind) -> Bool {
-        let i = a.policyIndex * GestureKind.allCases.count + b.policyIndex
-        return i < 64 ? pairsLow & (1 << UInt64(i)) != 0 : pairsHigh & (1 << UInt64(i - 64)) != 0
-    }
-
-    private mutating func setPair(_ a: GestureKind, _ b: GestureKind) {
-        let i = a.policyIndex * GestureKind.allCases.count + b.policyIndex
-        if i < 64 { pairsLow |= 1 << UInt64(i) } else { pairsHigh |= 1 << UInt64(i - 64) }
-    }
-
-    /// The kinds the ``simultaneous`` table governs (per-touch sub-gestures are a separate layer).
-    public static let pairableKinds: [GestureKind] = [.pinch, .rotate, .pan, .tap, .longPress, .swipe]
-
-    /// Parses `pinch+rotate,pinch+pan` (or `none`); nil when a name is unknown or not in
-    /// ``pairableKinds`` (a pair the arena never consults would be a setting that does nothing).
-    static func parsePairs(_ text: String) -> Set<GesturePair>? {
-        if text.lowercased() == "none" { return [] }
-        var out = Set<GesturePair>()
-        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let names = item.split(separator: "+", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
-            guard names.count == 2, let a = GestureKind(rawValue: names[0]), let b = GestureKind(rawValue: names[1]),
-                  pairableKinds.contains(a), pairableKinds.contains(b) else { return nil }
-            out.insert(GesturePair(a, b))
-        }
-        return out
-    }
-
-    /// Parses finger counts `1,2` (1 … 10) or `none`; nil when malformed.
-    static func parseFingerCounts(_ text: String) -> Set<Int>? {
-        if text.lowercased() == "none" { return [] }
-        var fingers = Set<Int>()
-        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let n = Int(String(part).trimmingSpaces), n > 0, n <= 10 else { return nil }
-            fingers.insert(n)
-        }
-        return fingers
-    }
-}
-
-extension GestureKind {
-    /// 0…10, the position in `allCases` (11 kinds: 121 pair bits fit in two words).
-    @inline(__always) var policyIndex: Int {
-        switch self {
-        case .pinch: 0
-        case .rotate: 1
-        case .pan: 2
-        case .tap: 3
-        case .longPress: 4
-        case .swipe: 5
-        case .touchTap: 6
-        case .touchHold: 7
-        case .touchSwipe: 8
-        case .touchPan: 9
-        case .touchFlick: 10
-        }
-    }
-}
-
-/// An unordered pair of gesture kinds.
-public struct GesturePair: Hashable, Sendable {
-    public let first: GestureKind
-    public let second: GestureKind
-    public init(_ a: GestureKind, _ b: GestureKind) {
-        if a.rawValue <= b.rawValue { first = a; second = b } else { first = b; second = a }
-    }
-}
-
-private func parseBool(_ s: String) -> Bool? {
-    switch s.lowercased() {
-    case "1", "true", "yes", "on": true
-    case "0", "false", "no", "off": false
-    default: nil
-    }
-}
-
-extension String {
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
-        return String(s)
-    }
-}
-
-extension GestureConfiguration {
-    /// These thresholds as they apply to a device of this geometry: on a device whose size is only
-    /// assumed, the palm threshold is ``palmMajorMmAssumedSize``.
-    public func applying(_ geometry: DeviceGeometry) -> GestureConfiguration {
-        var c = self
-        if geometry.isSizeAssumed { c.palmMajorMm = palmMajorMmAssumedSize }
-        return c
-    }
 }

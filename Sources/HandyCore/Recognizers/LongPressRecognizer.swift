@@ -150,3 +150,13 @@ public struct LongPressRecognizer: Sendable {
         return e
     }
 }
+
+extension LongPressRecognizer: GestureRecognizer {
+    static var kinds: [GestureKind] { [.longPress] }
+    static var usesTimers: Bool { true }
+    /// With the policy's gate on, a two-finger hold lets two-finger pan and rotate start: the gate
+    /// is up to date before the recognizers after this one see the input.
+    func afterHandling(_ context: inout ArenaContext) { context.gateOpen = activeFingers == 2 }
+    func nextDeadline(_ context: ArenaContext) -> Timestamp? { nextDeadline }
+    var stateName: String { Self.caseName(state) }
+}

@@ -53,7 +53,6 @@ public struct SwipeRecognizer: Sendable {
 
     public init() {}
 
-    var nextDeadline: Timestamp? { nil }
 
     mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [GestureEvent]) {
         switch input {
@@ -126,4 +125,9 @@ public struct SwipeRecognizer: Sendable {
         case .up: displayHeightMm - startMm.y <= edgeMm ? .bottom : nil
         }
     }
+}
+
+extension SwipeRecognizer: GestureRecognizer {
+    static var kinds: [GestureKind] { [.swipe] }
+    var stateName: String { Self.caseName(state) }
 }

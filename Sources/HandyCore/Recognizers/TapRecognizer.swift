@@ -161,3 +161,12 @@ public struct TapRecognizer: Sendable {
         if !waits { emit(tap, at: m.time, &ctx, &out) }
     }
 }
+
+extension TapRecognizer: GestureRecognizer {
+    static var kinds: [GestureKind] { [.tap] }
+    static var usesTimers: Bool { true }
+    func nextDeadline(_ context: ArenaContext) -> Timestamp? {
+        nextDeadline(doubleTapTimeoutMs: context.configuration.doubleTapTimeoutMs)
+    }
+    var stateName: String { Self.caseName(state) }
+}

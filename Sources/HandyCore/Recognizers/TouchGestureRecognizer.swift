@@ -228,3 +228,12 @@ public struct TouchGestureRecognizer: Sendable {
         out.append(e)
     }
 }
+
+extension TouchGestureRecognizer: GestureRecognizer {
+    static var kinds: [GestureKind] { [.touchTap, .touchHold, .touchSwipe, .touchPan, .touchFlick] }
+    static var isPerTouch: Bool { true }
+    static var usesTimers: Bool { true }
+    func nextDeadline(_ context: ArenaContext) -> Timestamp? {
+        nextDeadline(longPressMs: context.configuration.longPressMs)
+    }
+}

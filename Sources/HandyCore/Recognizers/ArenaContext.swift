@@ -1,0 +1,114 @@
+import HandyProtocol
+
+/// What the arena lends every recognizer for one input: ids, policy, event construction.
+public struct ArenaContext: Sendable {
+    public let device: String
+    public var configuration: GestureConfiguration
+    public let displayWidthMm: Double
+    public let displayHeightMm: Double
+    /// The device's size in mm is the fallback guess (``DeviceGeometry/isSizeAssumed``).
+    public let isSizeAssumed: Bool
+    /// Next gesture id (monotonic from 1 per arena).
+    public var nextID: UInt64 = 1
+    /// Gesture kinds recognised since the last time no finger was down (bit = index in allCases).
+    public var startedKinds: UInt32 = 0
+    /// False while the two-finger long-press gate is on and no two-finger long press is held.
+    public var gateOpen = true
+    /// "handyd bug: ..." entries: impossible transitions (tests require it empty).
+    public var bugs: [String] = []
+    /// Decides the hand of every gesture with two or more fingers (docs/HANDEDNESS.md).
+    public var classifier: any HandednessClassifier = EvidenceHandednessClassifier()
+    /// The device's enrolled hand profile (``HandProfile``): its one-finger model, when it has one,
+    /// decides the hand of one contact (its pinch recalibration is in ``classifier``).
+    public var handProfile: HandProfile?
+
+    /// The hand of the fingers in `mask` of `frame`, decided when a gesture begins: by the
+    /// classifier with two or more fingers, by the contact's ellipse (``SingleContactHandedness``)
+    /// with one (`fingers`: the gesture's).
+    /// Below the device's `hand-minimum-confidence` the hand is published `unknown`, its
+    /// probability kept (``HandDecision/published(minimumConfidence:)``).
+    func decideHand(_ frame: TouchFrame, mask: TouchMask, fingers: Int) -> HandDecision {
+        let touches = frame.touches.filter { mask.contains($0.id) && !$0.phase.isFinished }
+        if fingers == 1 { return touches.count == 1 ? decideHand(touches[0]) : .undecided }
+        guard var f = HandednessFeatures(touches: touches) else { return .undecided }
+        f.sizeIsAssumed = isSizeAssumed
+        return published(classifier.decide(f))
+    }
+
+    /// The device's `hand-minimum-confidence` applied: only above its default (the default
+    /// classifier's own 0.6), so at the default every classifier's own threshold alone decides
+    /// (the seed rule's and the single-contact rule's answers from 0.5 stay published).
+    @inline(__always) private func published(_ d: HandDecision) -> HandDecision {
+        let minimum = configuration.handMinimumConfidence
+        return minimum > GestureConfiguration.defaultHandMinimumConfidence ? d.published(minimumConfidence: minimum) : d
+    }
+
+    /// The hand of one contact (a one-finger gesture, a per-touch sub-gesture), from its ellipse,
+    /// under the device's `hand-minimum-confidence`.
+    func decideHand(_ touch: Touch) -> HandDecision {
+        if let profile = handProfile, profile.singleContact != nil,
+           let d = profile.singleContactDecision(HandednessContact(touch), displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm) {
+            return published(d)
+        }
+        return published(SingleContactHandedness.decide(touch, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm))
+    }
+
+    init(device: String, configuration: GestureConfiguration, geometry: DeviceGeometry) {
+        self.device = device
+        self.configuration = configuration
+        self.displayWidthMm = Swift.max(geometry.displayWidthMm, 1e-6)
+        self.displayHeightMm = Swift.max(geometry.displayHeightMm, 1e-6)
+        self.isSizeAssumed = geometry.isSizeAssumed
+    }
+
+    /// The kind's bit in ``startedKinds``.
+    @inline(__always) static func bit(_ k: GestureKind) -> UInt32 { 1 << UInt32(k.traits.index) }
+
+    /// True when the policy lets `kind` start next to every kind already recognised in this sequence.
+    public func mayStart(_ kind: GestureKind) -> Bool {
+        if startedKinds == 0 { return true }
+        for other in GestureKind.allCases where startedKinds & Self.bit(other) != 0 {
+            if !configuration.policy.allows(kind, with: other) { return false }
+        }
+        return true
+    }
+
+    /// Records that `kind` starts and returns its new gesture id.
+    public mutating func start(_ kind: GestureKind) -> UInt64 {
+        startedKinds |= Self.bit(kind)
+        return allocateID()
+    }
+
+    /// Records that `kind` was recognised in this sequence without taking an id yet.
+    public mutating func mark(_ kind: GestureKind) { startedKinds |= Self.bit(kind) }
+
+    /// A new id for a gesture outside the policy table (per-touch sub-gestures).
+    public mutating func allocateID() -> UInt64 {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    mutating func bug(_ message: String) {
+        if bugs.count < 100 { bugs.append("handyd bug: \(message)") }
+    }
+
+    @inline(__always) func event(_ kind: GestureKind, _ phase: GesturePhase, id: UInt64, time: Timestamp) -> GestureEvent {
+        GestureEvent(gesture: kind, phase: phase, id: id, time: time.seconds, device: device)
+    }
+
+    @inline(__always) func wire(_ p: PhysicalPoint) -> WirePoint { WirePoint(x: wireRounded(p.x, 3), y: wireRounded(p.y, 3)) }
+    @inline(__always) func wire(_ p: NormalizedPoint) -> WirePoint { WirePoint(x: wireRounded(p.x, 5), y: wireRounded(p.y, 5)) }
+    /// A translation in mm as a fraction of the display.
+    @inline(__always) func normalized(_ d: PhysicalPoint) -> WirePoint {
+        WirePoint(x: wireRounded(d.x / displayWidthMm, 5), y: wireRounded(d.y / displayHeightMm, 5))
+    }
+}
+
+extension Array where Element == GestureEvent {
+    /// Appends `event` and lets `fill` set its fields in place: the hot `changed` paths avoid
+    /// copying a ~450-byte event (with its reference-counted fields) into the array.
+    @inline(__always) mutating func append(_ event: __owned GestureEvent, filling fill: (inout GestureEvent) -> Void) {
+        append(event)
+        fill(&self[count - 1])
+    }
+}
