@@ -22,7 +22,7 @@ public struct ActionsConfigurationError: Error, Sendable, Equatable, CustomStrin
 
 extension ActionsConfiguration {
     /// The keys a `[[binding]]` may have, in the order docs/ACTIONS.md lists them.
-    public static let bindingKeys = ["gesture", "phase", "fingers", "taps", "direction", "edge", "hand", "device",
+    public static let bindingKeys = ["gesture", "phase", "fingers", "taps", "direction", "edge", "hand", "health", "device",
                                      "run", "shell", "keys"]
 
     /// Reads and checks the file at `path`.
@@ -130,9 +130,25 @@ extension ActionsConfiguration {
             if t[key] != nil && !ok { throw problem(key, why) }
         }
 
+        var healthMatch: HealthMatch?
+        var gestureMatch: GestureMatch?
+        if t["health"] != nil {
+            if t["gesture"] != nil {
+                let second = (keyLines["gesture"] ?? 0) > (keyLines["health"] ?? 0) ? "gesture" : "health"
+                throw fail(line(second), second, "\(name): both gesture and health; a binding names one (write two bindings)")
+            }
+            for key in ["phase", "fingers", "taps", "direction", "edge", "hand"] {
+                try allowed(key, false, "a health binding matches the event and the device only")
+            }
+            healthMatch = HealthMatch(event: try named("health", DeviceMessage.Event.self, HealthMatch.events)!, device: try string("device"))
+        } else {
+            gestureMatch = try parseGestureMatch()
+        }
+        func parseGestureMatch() throws(ActionsConfigurationError) -> GestureMatch {
         guard t["gesture"] != nil else {
             throw fail(headerLine, "gesture", "\(name): no gesture; every binding names one (gesture = \"swipe\"; the gestures are "
-                + GestureKind.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+                + GestureKind.allCases.map(\.rawValue).joined(separator: ", ")
+                + "), or a device-health event (health = \"lost\"; " + HealthMatch.events.map(\.rawValue).joined(separator: ", ") + ")")
         }
         let gesture = try named("gesture", GestureKind.self, GestureKind.allCases)!
         let g = gesture.rawValue
@@ -156,6 +172,8 @@ extension ActionsConfiguration {
             edge: try named("edge", DisplayEdge.self, DisplayEdge.allCases),
             hand: try named("hand", Hand.self, [.left, .right, .unknown]),
             device: try string("device"))
+        return match
+        }
 
         // The action: exactly one of run and keys.
         let run = t["run"], keys = t["keys"]
@@ -205,7 +223,8 @@ extension ActionsConfiguration {
         } else {
             throw fail(headerLine, nil, "\(name): no action; give run = [\"program\", \"argument\"] or keys = \"ctrl+alt+f1\"")
         }
-        return GestureBinding(index: index, line: headerLine, match: match, action: action)
+        if let healthMatch { return GestureBinding(index: index, line: headerLine, health: healthMatch, action: action) }
+        return GestureBinding(index: index, line: headerLine, match: gestureMatch!, action: action)
     }
 
     /// A value as the file has it, for error messages.

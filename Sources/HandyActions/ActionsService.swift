@@ -88,6 +88,8 @@ public final class ActionsService: Sendable {
         case .hello(let hello):
             state.withLock { s in for d in hello.devices { s.deviceNames[d.id] = d.name; s.deviceNodes[d.id] = d.node } }
             logger.info("connected to \(socketPath): handyd \(hello.version), \(hello.devices.count) devices")
+        case .device(let m) where m.health != nil:
+            fire(for: m)
         case .device(let m) where m.event == .added:
             state.withLock { $0.deviceNames[m.device.id] = m.device.name; $0.deviceNodes[m.device.id] = m.device.node }
         case .device(let m) where m.event == .removed:
@@ -113,6 +115,22 @@ public final class ActionsService: Sendable {
                                 label: binding.label)
             case .shell(let script):
                 launcher.launch(["/bin/sh", "-c", script], environment: EventField.environment(for: event), label: binding.label)
+            case .keys(let chord):
+                press(chord, label: binding.label)
+            }
+        }
+    }
+
+    /// Runs the actions of every health binding that matches `message`, in file order.
+    public func fire(for message: DeviceMessage) {
+        let bindings = state.withLock { $0.configuration.bindings(matching: message) }
+        for binding in bindings {
+            let environment = EventField.environment(for: message)
+            switch binding.action {
+            case .run(let templates):
+                launcher.launch(templates.map { $0.expand(for: message) }, environment: environment, label: binding.label)
+            case .shell(let script):
+                launcher.launch(["/bin/sh", "-c", script], environment: environment, label: binding.label)
             case .keys(let chord):
                 press(chord, label: binding.label)
             }

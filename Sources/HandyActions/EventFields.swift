@@ -6,8 +6,11 @@ public enum EventField: String, Sendable, CaseIterable {
     case gesture, phase, fingers, taps, direction, edge, hand, clearSide, device
     /// Where it happened, 0…1 of the display (`position`, else `centroid`).
     case x, y
-    /// The same in millimetres (`positionMm`, else `centroidMm`).
+    /// The same in millimetres (`positionMm`, else `centroidMm`; a stuck contact's position).
     case xMm, yMm
+    /// Device-health bindings: the event (`stuck`, `lost`, …), the device's kernel node, the
+    /// stuck contact's touch id.
+    case health, node, touch
 
     /// `HANDYD_CLEAR_SIDE`, `HANDYD_X_MM`.
     public var environmentName: String {
@@ -35,7 +38,29 @@ public enum EventField: String, Sendable, CaseIterable {
         case .y: (e.position ?? e.centroid).map { Self.number($0.y) }
         case .xMm: (e.positionMm ?? e.centroidMm).map { Self.number($0.x) }
         case .yMm: (e.positionMm ?? e.centroidMm).map { Self.number($0.y) }
+        case .health, .node, .touch: nil
         }
+    }
+
+    /// The field's text in a device-health message (only the device, the event, its node, and a
+    /// stuck contact's touch and position).
+    public func value(in m: DeviceMessage) -> String? {
+        switch self {
+        case .device: m.device.id
+        case .health: m.event.rawValue
+        case .node: m.device.node
+        case .touch: m.health?.touch.map(String.init)
+        case .xMm: m.health?.xMm.map(Self.number)
+        case .yMm: m.health?.yMm.map(Self.number)
+        default: nil
+        }
+    }
+
+    /// `HANDYD_*` variables for every field a health message has.
+    public static func environment(for m: DeviceMessage) -> [String: String] {
+        var env: [String: String] = [:]
+        for field in allCases { if let v = field.value(in: m) { env[field.environmentName] = v } }
+        return env
     }
 
     /// As the wire writes it: `50`, not `50.0`.
@@ -98,12 +123,17 @@ public struct ArgumentTemplate: Sendable, Equatable {
     }
 
     /// The argument for `event`: each placeholder replaced by the field's text, or by nothing.
-    public func expand(for e: GestureEvent) -> String {
+    public func expand(for e: GestureEvent) -> String { expand { $0.value(in: e) } }
+
+    /// The argument for a device-health message.
+    public func expand(for m: DeviceMessage) -> String { expand { $0.value(in: m) } }
+
+    private func expand(_ value: (EventField) -> String?) -> String {
         var out = ""
         for part in parts {
             switch part {
             case .text(let t): out += t
-            case .field(let f): out += f.value(in: e) ?? ""
+            case .field(let f): out += value(f) ?? ""
             }
         }
         return out

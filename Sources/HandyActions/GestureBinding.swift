@@ -11,7 +11,12 @@ public struct ActionsConfiguration: Sendable, Equatable {
     /// The bindings that fire for `event` on the device named `deviceName` whose kernel node is
     /// `deviceNode` (nil when unknown).
     public func bindings(matching event: GestureEvent, deviceName: String?, deviceNode: String? = nil) -> [GestureBinding] {
-        bindings.filter { $0.match.matches(event, deviceName: deviceName, deviceNode: deviceNode) }
+        bindings.filter { $0.match?.matches(event, deviceName: deviceName, deviceNode: deviceNode) ?? false }
+    }
+
+    /// The bindings that fire for a device-health message (docs/FLEET.md).
+    public func bindings(matching message: DeviceMessage) -> [GestureBinding] {
+        bindings.filter { $0.health?.matches(message) ?? false }
     }
 
     /// Every key code a `keys` action presses (the virtual keyboard must have them).
@@ -28,11 +33,18 @@ public struct GestureBinding: Sendable, Equatable {
     public var index: Int
     /// Line of its `[[binding]]` header, when known.
     public var line: Int?
-    public var match: GestureMatch
+    /// What a gesture binding matches (nil for a health binding).
+    public var match: GestureMatch?
+    /// What a device-health binding matches (nil for a gesture binding).
+    public var health: HealthMatch?
     public var action: GestureAction
 
     public init(index: Int, line: Int?, match: GestureMatch, action: GestureAction) {
         self.index = index; self.line = line; self.match = match; self.action = action
+    }
+
+    public init(index: Int, line: Int?, health: HealthMatch, action: GestureAction) {
+        self.index = index; self.line = line; self.health = health; self.action = action
     }
 
     /// `binding 2 (line 9)`, for log lines.
@@ -70,6 +82,24 @@ public struct GestureMatch: Sendable, Equatable {
         if let edge, e.edge != edge { return false }
         if let hand, e.hand != hand { return false }
         if let device, e.device != device, deviceName != device, deviceNode != device { return false }
+        return true
+    }
+}
+
+/// A device-health pattern (`health = "lost"`): the event, and optionally the device.
+public struct HealthMatch: Sendable, Equatable {
+    public var event: DeviceMessage.Event
+    /// A device id, kernel node or name, as for gestures.
+    public var device: String?
+
+    /// The events a health binding may name: every `device` event but `added` and `removed`.
+    public static let events: [DeviceMessage.Event] = [.stuck, .unstuck, .lost, .back, .flood, .dropped]
+
+    public init(event: DeviceMessage.Event, device: String? = nil) { self.event = event; self.device = device }
+
+    public func matches(_ m: DeviceMessage) -> Bool {
+        guard m.health != nil, m.event == event else { return false }
+        if let device, m.device.id != device, m.device.name != device, m.device.node != device { return false }
         return true
     }
 }

@@ -104,14 +104,21 @@ struct ActionsCommand: AsyncParsableCommand {
 extension GestureBinding {
     /// `swipe down fingers=3 → run touch /tmp/x`, for `--check`.
     var summary: String {
-        var parts = [match.gesture.rawValue]
-        if match.phase != match.gesture.firingPhase { parts.append("phase=\(match.phase.rawValue)") }
-        if let v = match.fingers { parts.append("fingers=\(v)") }
-        if let v = match.taps { parts.append("taps=\(v)") }
-        if let v = match.direction { parts.append("direction=\(v.rawValue)") }
-        if let v = match.edge { parts.append("edge=\(v.rawValue)") }
-        if let v = match.hand { parts.append("hand=\(v.rawValue)") }
-        if let v = match.device { parts.append("device=\(v)") }
+        var parts: [String] = []
+        if let health {
+            parts.append("health=\(health.event.rawValue)")
+            if let v = health.device { parts.append("device=\(v)") }
+        }
+        if let match {
+            parts.append(match.gesture.rawValue)
+            if match.phase != match.gesture.firingPhase { parts.append("phase=\(match.phase.rawValue)") }
+            if let v = match.fingers { parts.append("fingers=\(v)") }
+            if let v = match.taps { parts.append("taps=\(v)") }
+            if let v = match.direction { parts.append("direction=\(v.rawValue)") }
+            if let v = match.edge { parts.append("edge=\(v.rawValue)") }
+            if let v = match.hand { parts.append("hand=\(v.rawValue)") }
+            if let v = match.device { parts.append("device=\(v)") }
+        }
         switch action {
         case .run(let argv): parts.append("→ run " + argv.map(\.source).joined(separator: " "))
         case .shell(let script): parts.append("→ sh -c " + script)

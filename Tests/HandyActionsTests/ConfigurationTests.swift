@@ -53,7 +53,7 @@ import Testing
         #expect(c.bindings[1].match == GestureMatch(gesture: .swipe, edge: .left))
         #expect(c.bindings[1].action == .keys(try KeyChord(parsing: "alt+left")))
         #expect(c.bindings[2].match == GestureMatch(gesture: .pinch, phase: .began, hand: .right, device: "EP0430M09"))
-        #expect(c.bindings[3].match.phase == .ended)
+        #expect(c.bindings[3].match?.phase == .ended)
         #expect(c.bindings[3].action == .shell("logger long press on $HANDYD_DEVICE"))
         #expect(c.bindings[4].match == GestureMatch(gesture: .tap, fingers: 2, taps: 2))
         #expect(c.keyCodes == [56, 105, 29, 59])   // KEY_LEFTALT, KEY_LEFT, KEY_LEFTCTRL, KEY_F1
@@ -187,5 +187,40 @@ import Testing
         #expect(message(big) == big + ": cannot read: larger than 1 MiB")
         #expect(message(binary) == binary + ": cannot read: not UTF-8 text")
         #expect(message(exact) == nil, "a file of exactly 1 MiB is read")
+    }
+}
+
+@Suite struct HealthBindingTests {
+    @Test func aHealthBindingParsesAndMatchesOnlyItsEvent() throws {
+        let c = try ActionsConfiguration.parse("""
+            [[binding]]
+            health = "lost"
+            device = "event5"
+            run = ["/usr/local/bin/usb-reset", "{node}"]
+            """, path: "t.toml")
+        let b = try #require(c.bindings.first)
+        #expect(b.match == nil && b.health == HealthMatch(event: .lost, device: "event5"))
+        let info = DeviceInfo(id: "panel@usb", name: "Panel", node: "event5")
+        #expect(c.bindings(matching: DeviceMessage(event: .lost, device: info, health: DeviceHealth(losses: 1))).count == 1)
+        #expect(c.bindings(matching: DeviceMessage(event: .back, device: info, health: DeviceHealth())).isEmpty)
+        #expect(c.bindings(matching: DeviceMessage(event: .lost, device: DeviceInfo(id: "other", name: "Other"), health: DeviceHealth())).isEmpty)
+        guard case .run(let argv) = b.action else { Issue.record("not run: \(b.action)"); return }
+        #expect(argv.map { $0.expand(for: DeviceMessage(event: .lost, device: info, health: DeviceHealth())) }
+                == ["/usr/local/bin/usb-reset", "event5"])
+    }
+
+    @Test func aHealthBindingRefusesGestureKeysAndUnknownEvents() {
+        for (text, message) in [
+            ("health = \"stuck\"\nfingers = 2\nrun = [\"x\"]", "a health binding matches the event and the device only"),
+            ("health = \"added\"\nrun = [\"x\"]", "expected one of stuck, unstuck, lost, back, flood, dropped"),
+            ("health = \"stuck\"\ngesture = \"tap\"\nrun = [\"x\"]", "both gesture and health"),
+        ] {
+            do {
+                _ = try ActionsConfiguration.parse("[[binding]]\n" + text, path: "t.toml")
+                Issue.record("accepted: \(text)")
+            } catch {
+                #expect(error.message.contains(message), "\(text): \(error.message)")
+            }
+        }
     }
 }

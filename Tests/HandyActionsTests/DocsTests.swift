@@ -38,12 +38,17 @@ import Testing
     @Test func theExamplesParse() throws {
         let docs = try Self.text("docs/ACTIONS.md")
         let blocks = Self.tomlBlocks(docs)
-        #expect(blocks.count == 1)
-        for block in blocks {
+        #expect(blocks.count == 2)
+        // The three gesture bindings, then the device-health ones.
+        if let block = blocks.first {
             let c = try ActionsConfiguration.parse(block, path: "docs/ACTIONS.md")
             #expect(c.bindings.count == 3)
-            #expect(c.bindings.contains { $0.match.hand == .right })
-            #expect(c.bindings.contains { $0.match.edge == .left })
+            #expect(c.bindings.contains { $0.match?.hand == .right })
+            #expect(c.bindings.contains { $0.match?.edge == .left })
+        }
+        if blocks.count == 2 {
+            let c = try ActionsConfiguration.parse(blocks[1], path: "docs/ACTIONS.md")
+            #expect(c.bindings.map { $0.health?.event } == [.lost, .stuck])
         }
         let example = try ActionsConfiguration.parse(try Self.text("examples/actions.toml"), path: "examples/actions.toml")
         #expect(example.bindings.count >= 3)

@@ -155,6 +155,32 @@ struct ActionsTests {
         #expect(!second.log.contains("handyd bug"))
     }
 
+    /// A health binding (docs/FLEET.md): the stuck contact of the issue's recording runs the bound
+    /// command with the device, the touch and the event, as placeholders and in the environment;
+    /// a binding on `lost` does not fire (nothing was lost).
+    @Test func aHealthBindingRunsOnAStuckContact() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-actions-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func file(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        let config = file("actions.toml")
+        try """
+            [[binding]]
+            health = "stuck"
+            run = ["sh", "-c", "echo \\"$0 {device} {touch} $HANDYD_HEALTH\\" >> \(file("stuck"))", "health"]
+
+            [[binding]]
+            health = "lost"
+            run = ["touch", "\(file("lost"))"]
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(arguments: ["--replay", fixture("health/stuck-contact-pinch.evemu"), "--speed", "8",
+                                                   "--wait-clients", "1"])
+        let actions = try ActionsProcess(config: config, socket: daemon.socketPath, directory: dir)
+        let line = Self.waitForFile(file("stuck"), seconds: 30)
+        #expect(line == "health replay:stuck-contact-pinch 0 stuck\n", "\(actions.log)\n\(daemon.stateForFailure)")
+        #expect(!FileManager.default.fileExists(atPath: file("lost")))
+    }
+
     @Test func aBadFileAtStartIsOneErrorWithItsLineAndExitStatus78() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-actions-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
