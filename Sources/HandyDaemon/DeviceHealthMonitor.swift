@@ -59,7 +59,8 @@ struct DeviceHealthMonitor {
         let elapsed = now.nanoseconds - start.nanoseconds
         guard elapsed >= Self.floodWindowNanoseconds else { return }
         let rate = Double(windowEvents) / (Double(elapsed) / 1e9)
-        (windowStart, windowEvents) = (events > 0 ? now : nil, 0)
+        // A window goes on while events come or a flood is on (so a quiet spell can end it).
+        (windowStart, windowEvents) = (events > 0 || flooding ? now : nil, 0)
         if !flooding, rate > Self.floodEventsPerSecond {
             flooding = true
             var health = board.update(info.id) { $0.floods &+= 1 }
