@@ -72,6 +72,41 @@ paths = [d.get('path') for d in c.hello['devices']]
 check('$node' in paths or bool(c.expect(added('$node'), 'device added', timeout=40)), 'device not served')
 print('served', '$node')"; then pass "the service reads $node"; else bad "the service does not read $node"; fi
 
+# 2b. device health in the journal (docs/FLEET.md): a contact still for 4 s on a device whose
+#     local rule sets HANDYD_STUCK_TOUCH_S=2 is a journal entry with structured fields, stuck and
+#     then unstuck, at warning and notice priority.
+cat > /etc/udev/rules.d/71-handyd-health.rules <<'RULES'
+SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="handyd-test stuck*", ENV{HANDYD_STUCK_TOUCH_S}="2"
+RULES
+udevadm control --reload
+python3 -c "
+import sys; sys.path.insert(0, 'scripts/vm/guest')
+from handyd_guest import *
+s = Stream()
+for i in range(41):
+    s.frame(i * 0.1, {0: (600 + (i % 3), 500)})
+s.frame(4.1, {0: None})
+open('/run/stuck.evemu', 'w').write(s.text('handyd-test stuck touchscreen'))"
+"$BIN/handyctl" inject --hold 3 --start-delay 1 /run/stuck.evemu > /run/inject-stuck.out 2>&1 &
+waitfor 60 grep -q '^device ' /run/inject-stuck.out || bad "inject stuck: $(cat /run/inject-stuck.out)"
+if waitfor 60 sh -c 'journalctl -o json HANDYD_HEALTH=unstuck --no-pager | grep -q HANDYD_DEVICE_ID'; then
+  stuck=$(journalctl -o json HANDYD_HEALTH=stuck --no-pager | tail -1)
+  if python3 -c "
+import json, sys
+e = json.loads(sys.argv[1])
+ok = e.get('PRIORITY') == '4' and e.get('HANDYD_DEVICE_ID', '').startswith('handyd-test-stuck-touchscreen') \
+    and e.get('HANDYD_TOUCH') == '0' and e.get('HANDYD_STUCK_CONTACTS') == '1' and e.get('SYSLOG_IDENTIFIER') == 'handyd'
+sys.exit(0 if ok else 1)" "$stuck"; then
+    pass "journal: stuck contact with HANDYD_DEVICE_ID, HANDYD_HEALTH=stuck, HANDYD_TOUCH, counts, PRIORITY=4 (then unstuck)"
+  else
+    bad "journal entry for the stuck contact: $stuck"
+  fi
+else
+  bad "no HANDYD_HEALTH=unstuck entry in the journal: $(journalctl -u handyd.service --no-pager | tail -5)"
+fi
+rm -f /etc/udev/rules.d/71-handyd-health.rules
+udevadm control --reload
+
 # 3. reload: SIGHUP, same process, a connected client stays connected and served.
 pid=$(systemctl show -p MainPID --value handyd.service)
 if client "
