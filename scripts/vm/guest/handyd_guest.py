@@ -373,6 +373,11 @@ def test_unplug_mid_pinch_and_replug(ctx):
     began = c.expect(gesture("pinch", "began", dev), "pinch began before unplug")
     inj.unplug()
     c.expect(removed(inj.devnode), "device removed on unplug")
+    # Health (docs/FLEET.md): the unplug is a loss, right after the removal, with its count.
+    lost = c.expect(lambda m: m.get("type") == "device" and m.get("event") == "lost" and m["device"]["id"] == dev,
+                    "device lost after the unplug", timeout=10)
+    losses = lost["health"]["losses"]
+    check(losses >= 1, f"lost with losses {losses}")
     cancelled = [m for m in c.seen if gesture("pinch", "cancelled", dev)(m) and m["id"] == began["id"]]
     check(cancelled, "no pinch cancelled for the unplugged device before its removal")
     cancelled = [m for m in c.seen if m.get("type") == "touches" and m.get("device") == dev
@@ -387,6 +392,9 @@ def test_unplug_mid_pinch_and_replug(ctx):
     again = ctx.inject(rec, "handyd-test touchscreen unplug", hold=0.5, start_delay=1.0)
     info2 = c.expect(added(again.devnode, again.name), "re-plugged device added")["device"]
     dev2 = info2["id"]
+    back = c.expect(lambda m: m.get("type") == "device" and m.get("event") == "back" and m["device"]["id"] == dev2,
+                    "device back after the replug", timeout=10)
+    check(back["health"]["losses"] == losses, f"back with losses {back['health']['losses']}, lost said {losses}")
     # Stable identity: the same id after the replug (the kernel node may differ), the node on its own.
     check(dev2 == dev, f"re-plugged device id {dev2!r}, before the unplug {dev!r}")
     check(not dev2.startswith("event"), f"device id {dev2!r} is the kernel node name")
