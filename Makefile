@@ -35,6 +35,7 @@ INSTALLED = \
 	$(DOCDIR)/DEVICES.md \
 	$(DOCDIR)/PROTOCOL.md \
 	$(DOCDIR)/handyd-websocket.conf \
+	$(DOCDIR)/handyd-metrics.conf \
 	$(SYSTEMDUNITDIR)/handyd-actions.service \
 	$(UDEVRULESDIR)/70-handyd-actions.rules \
 	$(SYSUSERSDIR)/handyd-actions.conf \
@@ -67,6 +68,9 @@ install-files:
 	# Not active: the WebSocket drop-in for web kiosks, to copy to /etc/systemd/system/handyd.service.d/.
 	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/handyd|$(DOCDIR)|g' systemd/handyd-websocket.conf \
 		> $(DESTDIR)$(DOCDIR)/handyd-websocket.conf
+	# Not active either: the metrics drop-in for fleets (docs/FLEET.md).
+	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/handyd|$(DOCDIR)|g' systemd/handyd-metrics.conf \
+		> $(DESTDIR)$(DOCDIR)/handyd-metrics.conf
 	# handyctl actions as a service (docs/ACTIONS.md); its bindings go in /etc/handyd/actions.toml.
 	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/handyd|$(DOCDIR)|g' systemd/handyd-actions.service \
 		> $(DESTDIR)$(SYSTEMDUNITDIR)/handyd-actions.service

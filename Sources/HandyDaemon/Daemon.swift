@@ -127,7 +127,7 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
     if let metrics, let metricsOptions = options.metrics {
         do {
             metricsOutlets = try MetricsOutlets.start(options: metricsOptions, metrics: metrics, broadcasters: broadcasters,
-                                                      group: group, logger: logger)
+                                                      logger: logger)
         } catch {
             webSocket?.stop()
             socket.stop()

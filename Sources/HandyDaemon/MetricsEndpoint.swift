@@ -144,29 +144,41 @@ enum MetricsTextfile {
 }
 
 /// The metrics' endpoint and textfile as the daemon runs them: both read the same exposition.
+/// They run on a loop of their own, so rendering the text for a scrape never queues in front of
+/// the frames on a loop that writes to clients (scripts/metrics_soak.py, docs/PERFORMANCE.md).
 final class MetricsOutlets: Sendable {
+    let group: MultiThreadedEventLoopGroup
     let endpoint: MetricsEndpoint?
     let textfile: RepeatedTask?
     let exposition: @Sendable () -> EventLoopFuture<[UInt8]>
     let write: (@Sendable ([UInt8]) -> Void)?
 
-    private init(endpoint: MetricsEndpoint?, textfile: RepeatedTask?, exposition: @escaping @Sendable () -> EventLoopFuture<[UInt8]>,
-                 write: (@Sendable ([UInt8]) -> Void)?) {
+    private init(group: MultiThreadedEventLoopGroup, endpoint: MetricsEndpoint?, textfile: RepeatedTask?,
+                 exposition: @escaping @Sendable () -> EventLoopFuture<[UInt8]>, write: (@Sendable ([UInt8]) -> Void)?) {
+        self.group = group
         (self.endpoint, self.textfile, self.exposition, self.write) = (endpoint, textfile, exposition, write)
     }
 
-    static func start(options: MetricsOptions, metrics: DaemonMetrics, broadcasters: BroadcasterGroup, group: any EventLoopGroup,
+    static func start(options: MetricsOptions, metrics: DaemonMetrics, broadcasters: BroadcasterGroup,
                       logger: Logger) throws -> MetricsOutlets {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
         let exposition: @Sendable () -> EventLoopFuture<[UInt8]> = {
-            broadcasters.metricsState().map { metrics.exposition($0) }
+            // The state is gathered on the broadcaster's loop (a few reads); the text is made here.
+            broadcasters.metricsState().hop(to: loop).map { metrics.exposition($0) }
         }
         var endpoint: MetricsEndpoint?
         if let port = options.port {
-            endpoint = try MetricsEndpoint.start(host: options.host ?? "127.0.0.1", port: port, group: group, logger: logger,
-                                                 exposition: exposition)
+            do {
+                endpoint = try MetricsEndpoint.start(host: options.host ?? "127.0.0.1", port: port, group: group, logger: logger,
+                                                     exposition: exposition)
+            } catch {
+                try? group.syncShutdownGracefully()
+                throw error
+            }
         }
         guard let path = options.textfilePath else {
-            return MetricsOutlets(endpoint: endpoint, textfile: nil, exposition: exposition, write: nil)
+            return MetricsOutlets(group: group, endpoint: endpoint, textfile: nil, exposition: exposition, write: nil)
         }
         let lastFailure = NIOLockedValueBox<String?>(nil)
         let write: @Sendable ([UInt8]) -> Void = { text in
@@ -186,11 +198,11 @@ final class MetricsOutlets: Sendable {
             }
         }
         let period = TimeAmount.nanoseconds(Int64(options.textfileIntervalSeconds * 1e9))
-        let task = group.next().scheduleRepeatedTask(initialDelay: .zero, delay: period) { _ in
+        let task = loop.scheduleRepeatedTask(initialDelay: .zero, delay: period) { _ in
             // The write and fsync block: on NIO's thread pool, not on a loop that serves clients.
             exposition().whenSuccess { text in NIOThreadPool.singleton.submit { _ in write(text) } }
         }
-        return MetricsOutlets(endpoint: endpoint, textfile: task, exposition: exposition, write: write)
+        return MetricsOutlets(group: group, endpoint: endpoint, textfile: task, exposition: exposition, write: write)
     }
 
     /// Stops serving (called on the main thread, not an event loop); the textfile is written one last time.
@@ -198,5 +210,6 @@ final class MetricsOutlets: Sendable {
         endpoint?.stop()
         textfile?.cancel()
         if let write, let text = try? exposition().wait() { write(text) }
+        try? group.syncShutdownGracefully()
     }
 }

@@ -131,6 +131,9 @@ done
 dropin=/usr/share/doc/handyd/handyd-websocket.conf
 grep -q '^ExecStart=/usr/bin/handyd ' "$dropin" && grep -q "install -D -m 644 $dropin " "$dropin" \
   && pass "WebSocket drop-in names /usr/bin/handyd and its installed path" || bad "WebSocket drop-in: $(grep -E 'ExecStart=/|install -D' "$dropin" 2>&1)"
+dropin=/usr/share/doc/handyd/handyd-metrics.conf
+grep -q '^ExecStart=/usr/bin/handyd .*--metrics 127.0.0.1:' "$dropin" && grep -q "install -D -m 644 $dropin " "$dropin" \
+  && pass "metrics drop-in names /usr/bin/handyd and its installed path" || bad "metrics drop-in: $(grep -E 'ExecStart=/|install -D' "$dropin" 2>&1)"
 
 # ---- 2. a touchscreen starts the service; a subscriber gets pinches with their hands.
 # The recording: an idle second, then pinches every 2 s for 80 s, right and left hand in turn, so
