@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh --short              every harness for 30 s (CI)
 #   scripts/fuzz.sh --seconds N [NAME…]  chosen harnesses (Fuzz/<NAME>/) for N s each
 #
-# Harnesses: EvemuReader, LibinputRecordReader, ClientMessage, Pipeline, DeviceConfiguration
+# Harnesses: EvemuReader, LibinputRecordReader, ClientMessage, Pipeline, DeviceConfiguration, Encoder
 # (Fuzz/<NAME>/*.swift plus Fuzz/Common/). The library modules are built with
 # `-sanitize=fuzzer,address` in their own scratch path (.build-fuzz), each harness is linked against
 # their objects, seeded from Tests/Fixtures and Fuzz/<NAME>/seeds (copied into a temporary corpus)
@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#names[@]} -gt 0 ] || names=(EvemuReader LibinputRecordReader ClientMessage Pipeline DeviceConfiguration)
+[ ${#names[@]} -gt 0 ] || names=(EvemuReader LibinputRecordReader ClientMessage Pipeline DeviceConfiguration Encoder)
 for n in "${names[@]}"; do
   [ -f "Fuzz/$n/main.swift" ] || { echo "fuzz.sh: no harness Fuzz/$n/main.swift" >&2; exit 2; }
 done
@@ -53,14 +53,14 @@ objects() { ls "$bin/$1.build/"*.o; }
 # library, no daemon), and which shared harness sources it compiles in.
 modules_for() {
   case "$1" in
-    ClientMessage) echo HandyProtocol ;;
+    ClientMessage|Encoder) echo HandyProtocol ;;
     DeviceConfiguration) echo HandyProtocol HandyCore HandySynthetic HandySettings ;;
     *) echo HandyProtocol HandyCore HandyFiles HandyRecording ;;
   esac
 }
 extra_sources_for() {
   case "$1" in
-    ClientMessage) ;;
+    ClientMessage|Encoder) ;;
     *) echo Fuzz/Common/PipelineCheck.swift ;;
   esac
 }
@@ -107,6 +107,16 @@ seed() {
       printf '\x02HANDYD_THRESHOLD_LONG_PRESS_MS=1e300\nHANDYD_THRESHOLD_TOUCH_SLOP_MM=-1\nHANDYD_THRESHOLD_MOMENTUM_DECAY_PER_MS=nan\nHANDYD_THRESHOLD_ROTATE_DEGREES=inf\nHANDYD_THRESHOLD_=3\nHANDYD_THRESHOLD_TAP_SLOP_MM=3\nHANDYD_THRESHOLD_TOUCH_SLOP_MM=4\n' > "$corpus/bad-thresholds"
       printf '\x00HANDYD_SIZE_MM=476 268\nHANDYD_CALIBRATION_MATRIX=0 -1 1 1 0 0\nLIBINPUT_CALIBRATION_MATRIX=-1 0 1 0 -1 1\nHANDYD_IGNORE=0\nHANDYD_DEVICE=1\nID_INPUT_TOUCHSCREEN=1\n' > "$corpus/geometry"
       printf '\x03HANDYD_SIZE_MM=10000 1\nHANDYD_CALIBRATION_MATRIX=100 -100 100 -100 100 -100\nHANDYD_IGNORE=1\nHANDYD_FOO=1\nFOO=2\n#\x05abc\n#\x0a0.5\n' > "$corpus/replay"
+      ;;
+    Encoder)
+      # Event descriptions (Fuzz/Encoder/main.swift's Reader): every field present, short decimals,
+      # a device id with bytes to escape; libFuzzer mutates from there.
+      python3 -c '
+import random, sys
+r = random.Random(5)
+for i in range(6):
+    with open(f"{sys.argv[1]}/events-{i}", "wb") as f:
+        f.write(bytes([12]) + b"event\x01\"\\/\xc3\xa9\n" + bytes(r.choice([1, 0, 3, 255]) if k % 3 else r.randrange(256) for k in range(256 << (i % 3))))' "$corpus"
       ;;
     Pipeline)
       # No file format to seed from: deterministic pseudo-random programs of 0.5-4 KiB, so

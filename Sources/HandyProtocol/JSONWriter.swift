@@ -4,30 +4,45 @@
 /// without Foundation's per-field boxing. Tests/HandyProtocolTests compare the two byte for byte.
 ///
 /// Speed (docs/PERFORMANCE.md, section 1): a line is written through a raw cursor into memory
-/// sized once by an upper bound on its length (``GestureEvent/maximumLineBytes``), so a field costs
-/// a few stores instead of `Array.append(contentsOf:)` calls with their uniqueness and capacity
-/// checks; keys are literals that carry their separator (`,"scale":`); doubles that have a short
+/// reserved once by an upper bound on its length (``GestureEvent/maximumLineBytes``), so a field
+/// costs one check of its room and a few stores instead of `Array.append(contentsOf:)` calls with
+/// their uniqueness and capacity checks. The bound only sizes the room: each write checks it
+/// before storing, so a miscounted bound stops the line and never writes past it; keys are literals that carry their separator (`,"scale":`); doubles that have a short
 /// decimal form (the recognizers round every value to a few decimals) are printed without
 /// `Double.description`.
 struct JSONWriter {
-    /// Where the next byte goes. Every write stays within the bound the caller reserved.
+    /// Where the next byte goes.
     private(set) var cursor: UnsafeMutablePointer<UInt8>
+    /// One past the last byte this writer may store. Every write it offers checks its room
+    /// against it before storing anything (``room(_:)``); the `put…` steps that do not check are
+    /// private and run only inside a write that checked for them. A line whose reserved bound was
+    /// miscounted (a field added and not counted) stops with a "handyd bug", never overruns.
+    private let end: UnsafeMutablePointer<UInt8>
     /// The numbers written lately (``JSONNumberMemo``), when the caller keeps them.
     let memo: UnsafeMutablePointer<JSONNumberMemo.Entry>?
 
-    /// The most bytes ``number(_:)`` writes (`-2.2250738585072014e-308` is 24).
+    /// The most bytes ``number(_:)`` writes (`-2.2250738585072014e-308` is 24; the memo's copy
+    /// stores 16 whatever the text's length).
     static let maximumNumberBytes = 32
     /// The most bytes ``integer(_:)`` or ``unsigned(_:)`` write.
     static let maximumIntegerBytes = 21
     /// The most bytes ``string(_:)`` writes for `s`: quotes and every byte escaped as `\u00XX`.
     @inline(__always) static func maximumStringBytes(_ s: String) -> Int { 2 + 6 * s.utf8.count }
 
-    @inline(__always) init(cursor: UnsafeMutablePointer<UInt8>, memo: UnsafeMutablePointer<JSONNumberMemo.Entry>? = nil) {
+    /// A writer for the `capacity` bytes at `cursor`.
+    @inline(__always) init(cursor: UnsafeMutablePointer<UInt8>, capacity: Int, memo: UnsafeMutablePointer<JSONNumberMemo.Entry>? = nil) {
         self.cursor = cursor
+        self.end = cursor + capacity
         self.memo = memo
     }
 
-    /// Appends the bytes `body` writes, at most `bound` of them, to `bytes`: one allocation for a
+    /// Stops the line unless `n` more bytes fit: a check and a branch never taken (~3
+    /// instructions a field, docs/PERFORMANCE.md section 1).
+    @inline(__always) private func room(_ n: Int) {
+        precondition(end - cursor >= n, "handyd bug: JSON line longer than its bound")
+    }
+
+    /// Appends the bytes `body` writes, at most `bound` of them (checked by each write), to `bytes`: one allocation for a
     /// new line, none when `bytes` has room (the daemon reuses one line buffer). The bytes go
     /// straight into the array's spare capacity (no zero fill, no trimming afterwards).
     /// `memo`: numbers written lately, kept by the caller from line to line (``JSONNumberMemo``).
@@ -38,33 +53,31 @@ struct JSONWriter {
         bytes.append(addingCapacity: bound) { span in
             span.withUnsafeMutableBufferPointer { buffer, count in
                 let base = buffer.baseAddress! + count
-                var w = JSONWriter(cursor: base, memo: entries)
+                var w = JSONWriter(cursor: base, capacity: bound, memo: entries)
                 body(&w)
-                let written = w.cursor - base
-                precondition(written <= bound, "handyd bug: JSON line longer than its bound")
-                count += written
+                count += w.cursor - base
             }
         }
     }
 
     // MARK: raw output
 
-    @inline(__always) mutating func byte(_ b: UInt8) {
+    @inline(__always) private mutating func put(_ b: UInt8) {
         cursor.initialize(to: b)
         cursor += 1
     }
 
     /// Writes a literal: a key with its separator (`,"scale":`) or punctuation.
-    @inline(__always) mutating func raw(_ s: StaticString) {
+    @inline(__always) private mutating func putRaw(_ s: StaticString) {
         // A literal chosen at run time (a gesture's or phase's name, a line's separator) has a
         // length the compiler does not know, and its copy was a call to memcpy (~13 a frame).
         // A key written as such has a known length: `copy` folds to one of its branches.
-        copy(from: UnsafeRawPointer(s.utf8Start), count: s.utf8CodeUnitCount)
+        putCopy(from: UnsafeRawPointer(s.utf8Start), count: s.utf8CodeUnitCount)
     }
 
     /// Writes `n` bytes from `from`. Up to 16: two overlapping loads and stores of 8 (or 4)
     /// bytes, inside the source, where a call to memcpy is ~30 instructions for a few bytes.
-    @inline(__always) private mutating func copy(from: UnsafeRawPointer, count n: Int) {
+    @inline(__always) private mutating func putCopy(from: UnsafeRawPointer, count n: Int) {
         let to = UnsafeMutableRawPointer(cursor)
         if n >= 8 && n <= 16 {
             to.storeBytes(of: from.loadUnaligned(as: UInt64.self), as: UInt64.self)
@@ -78,45 +91,76 @@ struct JSONWriter {
         cursor += n
     }
 
-    // MARK: fields (each key literal carries its leading comma)
+    // MARK: checked writes (each key literal carries its leading comma)
 
-    @inline(__always) mutating func field(_ key: StaticString, _ value: Double) { raw(key); number(value) }
-    @inline(__always) mutating func field(_ key: StaticString, _ value: Double?) { if let value { raw(key); number(value) } }
-    @inline(__always) mutating func field(_ key: StaticString, _ value: Int) { raw(key); integer(value) }
-    @inline(__always) mutating func field(_ key: StaticString, _ value: Int?) { if let value { raw(key); integer(value) } }
-    @inline(__always) mutating func field(_ key: StaticString, _ value: UInt64) { raw(key); unsigned(value) }
-    @inline(__always) mutating func field(_ key: StaticString, _ value: String) { raw(key); string(value) }
-    @inline(__always) mutating func field(_ key: StaticString, _ value: String?) { if let value { raw(key); string(value) } }
-    /// A string field whose value may have been quoted once for many lines (see ``string(_:quoted:)``).
+    /// Writes one byte.
+    @inline(__always) mutating func byte(_ b: UInt8) { room(1); put(b) }
+    /// Writes a literal: a key with its separator (`,"scale":`) or punctuation.
+    @inline(__always) mutating func raw(_ s: StaticString) { room(s.utf8CodeUnitCount); putRaw(s) }
+    @inline(__always) mutating func number(_ v: Double) { room(Self.maximumNumberBytes); putNumber(v) }
+    @inline(__always) mutating func integer(_ v: Int) { room(Self.maximumIntegerBytes); putInteger(v) }
+    @inline(__always) mutating func unsigned(_ v: UInt64) { room(Self.maximumIntegerBytes); putUnsigned(v) }
+    /// `s` quoted, with JSON's escapes.
+    @inline(__always) mutating func string(_ s: String) { room(Self.maximumStringBytes(s)); putString(s) }
+
+    @inline(__always) mutating func field(_ key: StaticString, _ value: Double) {
+        room(key.utf8CodeUnitCount + Self.maximumNumberBytes)
+        putRaw(key)
+        putNumber(value)
+    }
+    @inline(__always) mutating func field(_ key: StaticString, _ value: Double?) { if let value { field(key, value) } }
+    @inline(__always) mutating func field(_ key: StaticString, _ value: Int) {
+        room(key.utf8CodeUnitCount + Self.maximumIntegerBytes)
+        putRaw(key)
+        putInteger(value)
+    }
+    @inline(__always) mutating func field(_ key: StaticString, _ value: Int?) { if let value { field(key, value) } }
+    @inline(__always) mutating func field(_ key: StaticString, _ value: UInt64) {
+        room(key.utf8CodeUnitCount + Self.maximumIntegerBytes)
+        putRaw(key)
+        putUnsigned(value)
+    }
+    @inline(__always) mutating func field(_ key: StaticString, _ value: String) {
+        room(key.utf8CodeUnitCount + Self.maximumStringBytes(value))
+        putRaw(key)
+        putString(value)
+    }
+    @inline(__always) mutating func field(_ key: StaticString, _ value: String?) { if let value { field(key, value) } }
+    /// A string field whose value may have been quoted once for many lines (see ``putString(_:quoted:)``).
     @inline(__always) mutating func field(_ key: StaticString, _ value: String, quoted: JSONQuotedString?) {
-        raw(key)
-        string(value, quoted: quoted)
+        room(key.utf8CodeUnitCount)
+        putRaw(key)
+        putString(value, quoted: quoted)
     }
     /// A protocol name (`"pinch"`, `"left"`): plain ASCII, never escaped.
     @inline(__always) mutating func field(_ key: StaticString, name: StaticString) {
-        raw(key)
-        byte(UInt8(ascii: "\""))
-        raw(name)
-        byte(UInt8(ascii: "\""))
+        room(key.utf8CodeUnitCount + name.utf8CodeUnitCount + 2)
+        putRaw(key)
+        put(UInt8(ascii: "\""))
+        putRaw(name)
+        put(UInt8(ascii: "\""))
     }
+    /// The most bytes a point's object writes: `{"x":`, `,"y":`, `}` and two numbers.
+    static var maximumPointBytes: Int { 11 + 2 * maximumNumberBytes }
     @inline(__always) mutating func field(_ key: StaticString, _ value: WirePoint?) {
         guard let value else { return }
-        raw(key)
-        raw("{\"x\":")
-        number(value.x)
-        raw(",\"y\":")
-        number(value.y)
-        byte(UInt8(ascii: "}"))
+        room(key.utf8CodeUnitCount + Self.maximumPointBytes)
+        putRaw(key)
+        putPoint(value)
+    }
+    @inline(__always) private mutating func putPoint(_ v: WirePoint) {
+        putRaw("{\"x\":")
+        putNumber(v.x)
+        putRaw(",\"y\":")
+        putNumber(v.y)
+        put(UInt8(ascii: "}"))
     }
     mutating func points(_ values: [WirePoint]) {
         byte(UInt8(ascii: "["))
         for (i, v) in values.enumerated() {
-            if i > 0 { byte(UInt8(ascii: ",")) }
-            raw("{\"x\":")
-            number(v.x)
-            raw(",\"y\":")
-            number(v.y)
-            byte(UInt8(ascii: "}"))
+            room(1 + Self.maximumPointBytes)
+            if i > 0 { put(UInt8(ascii: ",")) }
+            putPoint(v)
         }
         byte(UInt8(ascii: "]"))
     }
@@ -134,8 +178,9 @@ struct JSONWriter {
         raw(key)
         byte(UInt8(ascii: "["))
         for (i, v) in values.enumerated() {
-            if i > 0 { byte(UInt8(ascii: ",")) }
-            integer(v)
+            room(1 + Self.maximumIntegerBytes)
+            if i > 0 { put(UInt8(ascii: ",")) }
+            putInteger(v)
         }
         byte(UInt8(ascii: "]"))
     }
@@ -146,7 +191,7 @@ struct JSONWriter {
     /// With a memo, a number written lately is copied from it, and a number printed is kept there.
     /// The lookup and the copy are inlined (~16 instructions where a call was ~33, half the numbers
     /// are found); printing stays out of line.
-    @inline(__always) mutating func number(_ v: Double) {
+    @inline(__always) private mutating func putNumber(_ v: Double) {
         guard let memo else { return printNumber(v, keepingIn: nil) }
         let bits = v.bitPattern
         let e = memo + JSONNumberMemo.slot(bits)
@@ -159,7 +204,7 @@ struct JSONWriter {
         cursor += e.pointee.count
     }
 
-    /// Prints `v` (see ``number(_:)``) and keeps its text in `entry` when it fits.
+    /// Prints `v` (see ``putNumber(_:)``) and keeps its text in `entry` when it fits.
     @inline(never)
     private mutating func printNumber(_ v: Double, keepingIn entry: UnsafeMutablePointer<JSONNumberMemo.Entry>?) {
         let start = cursor
@@ -179,20 +224,20 @@ struct JSONWriter {
         }
     }
 
-    /// ``number(_:)`` for a value with more than 6 decimals or out of the common range: out of line,
+    /// ``putNumber(_:)`` for a value with more than 6 decimals or out of the common range: out of line,
     /// so the common path keeps the cursor in a register and saves no registers for these calls.
     @inline(never)
     private mutating func otherNumber(_ v: Double, magnitude a: Double) {
         if a < 1e6, a >= 1e-3, nineDecimals(v, magnitude: a) { return }
         guard v.isFinite else {
-            if v.isNaN { raw("\"nan\"") } else if v < 0 { raw("\"-inf\"") } else { raw("\"inf\"") }
+            if v.isNaN { putRaw("\"nan\"") } else if v < 0 { putRaw("\"-inf\"") } else { putRaw("\"inf\"") }
             return
         }
         if a >= 1e6 && a < 1e15 {
             // Whole numbers below 10^15 print as integers, as JSONEncoder does.
             let i = Int64(v)
             if Double(i) == v {
-                integer(Int(i))
+                putInteger(Int(i))
                 return
             }
             if a < 1e9, shortDecimal(v, magnitude: a) { return }
@@ -239,7 +284,7 @@ struct JSONWriter {
             p += 3
         } else {
             cursor = p
-            unsigned(whole)
+            putUnsigned(whole)
             p = cursor
         }
         if frac != 0 {
@@ -275,9 +320,9 @@ struct JSONWriter {
         let signed = Int64(a * 1e9 + 0.5)
         guard Double(signed) / 1e9 == a else { return false }
         let n = UInt64(bitPattern: signed)   // ≥ 0; unsigned for the divisions below
-        if v.sign == .minus { byte(UInt8(ascii: "-")) }   // "-0" for -0.0, as JSONEncoder
+        if v.sign == .minus { put(UInt8(ascii: "-")) }   // "-0" for -0.0, as JSONEncoder
         let whole = n / 1_000_000_000
-        if whole < 10 { byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: whole)) } else { unsigned(whole) }
+        if whole < 10 { put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: whole)) } else { putUnsigned(whole) }
         var frac = n &- whole &* 1_000_000_000
         if frac == 0 { return true }
         // Drop the trailing zeros (at most 8) before writing: 4, 2, 1 at a time, 8 at once.
@@ -290,7 +335,7 @@ struct JSONWriter {
             if frac % 100 == 0 { frac /= 100; decimals -= 2 }
             if frac % 10 == 0 { frac /= 10; decimals -= 1 }
         }
-        byte(UInt8(ascii: "."))
+        put(UInt8(ascii: "."))
         fixedDigits(frac, count: decimals)
         return true
     }
@@ -308,9 +353,9 @@ struct JSONWriter {
             if s >= 1e15 { return false }
             let n = Int64(s + 0.5)
             if Double(n) / scale == a {
-                if v < 0 { byte(UInt8(ascii: "-")) }
-                unsigned(UInt64(n / scaleInt))
-                byte(UInt8(ascii: "."))
+                if v < 0 { put(UInt8(ascii: "-")) }
+                putUnsigned(UInt64(n / scaleInt))
+                put(UInt8(ascii: "."))
                 fixedDigits(UInt64(n % scaleInt), count: decimals)
                 return true
             }
@@ -342,12 +387,12 @@ struct JSONWriter {
         cursor += count
     }
 
-    mutating func integer(_ v: Int) {
+    private mutating func putInteger(_ v: Int) {
         if v < 0 {
-            byte(UInt8(ascii: "-"))
-            unsigned(UInt64(v.magnitude))
+            put(UInt8(ascii: "-"))
+            putUnsigned(UInt64(v.magnitude))
         } else {
-            unsigned(UInt64(v))
+            putUnsigned(UInt64(v))
         }
     }
 
@@ -364,8 +409,8 @@ struct JSONWriter {
         return (below32 | quote | backslash) != 0
     }
 
-    mutating func unsigned(_ v: UInt64) {
-        if v < 10 { byte(UInt8(ascii: "0") &+ UInt8(v)); return }
+    private mutating func putUnsigned(_ v: UInt64) {
+        if v < 10 { put(UInt8(ascii: "0") &+ UInt8(v)); return }
         if v < 100 { fixedDigits(v, count: 2); return }
         var digits = 3
         var limit: UInt64 = 1000
@@ -373,23 +418,25 @@ struct JSONWriter {
         fixedDigits(v, count: digits)
     }
 
+
     /// `s`, or `quoted`'s bytes when they are `s`'s (the same string: one comparison of its
     /// storage, then a copy).
-    @inline(__always) mutating func string(_ s: String, quoted: JSONQuotedString?) {
+    @inline(__always) private mutating func putString(_ s: String, quoted: JSONQuotedString?) {
         guard let quoted, quoted.string == s else { string(s); return }
         quoted.bytes.withUnsafeBufferPointer { b in
-            copy(from: UnsafeRawPointer(b.baseAddress!), count: b.count)
+            room(b.count)
+            putCopy(from: UnsafeRawPointer(b.baseAddress!), count: b.count)
         }
     }
 
-    mutating func string(_ s: String) {
-        byte(UInt8(ascii: "\""))
+    private mutating func putString(_ s: String) {
+        put(UInt8(ascii: "\""))
         // In place: `var s = s; s.withUTF8` retained and released the string for every field.
         if s.utf8.withContiguousStorageIfAvailable({ escaped($0) }) == nil {
             var s = s
             s.withUTF8 { escaped($0) }
         }
-        byte(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
     }
 
     /// `u` with JSON's escapes, without quotes.
@@ -408,20 +455,20 @@ struct JSONWriter {
             }
         }
         for c in u[clean...] {
-            guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { byte(c); continue }
-            byte(UInt8(ascii: "\\"))
+            guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { put(c); continue }
+            put(UInt8(ascii: "\\"))
             switch c {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): byte(c)
-            case 0x0A: byte(UInt8(ascii: "n"))
-            case 0x0D: byte(UInt8(ascii: "r"))
-            case 0x09: byte(UInt8(ascii: "t"))
-            case 0x08: byte(UInt8(ascii: "b"))
-            case 0x0C: byte(UInt8(ascii: "f"))
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(c)
+            case 0x0A: put(UInt8(ascii: "n"))
+            case 0x0D: put(UInt8(ascii: "r"))
+            case 0x09: put(UInt8(ascii: "t"))
+            case 0x08: put(UInt8(ascii: "b"))
+            case 0x0C: put(UInt8(ascii: "f"))
             default:
                 let hex: StaticString = "0123456789abcdef"
-                raw("u00")
-                byte(hex.utf8Start[Int(c >> 4)])
-                byte(hex.utf8Start[Int(c & 0xF)])
+                putRaw("u00")
+                put(hex.utf8Start[Int(c >> 4)])
+                put(hex.utf8Start[Int(c & 0xF)])
             }
         }
     }

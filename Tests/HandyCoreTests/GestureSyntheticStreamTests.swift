@@ -83,7 +83,7 @@ import Testing
 }
 
 @Suite struct GestureDemoScenarioTests {
-    @Test func demoGivesOneOfEachGesture() {
+    @Test func demoGivesOneOfEachGesture() throws {
         // DemoScenario.timeline: right pinch out, left pinch in, rotate 60° cw, tap, double tap,
         // one-finger pan, two-finger swipe left, long press.
         let r = GestureSyntheticStreamTests.replay(DemoScenario.events, screen: DemoScenario.device)
@@ -92,7 +92,7 @@ import Testing
         #expect(starts[0].hand == .right && starts[1].hand == .left)
         let pinchEnds = r.gestures.filter { $0.gesture == .pinch && $0.phase == .ended }
         #expect(pinchEnds.count == 2 && pinchEnds[0].scale! > 1.5 && pinchEnds[1].scale! < 0.7)
-        let rotate = r.gestures.last { $0.gesture == .rotate }!
+        let rotate = try #require(r.gestures.last { $0.gesture == .rotate })
         #expect(rotate.phase == .ended && rotate.rotation! > 0.8)
         #expect(starts[3...5].map(\.taps) == [1, 1, 2])
         #expect(starts[7].fingers == 2 && starts[8].direction == .left && starts[8].fingers == 2)

@@ -76,7 +76,7 @@ import Testing
         var profile = try HandProfile.fit(pinches: Self.defaults)
         profile.enrolled.leftPinches = 3
         profile.pinches = profile.enrolled.leftPinches + profile.enrolled.rightPinches
-        let decoded = Self.refusal { _ = try HandProfile.decode(Array(try! #require(profile.json).utf8)) }
+        let decoded = Self.refusal { _ = try HandProfile.decode(Array(try #require(profile.json).utf8)) }
         #expect(decoded?.kind == .tooFewPinches && decoded?.message.contains("3 left") == true, "\(String(describing: decoded))")
     }
 

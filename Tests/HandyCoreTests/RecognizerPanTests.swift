@@ -7,7 +7,7 @@ import Testing
     static let directions: [(String, Double, Double)] = [("right", 40, 0), ("left", -40, 0), ("down", 0, 40), ("up", 0, -40)]
 
     @Test(arguments: [1, 2, 3], [0, 1, 2, 3])
-    func panEveryDirectionAndFingerCount(fingers n: Int, direction d: Int) {
+    func panEveryDirectionAndFingerCount(fingers n: Int, direction d: Int) throws {
         let (_, dx, dy) = Self.directions[d]
         // Slow (400 ms for 40 mm = 100 mm/s, under the swipe speed) and straight.
         let fingers = (0..<n).map { i in
@@ -15,10 +15,10 @@ import Testing
         }
         let events = run(fingers)
         #expect(collapsed(events, including: multiFinger) == ["pan began", "pan changed", "pan ended"])
-        let ended = events.last { $0.gesture == .pan }!
+        let ended = try #require(events.last { $0.gesture == .pan })
         #expect(ended.fingers == n)
         // Translation since began: the whole stroke minus the slop travelled before began (< 3.5 mm).
-        let t = ended.translationMm!
+        let t = try #require(ended.translationMm)
         #expect(Swift.abs(t.x - dx) < 3.5 && Swift.abs(t.y - dy) < 3.5)
         #expect(Swift.abs(t.x) + Swift.abs(t.y) > 36)
         #expect(Swift.abs(ended.translation!.x - t.x / TestScreen.geometry.displayWidthMm) < 1e-4)
@@ -39,12 +39,12 @@ import Testing
         #expect(collapsed(over, including: [.pan]) == ["pan began", "pan changed", "pan ended"] || collapsed(over, including: [.pan]) == ["pan began", "pan ended"])
     }
 
-    @Test func releaseVelocityAndGlide() {
+    @Test func releaseVelocityAndGlide() throws {
         // Moving at 100 mm/s right when lifted.
         let events = run([Finger.line(id: 0, (20, 50), (60, 50), down: 0, up: 0.4, move: 0.0, 0.4)])
-        let ended = events.last { $0.gesture == .pan }!
+        let ended = try #require(events.last { $0.gesture == .pan })
         #expect(ended.phase == .ended)
-        let v = ended.velocity!
+        let v = try #require(ended.velocity)
         #expect(Swift.abs(v.x - 100) < 3 && Swift.abs(v.y) < 0.5)
         let tau = GestureConfiguration().momentumTimeConstantSeconds
         #expect(Swift.abs(tau - 0.4995) < 0.001)
@@ -67,12 +67,12 @@ import Testing
     }
 
     @Test(arguments: [true, false])
-    func liftOrderDoesNotMatter(firstLiftsFirst: Bool) {
+    func liftOrderDoesNotMatter(firstLiftsFirst: Bool) throws {
         let a = Finger.line(id: 0, (40, 50), (40, 90), down: 0, up: firstLiftsFirst ? 0.55 : 0.6, move: 0.05, 0.45)
         let b = Finger.line(id: 1, (70, 50), (70, 90), down: 0, up: firstLiftsFirst ? 0.6 : 0.55, move: 0.05, 0.45)
         let events = run([a, b])
         #expect(collapsed(events, including: multiFinger) == ["pan began", "pan changed", "pan ended"])
-        let ended = events.last { $0.gesture == .pan }!
+        let ended = try #require(events.last { $0.gesture == .pan })
         #expect(ended.gesture == .pan && ended.phase == .ended && Swift.abs(ended.translationMm!.y - 40) < 3.5)
     }
 }

@@ -25,7 +25,7 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
 
 @Suite struct RecognizerPinchTests {
     @Test(arguments: [(30.0, 60.0), (60.0, 30.0)])
-    func spreadAndClose(_ s: (Double, Double)) {
+    func spreadAndClose(_ s: (Double, Double)) throws {
         let events = run(spread(s.0, s.1))
         #expect(collapsed(events, including: multiFinger) == ["pinch began", "pinch changed", "pinch ended"])
         let pinches = events.filter { $0.gesture == .pinch }
@@ -33,7 +33,7 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
         #expect(began.scale == 1)
         #expect(began.touches == [0, 1] && pinches.dropFirst().allSatisfy { $0.touches == nil })
         // Scale is span now / span at began: the threshold (10 %) is passed before began.
-        let spanAtBegan = began.spanMm!
+        let spanAtBegan = try #require(began.spanMm)
         #expect(Swift.abs(ended.scale! - s.1 / spanAtBegan) < 0.01)
         #expect(Swift.abs(ended.spanMm! - s.1) < 0.01)
         #expect(s.1 > s.0 ? spanAtBegan >= s.0 * 1.1 - 0.01 : spanAtBegan <= s.0 / 1.1 + 0.01)
@@ -59,16 +59,16 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
         #expect(names(run(spread(10, 13.2)), including: [.pinch]).first == "pinch began")
     }
 
-    @Test func releaseVelocityAndGlideScale() {
+    @Test func releaseVelocityAndGlideScale() throws {
         // Spreading until the lift: scaleVelocity > 0 and glideScale > 1.
         let events = run(spread(30, 60, move: (0.05, 0.5), up: 0.5))
-        let ended = events.last { $0.gesture == .pinch }!
+        let ended = try #require(events.last { $0.gesture == .pinch })
         #expect(ended.phase == .ended)
         #expect(ended.scaleVelocity! > 1)
         let tau = GestureConfiguration().momentumTimeConstantSeconds
         #expect(Swift.abs(ended.glideScale! - exp(tau * ended.scaleVelocity! / ended.scale!)) < 1e-3)
         // Held still before lifting: no velocity.
-        let still = run(spread(30, 60, move: (0.05, 0.3), up: 0.5)).last { $0.gesture == .pinch }!
+        let still = try #require(run(spread(30, 60, move: (0.05, 0.3), up: 0.5)).last { $0.gesture == .pinch })
         #expect(still.scaleVelocity == 0 && still.glideScale == 1)
     }
 
@@ -119,7 +119,7 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
         for (a, b) in zip(pinches, pinches.dropFirst()) { #expect(Swift.abs(b.scale! - a.scale!) < 0.05) }
     }
 
-    @Test func pinchRotateDragTogether() {
+    @Test func pinchRotateDragTogether() throws {
         // Spread ×2, turn 60° and move the centre 40 mm in one motion: all three at once.
         let cx0 = 80.0, cy = 60.0
         func finger(_ id: Int, _ a0: Double) -> Finger {
@@ -132,7 +132,7 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
         let events = run([finger(0, Double.pi), finger(1, 0)])
         let kinds = Set(events.filter { $0.phase == .began }.map(\.gesture))
         #expect(kinds.isSuperset(of: [.pinch, .rotate, .pan]))
-        let rotate = events.last { $0.gesture == .rotate }!
+        let rotate = try #require(events.last { $0.gesture == .rotate })
         #expect(rotate.phase == .ended)
         #expect(rotate.rotation! > 0.8 && rotate.rotation! < Double.pi / 3)   // clockwise, minus the threshold
         let ids = events.filter { $0.phase == .began }.map(\.id)
@@ -157,7 +157,7 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
 
 @Suite struct RecognizerRotateTests {
     @Test(arguments: [Double.pi / 2, -Double.pi / 2])
-    func rotateBothWays(_ turn: Double) {
+    func rotateBothWays(_ turn: Double) throws {
         let f0 = Finger.arc(id: 0, center: (100, 60), from: Double.pi, to: Double.pi + turn, down: 0, up: 0.6, move: 0.05, 0.5)
         let f1 = Finger.arc(id: 1, center: (100, 60), from: 0, to: turn, down: 0, up: 0.6, move: 0.05, 0.5)
         let events = run([f0, f1])
@@ -165,7 +165,7 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
         let rot = events.filter { $0.gesture == .rotate }
         #expect(rot.first!.rotation == 0)
         let threshold = GestureConfiguration().rotateThresholdRadians
-        let last = rot.last!.rotation!
+        let last = try #require(rot.last?.rotation)
         #expect(Swift.abs(Swift.abs(last) - (Swift.abs(turn) - threshold)) < 0.02)
         #expect(last.sign == turn.sign)
         #expect(Swift.abs(rot.last!.centroidMm!.x - 100) < 0.01)
@@ -182,10 +182,10 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
         #expect(names(turn(t * 1.05), including: [.rotate]).first == "rotate began")
     }
 
-    @Test func releaseVelocityAndGlide() {
+    @Test func releaseVelocityAndGlide() throws {
         let f0 = Finger.arc(id: 0, center: (100, 60), from: Double.pi, to: Double.pi + 1, down: 0, up: 0.5, move: 0.0, 0.5)
         let f1 = Finger.arc(id: 1, center: (100, 60), from: 0, to: 1, down: 0, up: 0.5, move: 0.0, 0.5)
-        let ended = run([f0, f1]).last { $0.gesture == .rotate }!
+        let ended = try #require(run([f0, f1]).last { $0.gesture == .rotate })
         #expect(Swift.abs(ended.rotationVelocity! - 2) < 0.1)   // 1 rad in 0.5 s
         #expect(Swift.abs(ended.glideRotation! - ended.rotationVelocity! * GestureConfiguration().momentumTimeConstantSeconds) < 1e-3)
     }

@@ -38,7 +38,7 @@ import Testing
 }
 
 @Suite struct RecognizerTouchGestureTests {
-    @Test func eachTouchOnItsOwn() {
+    @Test func eachTouchOnItsOwn() throws {
         // Finger 0 taps, finger 1 holds, finger 2 pans slowly, finger 3 swipes up, finger 4 flicks diagonally.
         let fingers = [
             Finger.hold(id: 0, (20, 20), down: 0, up: 0.08),
@@ -54,13 +54,15 @@ import Testing
         #expect(of(2) == ["touch-pan began", "touch-pan changed", "touch-pan ended"])
         #expect(of(3) == ["touch-swipe recognized"])
         #expect(of(4) == ["touch-flick recognized"])
-        #expect(events.first { $0.touch == 3 }!.direction == .up)
-        let flick = events.first { $0.touch == 4 }!
-        #expect(flick.velocity!.x > 100 && flick.velocity!.y < -100)
-        let hold = events.first { $0.touch == 1 }!
+        #expect(events.first { $0.touch == 3 }?.direction == .up)
+        let flick = try #require(events.first { $0.touch == 4 })
+        let velocity = try #require(flick.velocity)
+        #expect(velocity.x > 100 && velocity.y < -100)
+        let hold = try #require(events.first { $0.touch == 1 })
         #expect(hold.time == 0.5 && hold.duration == 0.5)
-        let panEnd = events.last { $0.touch == 2 }!
-        #expect(panEnd.translationMm!.y > 35)
+        let panEnd = try #require(events.last { $0.touch == 2 })
+        let translation = try #require(panEnd.translationMm)
+        #expect(translation.y > 35)
         let ids = events.filter { $0.phase != .changed && $0.phase != .ended }.map(\.id)
         #expect(Set(ids).count == ids.count)
     }
@@ -84,7 +86,7 @@ import Testing
 }
 
 @Suite struct RecognizerPalmTests {
-    @Test func palmToolCancelsThePinchItJoins() {
+    @Test func palmToolCancelsThePinchItJoins() throws {
         var fingers = spread(30, 80, move: (0.05, 0.8), up: 1.0)
         // Finger 1 turns into a palm (MT_TOOL_PALM) at 0.5 s, mid-pinch.
         let p = fingers[1].position
@@ -98,7 +100,8 @@ import Testing
         let events = runArena(palmFrames, arena: &arena)
         let pinch = events.filter { $0.gesture == .pinch }
         #expect(collapsed(pinch) == ["pinch began", "pinch changed", "pinch cancelled"])
-        #expect(pinch.last!.reason == "palm" && pinch.last!.time == 0.5)
+        let cancelled = try #require(pinch.last)
+        #expect(cancelled.reason == "palm" && cancelled.time == 0.5)
         // Nothing restarts with the remaining finger until everything lifts.
         #expect(events.filter { $0.time > 0.5 && multiFinger.contains($0.gesture) }.isEmpty)
         #expect(arena.bugReports.isEmpty)
@@ -128,7 +131,7 @@ import Testing
         b.majorMm = { t in t < 0.4 ? 10 : 40 }
         let events = run([a, b])
         #expect(collapsed(events, including: [.pan]) == ["pan began", "pan changed", "pan cancelled"])
-        #expect(events.last { $0.gesture == .pan }!.reason == "palm")
+        #expect(events.last { $0.gesture == .pan }?.reason == "palm")
         // The palm's own touch-pan is cancelled too; the other finger's goes on.
         #expect(events.contains { $0.gesture == .touchPan && $0.touch == 1 && $0.phase == .cancelled && $0.reason == "palm" })
         #expect(events.contains { $0.gesture == .touchPan && $0.touch == 0 && $0.phase == .ended })

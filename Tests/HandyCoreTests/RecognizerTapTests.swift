@@ -9,10 +9,10 @@ func tap(_ n: Int, at t: Double, ms: Double = 80, x: Double = 100, y: Double = 6
 
 @Suite struct RecognizerTapTests {
     @Test(arguments: [1, 2, 3, 4])
-    func singleTap(fingers n: Int) {
+    func singleTap(fingers n: Int) throws {
         let events = run(tap(n, at: 0))
         #expect(names(events, including: multiFinger) == ["tap recognized"])
-        let e = events.first { $0.gesture == .tap }!
+        let e = try #require(events.first { $0.gesture == .tap })
         #expect(e.fingers == n && e.taps == 1)
         #expect(Swift.abs(e.positionMm!.x - (100 + 7.5 * Double(n - 1))) < 0.01 && e.positionMm!.y == 60)
         #expect(e.time == 0.08)

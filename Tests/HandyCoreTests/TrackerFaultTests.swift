@@ -16,12 +16,12 @@ import HandySynthetic
         ])
     }
 
-    @Test func libevdevResyncCancelsTheLostTouchAndKeepsTheSurvivor() {
+    @Test func libevdevResyncCancelsTheLostTouchAndKeepsTheSurvivor() throws {
         let frames = dropScenario()
         #expect(frames.count == 22)  // k0…k20 (A moves every frame), then C's lift at k30
         // Frames 4…7 are lost: B's lift (frame 5) and C's start (frame 7) happen in the drop.
         let (out, counters) = trackerFrames(screen, SyntheticFault.libevdevSynDropped(frames, dropping: 4..<8).flatMap { $0 })
-        let resyncIndex = try! #require(out.firstIndex { $0.resynced })
+        let resyncIndex = try #require(out.firstIndex { $0.resynced })
         #expect(out.filter(\.resynced).count == 1)
         #expect(trackerPhases(out[resyncIndex - 1]) == ["0:moved", "1:stationary"])
         // libevdev ≥ 1.10 form: the terminating frame first, then the new state.
@@ -37,10 +37,10 @@ import HandySynthetic
         #expect(counters.reusedTrackingIDs == 0 && counters.missingSynReports == 0)
     }
 
-    @Test func aLiftLostInTheDropIsACancel() {
+    @Test func aLiftLostInTheDropIsACancel() throws {
         // Frames 4…5 lost: B's lift (N → −1 needs no terminating frame in libevdev's sync).
         let (out, counters) = trackerFrames(screen, SyntheticFault.libevdevSynDropped(dropScenario(), dropping: 4..<6).flatMap { $0 })
-        let i = try! #require(out.firstIndex { $0.resynced })
+        let i = try #require(out.firstIndex { $0.resynced })
         #expect(trackerPhases(out[i]) == ["0:moved", "1:cancelled"])
         #expect(trackerPhases(out[i + 1]) == ["0:moved"])
         #expect(counters.cancelledTouches == 1)
@@ -76,13 +76,13 @@ import HandySynthetic
         #expect(tracker.counters.cancelledTouches == 0)
     }
 
-    @Test func rawKernelDropDiscardsThePartialFrameAndCancelsEverything() {
+    @Test func rawKernelDropDiscardsThePartialFrameAndCancelsEverything() throws {
         var frames = dropScenario()
         frames += SyntheticStream(device: screen, start: Timestamp(seconds: 200)).frames([.hold(atMm: (5, 5), startSeconds: 0, durationSeconds: 0.01)])
         let events = SyntheticFault.kernelSynDropped(frames, dropping: 4..<8).flatMap { $0 }
         var tracker = TouchTracker(description: screen.description, synDroppedHandling: .discardUntilReport)
         let out = trackerFrames(&tracker, events)
-        let i = try! #require(out.firstIndex { $0.resynced })
+        let i = try #require(out.firstIndex { $0.resynced })
         #expect(trackerPhases(out[i]) == ["0:cancelled", "1:cancelled"])
         // A and C are down but unknown: nothing until a new contact (the later finger) begins.
         let after = out[(i + 1)...].filter { !$0.touches.isEmpty }
@@ -137,7 +137,7 @@ import HandySynthetic
         #expect(counters.outOfRangeSlots == 3)
     }
 
-    @Test func outOfRangeValuesAreClampedAndCounted() {
+    @Test func outOfRangeValuesAreClampedAndCounted() throws {
         let full = SyntheticTouchscreen.fullFeatured(slots: 2, widthMm: 100, heightMm: 50, unitsPerMm: 10)
         var frames = SyntheticStream(device: full).frames([.hold(atMm: (10, 10), startSeconds: 0, durationSeconds: 0.02, pressure: 0.5)])
         frames = SyntheticFault.replacingValues(of: AbsCode.mtPositionX, inFrame: 0, with: Int32.min, frames)
@@ -145,7 +145,7 @@ import HandySynthetic
         frames = SyntheticFault.replacingValues(of: AbsCode.mtPressure, inFrame: 0, with: 100_000, frames)
         frames = SyntheticFault.inserting([trackerAbs(AbsCode.mtOrientation, 300)], intoFrame: 0, frames)  // beyond max: 360° devices do that
         let (out, counters) = trackerFrames(full, frames.flatMap { $0 })
-        let t = try! #require(out.first?.touches.first)
+        let t = try #require(out.first?.touches.first)
         #expect(t.device == DevicePoint(x: 0, y: 499))
         #expect(t.pressure == 1)
         #expect(trackerApprox(t.orientation, 300.0 / 90 * Double.pi / 2))

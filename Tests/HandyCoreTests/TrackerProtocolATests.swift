@@ -5,7 +5,7 @@ import HandySynthetic
 @Suite struct TrackerProtocolATests {
     let screen = SyntheticTouchscreen(mtProtocol: .contacts, maxX: 1999, maxY: 999, resolution: 10, emulatesPointer: false)
 
-    @Test func nearestNeighbourFollowsCrossingFingersWhateverTheContactOrder() {
+    @Test func nearestNeighbourFollowsCrossingFingersWhateverTheContactOrder() throws {
         let stream = SyntheticStream(device: screen, reversesContactOrderOnOddFrames: true)
         let events = stream.events([
             .line(fromMm: (20, 50), toMm: (80, 53), startSeconds: 0, durationSeconds: 0.5),   // A: rightwards
@@ -20,8 +20,8 @@ import HandySynthetic
         #expect(trackerPhases(frames[30]) == ["0:moved", "1:moved", "2:ended"])
         #expect(trackerPhases(frames[50]) == ["0:ended", "1:ended"])
         for (previous, frame) in zip(frames, frames.dropFirst()) {
-            let a0 = previous.touches.first { $0.id == 0 }!, a1 = frame.touches.first { $0.id == 0 }!
-            let b0 = previous.touches.first { $0.id == 1 }!, b1 = frame.touches.first { $0.id == 1 }!
+            let a0 = try #require(previous.touches.first { $0.id == 0 }), a1 = try #require(frame.touches.first { $0.id == 0 })
+            let b0 = try #require(previous.touches.first { $0.id == 1 }), b1 = try #require(frame.touches.first { $0.id == 1 })
             #expect(a1.device.x >= a0.device.x && b1.device.x <= b0.device.x, "ids swapped at \(frame.time)")
         }
         #expect(frames.allSatisfy { $0.touches.count == Set($0.touches.map(\.id)).count })

@@ -57,14 +57,14 @@ import HandySynthetic
         for f in frames { #expect(f.touches.map(\.id) == f.touches.map(\.id).sorted()) }
     }
 
-    @Test func millimetresAndNormalisedWithResolution() {
+    @Test func millimetresAndNormalisedWithResolution() throws {
         var tracker = TouchTracker(description: screen.description)
         let t0 = Timestamp(seconds: 1)
         let frames = trackerFrames(&tracker, [
             trackerAbs(AbsCode.mtTrackingID, 42, at: t0), trackerAbs(AbsCode.mtPositionX, 1000, at: t0), trackerAbs(AbsCode.mtPositionY, 250, at: t0),
             trackerSynReport(at: t0),
         ])
-        let t = try! #require(frames.first?.touches.first)
+        let t = try #require(frames.first?.touches.first)
         #expect(t.id == 0 && t.phase == .began && t.device == DevicePoint(x: 1000, y: 250))
         #expect(tracker.geometry.hasKernelResolution)
         #expect(t.normalized == NormalizedPoint(x: 1000.0 / 1999, y: 250.0 / 999))
@@ -73,12 +73,12 @@ import HandySynthetic
         #expect(t.majorMm == nil && t.orientation == nil && t.pressure == nil && t.tool == .finger)
     }
 
-    @Test func millimetresFallBackWhenResolutionIsZero() {
+    @Test func millimetresFallBackWhenResolutionIsZero() throws {
         // 1000 × 500 units, no resolution: min…max is 250 mm wide, square units → 999/250 units/mm.
         let noRes = SyntheticTouchscreen(mtProtocol: .slots(2), maxX: 999, maxY: 499, resolution: 0, touchMajorMax: 255)
         let events = SyntheticStream(device: noRes).events([.hold(atMm: (40, 20), startSeconds: 0, durationSeconds: 0.01, majorMm: 10)])
         let (frames, _) = trackerFrames(noRes, events)
-        let t = try! #require(frames.first?.touches.first)
+        let t = try #require(frames.first?.touches.first)
         #expect(t.device == DevicePoint(x: 160, y: 80))
         #expect(trackerApprox(t.mm.x, 160.0 / 999 * 250) && trackerApprox(t.mm.y, 80.0 / 999 * 250))
         // 10 mm is 39.96 units, sent as 40.
@@ -124,7 +124,7 @@ import HandySynthetic
         }
     }
 
-    @Test func pressureEllipseOrientationAndPalm() {
+    @Test func pressureEllipseOrientationAndPalm() throws {
         let full = SyntheticTouchscreen.fullFeatured(slots: 5)  // 20 units/mm, orientation ±90, pressure 0…255
         let path = FingerPath(keyframes: [
             (0, FingerSample(xMm: 50, yMm: 50, majorMm: 8, minorMm: 6, orientation: Double.pi / 4, pressure: 0.5)),
@@ -133,12 +133,12 @@ import HandySynthetic
             (0.05, FingerSample(xMm: 50, yMm: 50, majorMm: 30, minorMm: 20, orientation: -Double.pi / 2, pressure: 1, tool: .palm)),
         ])
         let (frames, _) = trackerFrames(full, SyntheticStream(device: full).events([path]))
-        let first = try! #require(frames.first?.touches.first)
+        let first = try #require(frames.first?.touches.first)
         #expect(first.tool == .finger)
         #expect(trackerApprox(first.majorMm, 8) && trackerApprox(first.minorMm, 6))
         #expect(trackerApprox(first.orientation, Double.pi / 4))
         #expect(trackerApprox(first.pressure, 128.0 / 255))
-        let palm = try! #require(frames.first { $0.touches.first?.tool == .palm }?.touches.first)
+        let palm = try #require(frames.first { $0.touches.first?.tool == .palm }?.touches.first)
         #expect(trackerApprox(palm.majorMm, 30) && trackerApprox(palm.minorMm, 20))
         #expect(trackerApprox(palm.orientation, -Double.pi / 2) && trackerApprox(palm.pressure, 1))
         #expect(palm.id == first.id)
@@ -155,7 +155,7 @@ import HandySynthetic
         #expect(trackerApprox(g.first?.touches.first?.orientation, Double.pi / 2))
     }
 
-    @Test func calibrationRotationTurnsPositionsAndOrientation() {
+    @Test func calibrationRotationTurnsPositionsAndOrientation() throws {
         let full = SyntheticTouchscreen.fullFeatured(slots: 2, widthMm: 200, heightMm: 100, unitsPerMm: 10)
         let geometry = DeviceGeometry(description: full.description, calibration: .rotated90)
         #expect(trackerApprox(geometry.calibrationRotation, Double.pi / 2))
@@ -167,7 +167,7 @@ import HandySynthetic
             trackerAbs(AbsCode.mtOrientation, 45), trackerSynReport(),
             trackerAbs(AbsCode.mtOrientation, -30), trackerSynReport(),
         ])
-        let t = try! #require(f.first?.touches.first)
+        let t = try #require(f.first?.touches.first)
         #expect(trackerApprox(t.normalized.x, 1 - 500.0 / 999) && trackerApprox(t.normalized.y, 500.0 / 1999))
         // The display is 99.9 mm wide and 199.9 mm high after the rotation (min…max at 10 units/mm).
         #expect(trackerApprox(t.mm.x, (1 - 500.0 / 999) * 99.9) && trackerApprox(t.mm.y, 50))

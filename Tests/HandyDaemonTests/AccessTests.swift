@@ -110,13 +110,19 @@ struct AccessTests {
             }
             watcherMessages.append(m)
         }
-        // The replay ran (both subscribed); the watcher got gestures and never touches.
-        usleep(1_500_000)
-        try watcher.send(#"{"type":"status"}"# + "\n")
-        while let m = try watcher.readMessage() {
-            if case .status(let s) = m { #expect(s.frames == UInt64(twoFingerFrameCount)); break }
-            watcherMessages.append(m)
+        // The replay ran (both subscribed), polled by status until it counts every frame; the
+        // watcher got gestures and never touches.
+        let deadline = Date().addingTimeInterval(20)
+        var frames: UInt64 = 0
+        while frames < UInt64(twoFingerFrameCount) && Date() < deadline {
+            try watcher.send(#"{"type":"status"}"# + "\n")
+            while let m = try watcher.readMessage() {
+                if case .status(let s) = m { frames = s.frames; break }
+                watcherMessages.append(m)
+            }
+            if frames < UInt64(twoFingerFrameCount) { usleep(20_000) }
         }
+        #expect(frames == UInt64(twoFingerFrameCount))
         #expect(!watcherMessages.contains { if case .touches = $0 { true } else { false } })
         #expect(watcherMessages.contains { if case .gesture = $0 { true } else { false } })
         #expect(daemon.process.isRunning)
@@ -152,8 +158,7 @@ struct AccessTests {
         let add = Process()
         add.executableURL = URL(fileURLWithPath: "/usr/sbin/groupadd")
         add.arguments = ["--system", groupName]
-        try add.run()
-        add.waitUntilExit()
+        _ = try runToCompletion(add)
         guard let entry = getgrnam(groupName) else { throw HarnessError("groupadd \(groupName) failed") }
         return entry.pointee.gr_gid
     }
@@ -165,12 +170,7 @@ struct AccessTests {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         let groupArguments = groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.map(String.init).joined(separator: ",")]
         process.arguments = ["--reuid=\(uid)", "--regid=\(gid)"] + groupArguments + [handyctl, "devices", "--socket", socketPath]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let run = try runToCompletion(process, mergingErrors: true)
+        return (run.status, run.stdoutText)
     }
 }

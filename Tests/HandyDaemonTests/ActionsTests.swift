@@ -192,13 +192,9 @@ struct ActionsTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.handyctl)
             process.arguments = ["actions"] + (check ? ["--check"] : ["--socket", "/nonexistent.sock"]) + [config]
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 78)
+            let run = try runToCompletion(process)
+            let text = run.stderrText
+            #expect(run.status == 78)
             #expect(text == "handyctl actions: \(config):7: binding 2: hand = \"middle\": expected one of left, right, unknown\n")
         }
     }

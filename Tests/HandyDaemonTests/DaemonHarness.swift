@@ -246,10 +246,15 @@ final class LineClient {
         return try JSONLines.decodeServerMessage(Array(line.utf8))
     }
 
-    /// Reads until EOF; returns the messages seen on the way.
+    /// Reads until EOF; returns the messages seen on the way. Throws when EOF has not come
+    /// within `timeoutSeconds` in all (a connection that should close but streams on).
     func readToEOF(timeoutSeconds: Double = 10) throws -> [ServerMessage] {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
         var seen: [ServerMessage] = []
-        while let m = try readMessage(timeoutSeconds: timeoutSeconds) { seen.append(m) }
+        while let m = try readMessage(timeoutSeconds: max(0.001, deadline.timeIntervalSinceNow)) {
+            seen.append(m)
+            if Date() >= deadline { throw HarnessError("no EOF within \(timeoutSeconds) s; \(seen.count) messages") }
+        }
         return seen
     }
 }
@@ -260,9 +265,6 @@ func expectUsageError(_ arguments: [String], sourceLocation: SourceLocation = #_
     let p = Process()
     p.executableURL = URL(fileURLWithPath: handydBinary)
     p.arguments = ["--socket", "/tmp/handyd-unused-\(UUID().uuidString.prefix(6)).sock"] + arguments
-    p.standardError = FileHandle.nullDevice
-    p.standardOutput = FileHandle.nullDevice
-    try p.run()
-    p.waitUntilExit()
-    #expect(p.terminationStatus == 64, "\(arguments): status \(p.terminationStatus)", sourceLocation: sourceLocation)
+    let status = try runToCompletion(p).status
+    #expect(status == 64, "\(arguments): status \(status)", sourceLocation: sourceLocation)
 }

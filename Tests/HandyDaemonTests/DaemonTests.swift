@@ -210,7 +210,8 @@ struct DaemonTests {
         _ = try a.readMessage()
         _ = try b.readMessage()
         try a.send(#"{"type":"subscribe","touches":true}"# + "\n")
-        usleep(300_000)
+        // Stopped while frames flow: once the first touches line came.
+        while let m = try a.readMessage() { if case .touches = m { break } }
         daemon.signal(SIGTERM)
         for client in [a, b] {
             let tail = try client.readToEOF()
@@ -291,9 +292,14 @@ struct DaemonTests {
         if case .error(let e)? = refused.first { #expect(e.code == "too-many-clients") } else { Issue.record("no error: \(refused)") }
         // Once one leaves, there is room again.
         _ = consume b
-        usleep(200_000)
-        let d = try LineClient(socketPath: daemon.socketPath)
-        if case .hello? = try d.readMessage() {} else { Issue.record("no hello after a client left") }
+        // Polled: the daemon frees the place once it sees the close.
+        let deadline = Date().addingTimeInterval(10)
+        var greeted = false
+        while !greeted && Date() < deadline {
+            let d = try LineClient(socketPath: daemon.socketPath)
+            if case .hello? = try d.readMessage() { greeted = true } else { usleep(20_000) }
+        }
+        #expect(greeted, "no hello after a client left")
         _ = a
     }
 
@@ -395,12 +401,9 @@ struct DaemonCommandLineTests {
         let second = Process()
         second.executableURL = URL(fileURLWithPath: handydBinary)
         second.arguments = ["--socket", first.socketPath, "--replay", fixture(twoFingerFixture)]
-        let errors = Pipe()
-        second.standardError = errors
-        try second.run()
-        second.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(second.terminationStatus == 1)
+        let run = try runToCompletion(second)
+        let message = run.stderrText
+        #expect(run.status == 1)
         #expect(message.contains("already listening"))
         // The first one still serves.
         let client = try LineClient(socketPath: first.socketPath)
@@ -439,13 +442,9 @@ struct DaemonCommandLineTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: handydBinary)
         process.arguments = ["--socket", path, "--replay", fixture(twoFingerFixture)]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        let run = try runToCompletion(process)
+        let text = run.stderrText
+        #expect(run.status == 1)
         let critical = text.split(separator: "\n").filter { $0.contains(" critical ") }
         #expect(critical.count == 1, "\(text)")
         #expect(critical.first?.contains("cannot create socket \(path): ") == true, "\(text)")
@@ -460,12 +459,9 @@ struct DaemonCommandLineTests {
         let process = Process()
         process.executableURL = handyctl
         process.arguments = ["devices", "--socket", daemon.socketPath]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0)
+        let run = try runToCompletion(process)
+        let text = run.stdoutText
+        #expect(run.status == 0)
         #expect(text.hasPrefix("replay:EP0430M09.2-fingers-touch-release\tEP0430M09\t"))
         #expect(text.contains("5 slots"))
     }

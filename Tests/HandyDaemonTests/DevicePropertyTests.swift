@@ -126,12 +126,9 @@ struct DevicePropertyTests {
         let process = Process()
         process.executableURL = handyctl
         process.arguments = ["devices", "--socket", daemon.socketPath]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let run = try runToCompletion(process)
+        let text = run.stdoutText
+        #expect(run.status == 0)
         #expect(text.split(separator: "\n").dropFirst().map(String.init) == problems.map { "\tproblem: \($0)" })
 
         // The replay runs with the defaults, long press included, and the daemon lives on.
@@ -147,13 +144,9 @@ struct DevicePropertyTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: handydBinary)
             process.arguments = ["--socket", "/nonexistent/handyd.sock"] + arguments
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 64, "\(arguments): \(text)")
+            let run = try runToCompletion(process)
+            let text = run.stderrText
+            #expect(run.status == 64, "\(arguments): \(text)")
             #expect(text.contains("--device-property"), "\(text)")
         }
     }

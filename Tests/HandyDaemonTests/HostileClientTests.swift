@@ -231,9 +231,7 @@ struct HostileClientTests {
             let prlimit = Process()
             prlimit.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
             prlimit.arguments = ["--pid", "\(pid)", "--nofile=\(limit):\(limit)"]
-            try prlimit.run()
-            prlimit.waitUntilExit()
-            #expect(prlimit.terminationStatus == 0)
+            #expect(try runToCompletion(prlimit).status == 0)
             // Non-blocking: once the listen backlog is full too, connect fails with EAGAIN
             // rather than waiting for a daemon that cannot accept.
             var sockets: [Int32] = []

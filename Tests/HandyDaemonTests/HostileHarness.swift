@@ -67,14 +67,17 @@ final class RawSocket: @unchecked Sendable {
         }
     }
 
-    /// Everything until EOF (or `timeoutSeconds` of silence, then throws), as complete lines.
+    /// Everything until EOF, as complete lines; throws when EOF has not come within
+    /// `timeoutSeconds` in all (silence or a stream that goes on).
     func readLinesToEOF(timeoutSeconds: Double = 10) throws -> [String] {
         var data = pending
         pending = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
         while true {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let rc = poll(&p, 1, Int32(timeoutSeconds * 1000))
+            let remainingMs = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+            let rc = remainingMs > 0 ? poll(&p, 1, remainingMs) : 0
             if rc == 0 { throw HarnessError("no EOF after \(timeoutSeconds) s; got \(data.count) bytes") }
             if rc < 0 { if errno == EINTR { continue }; throw HarnessError("poll: \(errno)") }
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }

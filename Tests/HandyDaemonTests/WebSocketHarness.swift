@@ -133,18 +133,27 @@ final class WebSocketTestClient: @unchecked Sendable {
     }
 
     /// Text frames until `predicate` holds for one (returned), skipping the rest; nil at EOF.
+    /// Throws when none has within `timeoutSeconds` in all: a stream that goes on but never
+    /// holds what is looked for fails the test instead of reading forever.
     func readText(timeoutSeconds: Double = 10, until predicate: (String) -> Bool = { _ in true }) throws -> String? {
-        while let frame = try readFrame(timeoutSeconds: timeoutSeconds) {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while let frame = try readFrame(timeoutSeconds: max(0.001, deadline.timeIntervalSinceNow)) {
             if case .text(let t) = frame, predicate(t) { return t }
             if case .close = frame { return nil }
+            if Date() >= deadline { throw HarnessError("no matching text frame within \(timeoutSeconds) s") }
         }
         return nil
     }
 
-    /// Every frame until the connection ends.
+    /// Every frame until the connection ends. Throws when it has not ended within
+    /// `timeoutSeconds` in all (a connection that should close but streams on).
     func readToEnd(timeoutSeconds: Double = 10) throws -> [Frame] {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
         var frames: [Frame] = []
-        while let f = try readFrame(timeoutSeconds: timeoutSeconds) { frames.append(f) }
+        while let f = try readFrame(timeoutSeconds: max(0.001, deadline.timeIntervalSinceNow)) {
+            frames.append(f)
+            if Date() >= deadline { throw HarnessError("the connection did not end within \(timeoutSeconds) s; \(frames.count) frames") }
+        }
         return frames
     }
 

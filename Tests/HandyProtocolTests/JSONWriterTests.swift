@@ -366,4 +366,68 @@ import Testing
         #expect(touchesLine == JSONLines.encodeWithFoundation(.touches(m)))
         #expect(touchesLine.count <= 80 + 6 * 2 + 2 + 32 + 10 * (1 + t.maximumBytes))
     }
+
+    /// Each message the writer makes, at its largest: a device id of 1,024 control bytes (each
+    /// escaped as `\u00XX`, 6 bytes; ids have no bound below the line's but for `HANDYD_ID`'s 64
+    /// bytes, and a replay's id is its file's name), every optional field, the longest number
+    /// text, `Int.min`, `UInt64.max`, NaN and the infinities (written as strings, as today), a
+    /// region of 64 corners, 64 touches. Each is valid JSON and Foundation's bytes, whether
+    /// written into a fresh array (the exact bound) or into one with room (the loose bound).
+    @Test(arguments: [-2.2250738585072014e-308, -.greatestFiniteMagnitude, .greatestFiniteMagnitude, .nan, -.infinity])
+    func everyMessageAtItsLargest(value: Double) throws {
+        let device = String(repeating: "\u{1}", count: 1024)
+        let point = WirePoint(x: value, y: -2.2250738585072014e-308)
+        var g = GestureEvent(gesture: .touchFlick, phase: .cancelled, id: .max, time: value, device: device)
+        g.fingers = .min; g.touches = Array(repeating: .min, count: 64); g.touch = .min
+        g.centroid = point; g.centroidMm = point; g.scale = value; g.scaleVelocity = value; g.spanMm = value
+        g.hand = .unknown; g.handConfidence = value; g.rightHandProbability = value; g.clearSide = .unknown
+        g.occlusion = Occlusion(polygon: Array(repeating: point, count: 64), polygonMm: Array(repeating: point, count: 64))
+        g.rotation = value; g.rotationVelocity = value
+        g.translation = point; g.translationMm = point; g.velocity = point; g.direction = .right; g.edge = .bottom; g.taps = .min
+        g.position = point; g.positionMm = point; g.duration = value; g.glideMm = point; g.glideScale = value
+        g.glideRotation = value; g.reason = String(repeating: "\u{2}", count: 256)
+        let t = WireTouch(id: .min, phase: "\u{3}cancelled", tool: "\u{3}finger", x: value, y: value, xMm: value, yMm: value,
+                          majorMm: value, minorMm: value, orientation: value, pressure: value, vxMm: value, vyMm: value)
+        let touches = TouchesMessage(time: value, device: device, touches: Array(repeating: t, count: 64))
+        func isJSONObject(_ bytes: [UInt8]) -> Bool {
+            (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] != nil
+        }
+        let quoted = JSONQuotedString(device)
+        for roomy in [false, true] {
+            func buffer() -> [UInt8] { var b: [UInt8] = []; if roomy { b.reserveCapacity(1 << 20) }; return b }
+            var line = buffer()
+            JSONLines.encode(g, into: &line)
+            #expect(line == JSONLines.encodeWithFoundation(.gesture(g)))
+            #expect(isJSONObject(line))
+            var inPlace = buffer(), ends: [Int] = []
+            [g, g].withUnsafeBufferPointer { JSONLines.encode(eventsIn: $0, quotedDevice: quoted, into: &inPlace, ends: &ends) }
+            #expect(inPlace == line + line && ends == [line.count, 2 * line.count])
+            var touchesLine = buffer()
+            JSONLines.encode(touches, quotedDevice: quoted, into: &touchesLine)
+            #expect(touchesLine == JSONLines.encodeWithFoundation(.touches(touches)))
+            #expect(isJSONObject(touchesLine))
+            // The compact frame line whole: header, gestures, touches.
+            var frame = buffer()
+            CompactFrameHeader.write(device: device, quotedDevice: quoted, time: value, into: &frame)
+            withUnsafePointer(to: g) { GestureEvent.writeCompactObject(at: $0, after: ",\"gestures\":[", into: &frame) }
+            frame.append(UInt8(ascii: "]"))
+            #expect(touches.writeCompactTouches(after: ",\"touches\":", into: &frame))
+            frame += Array("}\n".utf8)
+            #expect(isJSONObject(frame), "\(String(decoding: frame.prefix(200), as: UTF8.self))")
+        }
+    }
+
+    /// A write that does not fit the room reserved stops the line before storing anything: a
+    /// bound miscounted by one field cannot write past the line's memory.
+    @Test func aWriteBeyondItsRoomStops() async {
+        await #expect(processExitsWith: .failure) {
+            var bytes: [UInt8] = []
+            // 8 bytes reserved; the key alone is 9.
+            JSONWriter.append(to: &bytes, bound: 8) { $0.field(",\"scale\":", 1.5) }
+        }
+        await #expect(processExitsWith: .failure) {
+            var bytes: [UInt8] = []
+            JSONWriter.append(to: &bytes, bound: 10) { $0.string(String(repeating: "\u{1}", count: 2)) }
+        }
+    }
 }

@@ -82,9 +82,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: try HandyctlReplayTests.handyctlPath())
         process.arguments = ["plot", Self.demo, "-o", folder.appendingPathComponent("mine.png").path]
         process.environment = ProcessInfo.processInfo.environment.merging(["PATH": bin.path + ":/usr/bin:/bin"]) { _, new in new }
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(try runToCompletion(process).status == 0)
         #expect(try String(contentsOfFile: mine, encoding: .utf8) == "precious\n")
         let png = try String(contentsOfFile: folder.appendingPathComponent("mine.png").path, encoding: .utf8)
         #expect(png.hasPrefix("<?xml"), "the converter got the plot")

@@ -36,15 +36,8 @@ struct HandyctlReplayTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try handyctlPath())
         process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read before waiting so a full pipe cannot block the child.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: [UInt8](stdout), stderr: String(decoding: stderr, as: UTF8.self))
+        let run = try runToCompletion(process)
+        return Run(status: run.status, stdout: run.stdout, stderr: run.stderrText)
     }
 
     private func touchesMessages(_ run: Run) throws -> [TouchesMessage] {
