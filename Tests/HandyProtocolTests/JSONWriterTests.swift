@@ -416,18 +416,4 @@ import Testing
             #expect(isJSONObject(frame), "\(String(decoding: frame.prefix(200), as: UTF8.self))")
         }
     }
-
-    /// A write that does not fit the room reserved stops the line before storing anything: a
-    /// bound miscounted by one field cannot write past the line's memory.
-    @Test func aWriteBeyondItsRoomStops() async {
-        await #expect(processExitsWith: .failure) {
-            var bytes: [UInt8] = []
-            // 8 bytes reserved; the key alone is 9.
-            JSONWriter.append(to: &bytes, bound: 8) { $0.field(",\"scale\":", 1.5) }
-        }
-        await #expect(processExitsWith: .failure) {
-            var bytes: [UInt8] = []
-            JSONWriter.append(to: &bytes, bound: 10) { $0.string(String(repeating: "\u{1}", count: 2)) }
-        }
-    }
 }
