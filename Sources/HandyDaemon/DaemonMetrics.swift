@@ -76,7 +76,7 @@ public final class DaemonMetrics: Sendable {
             for id in ids.sorted() {
                 let device = [("device", id)]
                 let info = state.devices.first { $0.id == id }
-                gauge("handyd_device_readable", "1 while the device is there and read, 0 while there but unreadable, absent when gone",
+                gauge("handyd_device_readable", "1 while the device is there and read, 0 while unreadable or gone",
                       device, info.map { $0.isReadable ? 1 : 0 } ?? 0)
                 let h = state.health[id] ?? DeviceHealth()
                 let c = counts.devices[id] ?? DeliveryTally.Device()

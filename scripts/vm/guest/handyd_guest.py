@@ -239,9 +239,9 @@ class Context:
         self.daemon = None
         self.injectors = []
 
-    def start_daemon(self):
+    def start_daemon(self, extra=()):
         logf = open(self.log, "a")
-        self.daemon = subprocess.Popen([self.handyd, "--socket", self.socket, "--log-level", "debug"],
+        self.daemon = subprocess.Popen([self.handyd, "--socket", self.socket, "--log-level", "debug", *extra],
                                        stdout=logf, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30 * SCALE
         while not os.path.exists(self.socket):
@@ -253,6 +253,19 @@ class Context:
         i = Injector(self, recording, name, **kw)
         self.injectors.append(i)
         return i
+
+    def stop_daemon(self):
+        if self.daemon_alive():
+            self.daemon.send_signal(signal.SIGTERM)
+            try:
+                self.daemon.wait(10 * SCALE)
+            except subprocess.TimeoutExpired:
+                self.daemon.kill()
+                self.daemon.wait(5)
+            check(self.daemon.returncode == 0, f"handyd exit status after SIGTERM: {self.daemon.returncode}")
+        self.daemon = None
+        if os.path.exists(self.socket):
+            os.unlink(self.socket)
 
     def daemon_alive(self):
         return self.daemon is not None and self.daemon.poll() is None
@@ -820,10 +833,130 @@ def test_live_enrolment_through_uinput(ctx):
     check(got == want, f"live profile differs from the offline one:\n{got}\n--- offline:\n{want}")
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_get(url, timeout=5):
+    import urllib.request
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return r.read().decode()
+
+
+def test_prometheus_sees_a_stuck_contact_and_an_unplug(ctx):
+    """Issue 45's proof with the real thing: Debian's Prometheus scrapes a handyd reading a uinput
+    touchscreen with a stuck contact (HANDYD_STUCK_TOUCH_S=2 from 99-handyd-test.rules) and a
+    right-hand pinch beside it; the device is unplugged and plugged back. Through Prometheus's
+    HTTP API: the stuck contact, the pinch by hand, the loss, HandydDeviceLost's expression true
+    while the device is gone and false once it is back, and the 7 alert rules loaded."""
+    import urllib.parse
+    for tool in ("/usr/bin/prometheus", "/usr/bin/promtool"):
+        if not os.access(tool, os.X_OK):
+            cannot_run("prometheus", f"{tool} missing (apt-get install prometheus; scripts/install-deps.sh does)")
+            return
+    rules = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                         "docs", "fleet", "handyd-alerts.yml"))
+    metrics_port, prom_port = free_port(), free_port()
+    ctx.stop_daemon()
+    ctx.start_daemon(extra=["--metrics", str(metrics_port)])
+    work = os.path.join(ctx.dir, "prometheus")
+    os.makedirs(work, exist_ok=True)
+    with open(os.path.join(work, "prometheus.yml"), "w") as f:
+        f.write(f"""global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files: [{rules}]
+scrape_configs:
+  - job_name: handyd
+    static_configs:
+      - targets: ['127.0.0.1:{metrics_port}']
+""")
+    prom_log = open(os.path.join(work, "prometheus.log"), "w")
+    prom = subprocess.Popen(["/usr/bin/prometheus", f"--config.file={work}/prometheus.yml",
+                             f"--storage.tsdb.path={work}/data", f"--web.listen-address=127.0.0.1:{prom_port}"],
+                            stdout=prom_log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{prom_port}"
+
+    def query(expr):
+        data = json.loads(http_get(f"{base}/api/v1/query?" + urllib.parse.urlencode({"query": expr})))
+        check(data.get("status") == "success", f"query {expr}: {data}")
+        return [(r["metric"], float(r["value"][1])) for r in data["data"]["result"]]
+
+    def wait_for(what, probe, seconds):
+        deadline = time.monotonic() + seconds * SCALE
+        last = None
+        while time.monotonic() < deadline:
+            check(prom.poll() is None, f"prometheus exited with {prom.returncode}")
+            try:
+                last = probe()
+                if last:
+                    return last
+            except (OSError, ValueError) as e:
+                last = e
+            time.sleep(0.25)
+        raise Failure(f"Prometheus: {what} within {seconds * SCALE} s (last: {last})")
+
+    try:
+        wait_for("up and scraping handyd",
+                 lambda: [v for _, v in query('up{job="handyd"}') if v == 1], 60)
+        s = Stream()
+        # The stuck contact goes down first, alone, and stays still; the pinch begins after it is stuck.
+        s.frame(0.0, {2: (W // 5, H // 5)})
+        s.pinch(3.0, "right", duration=0.8)
+        rec = write_recording(ctx.dir, "stuck-unplug.evemu", s, name="handyd-test stuck touchscreen")
+        c = Client(ctx.socket, subscribe={"touches": False, "gestures": ["pinch"]})
+        inj = ctx.inject(rec, "handyd-test stuck touchscreen", hold=60, start_delay=1.0)
+        dev = c.expect(added(inj.devnode, inj.name), "device added (stuck)")["device"]["id"]
+        stuck = c.expect(lambda m: m.get("type") == "device" and m.get("event") == "stuck" and m["device"]["id"] == dev,
+                         "the contact reported stuck", timeout=20)
+        pinch = c.expect(gesture("pinch", "ended", dev), "the pinch beside the stuck contact", timeout=20)
+        check(pinch.get("hand") == "right", f"pinch hand {pinch.get('hand')}, expected right")
+        sel = f'{{device="{dev}"}}'
+        wait_for("the stuck contact (stuck now at some scrape)",
+                 lambda: [v for _, v in query(f"max_over_time(handyd_device_stuck_contacts{sel}[5m])") if v == 1], 20)
+        wait_for("one stuck contact counted",
+                 lambda: [v for _, v in query(f"handyd_device_stuck_contacts_total{sel}") if v == 1], 20)
+        wait_for("the right-hand pinch",
+                 lambda: [v for _, v in query(f'handyd_gestures_total{{device="{dev}",gesture="pinch",hand="right"}}') if v >= 1], 20)
+        wait_for("the device readable", lambda: [v for _, v in query(f"handyd_device_readable{sel}") if v == 1], 20)
+        inj.unplug()
+        lost = c.expect(lambda m: m.get("type") == "device" and m.get("event") == "lost" and m["device"]["id"] == dev,
+                        "device lost after the unplug", timeout=15)
+        losses = lost["health"]["losses"]
+        lost_expr = (f"increase(handyd_device_losses_total{sel}[15m]) > 0 "
+                     f"and on(instance, device) handyd_device_readable{sel} == 0")
+        wait_for(f"the loss counted ({losses})",
+                 lambda: [v for _, v in query(f"handyd_device_losses_total{sel}") if v == losses], 20)
+        wait_for("HandydDeviceLost's expression true while the device is gone", lambda: query(lost_expr), 20)
+        again = ctx.inject(idle_recording(ctx), "handyd-test stuck touchscreen", hold=30, start_delay=0.5)
+        c.expect(lambda m: m.get("type") == "device" and m.get("event") == "back" and m["device"]["id"] == dev,
+                 "device back after the replug", timeout=15)
+        wait_for("the device readable again", lambda: [v for _, v in query(f"handyd_device_readable{sel}") if v == 1], 20)
+        wait_for("HandydDeviceLost's expression false once it is back", lambda: not query(lost_expr), 20)
+        names = [r["name"] for g in json.loads(http_get(f"{base}/api/v1/rules"))["data"]["groups"] for r in g["rules"]]
+        check(len(names) == 7 and "HandydDeviceLost" in names, f"rules loaded: {names}")
+        exposition = http_get(f"http://127.0.0.1:{metrics_port}/metrics")
+        checked = subprocess.run(["/usr/bin/promtool", "check", "metrics"], input=exposition, capture_output=True,
+                                 text=True, timeout=60 * SCALE)
+        check(checked.returncode == 0 and not (checked.stdout + checked.stderr).strip(),
+              f"promtool check metrics: {checked.stdout}{checked.stderr}")
+        again.unplug()
+        c.close()
+    finally:
+        prom.terminate()
+        try:
+            prom.wait(10)
+        except subprocess.TimeoutExpired:
+            prom.kill()
+
+
 TESTS = [test_enumeration_hotplug_ignore, test_real_recording, test_pinch_hands, test_unplug_mid_pinch_and_replug,
          test_rule_change_reconfigures_the_device, test_empty_position_range_is_skipped,
          test_unreadable_device_is_listed_until_its_permissions_change, test_descriptors_exhausted_then_freed,
-         test_syn_dropped_flood, test_live_enrolment_through_uinput]
+         test_syn_dropped_flood, test_live_enrolment_through_uinput,
+         test_prometheus_sees_a_stuck_contact_and_an_unplug]
 
 
 def run_tests(tests, ctx, only=None, log_lines=60):
