@@ -49,7 +49,6 @@ let package = Package(
             name: "HandyInput",
             dependencies: [
                 "HandyCore", "HandySettings", "CLibevdev", "CLibudev",
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -113,8 +112,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
