@@ -51,7 +51,6 @@ let package = Package(
             name: "HandyInput",
             dependencies: [
                 "HandyCore", "HandySettings", "CLibevdev", "CLibudev",
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -116,8 +115,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

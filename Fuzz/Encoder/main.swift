@@ -117,7 +117,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for roomy in [false, true] {
         var together: [UInt8] = [], togetherEnds: [Int] = []
         if roomy { together.reserveCapacity(1 << 18) }
-        events.withUnsafeBufferPointer { JSONLines.encode(eventsIn: $0, quotedDevice: quoted, memo: memo, into: &together, ends: &togetherEnds) }
+        JSONLines.encode(events, quotedDevice: quoted, memo: memo, into: &together, ends: &togetherEnds)
         guard together == expected, togetherEnds == ends else { fatalError("fuzz invariant: the one-pass lines differ") }
     }
     var touchesLine: [UInt8] = []

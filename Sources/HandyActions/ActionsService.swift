@@ -79,9 +79,6 @@ public final class ActionsService: Sendable {
         makeKeyboardIfNeeded()
     }
 
-    /// The evdev node of the virtual keyboard, once it exists.
-    public var keyboardDevnode: String? { state.withLock { $0.keyboard?.devnode } }
-
     /// Handles one message from the daemon.
     public func handle(_ message: ServerMessage) {
         switch message {

@@ -22,7 +22,6 @@ public struct AbsInfo: Hashable, Sendable {
     /// Distance from minimum to maximum (maximum - minimum), at least 1.
     public var extent: Int64 { Swift.max(1, Int64(maximum) - Int64(minimum)) }
     public func contains(_ v: Int32) -> Bool { v >= minimum && v <= maximum }
-    public func clamp(_ v: Int32) -> Int32 { Swift.min(Swift.max(v, minimum), maximum) }
 }
 
 /// What a device is: identity, properties and axes, as evemu-describe / libinput record / libevdev see it.

@@ -28,8 +28,8 @@ extension GestureEvent {
     }
 
     /// Appends the compact object of the event at `e`, read where it lies (see
-    /// ``writeLine(at:quotedDevice:into:)``).
-    @inline(__always) public static func writeCompactObject(at e: UnsafePointer<GestureEvent>, into bytes: inout [UInt8]) {
+    /// ``writeLine(at:quotedDevice:into:)``). `package`: a pointer in, for the daemon and the tests.
+    @inline(__always) package static func writeCompactObject(at e: UnsafePointer<GestureEvent>, into bytes: inout [UInt8]) {
         writeCompactObject(at: e, after: "", into: &bytes)
     }
 
@@ -37,7 +37,7 @@ extension GestureEvent {
     /// same pass: appended on its own, each literal cost an array append of its own (~50
     /// instructions, a few a frame).
     /// `memo`: the numbers written lately (``JSONNumberMemo``).
-    @inline(__always) public static func writeCompactObject(at e: UnsafePointer<GestureEvent>, after prefix: StaticString,
+    @inline(__always) package static func writeCompactObject(at e: UnsafePointer<GestureEvent>, after prefix: StaticString,
                                                             memo: JSONNumberMemo? = nil, into bytes: inout [UInt8]) {
         let carriesHand = e.pointee.phase != .changed || e.pointee.occlusion != nil
         // The full line's bound covers the object: it has a subset of the line's fields.

@@ -57,22 +57,30 @@ public enum JSONLines {
     }
 
     /// Appends the line of the event at `event`, read where it lies: for the events of an array
-    /// (`withUnsafeBufferPointer`), which its subscript would copy whole first. The one-event form
+    /// (`withUnsafeBufferPointer`), which its subscript would copy whole first. `package`: a
+    /// pointer in, for the daemon and the tests. The one-event form
     /// of ``encode(eventsIn:quotedDevice:memo:into:ends:)``, which the daemon uses for a frame's
     /// events; the same bytes line by line (tested).
     /// `quotedDevice`: the device id made once for many lines (used when it is the event's).
     /// `memo`: the numbers written lately, kept from line to line (``JSONNumberMemo``).
-    @inline(__always) public static func encode(eventAt event: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString? = nil,
+    @inline(__always) package static func encode(eventAt event: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString? = nil,
                                                 memo: JSONNumberMemo? = nil, into buffer: inout [UInt8]) {
         GestureEvent.writeLine(at: event, quotedDevice: quotedDevice, memo: memo, into: &buffer)
     }
 
     /// Appends the lines of all `events` (read where they lie), and where each ends in `buffer`
     /// to `ends`: the bytes of encoding them one by one, written in one pass (the daemon encodes
-    /// each frame's events so).
-    public static func encode(eventsIn events: UnsafeBufferPointer<GestureEvent>, quotedDevice: JSONQuotedString? = nil,
-                              memo: JSONNumberMemo? = nil, into buffer: inout [UInt8], ends: inout [Int]) {
+    /// each frame's events so). `package`, as the other forms that take a pointer: nothing unsafe
+    /// is public (docs/ARCHITECTURE.md).
+    package static func encode(eventsIn events: UnsafeBufferPointer<GestureEvent>, quotedDevice: JSONQuotedString? = nil,
+                               memo: JSONNumberMemo? = nil, into buffer: inout [UInt8], ends: inout [Int]) {
         GestureEvent.writeLines(events, quotedDevice: quotedDevice, memo: memo, into: &buffer, ends: &ends)
+    }
+
+    /// ``encode(eventsIn:quotedDevice:memo:into:ends:)`` for an array's events.
+    public static func encode(_ events: [GestureEvent], quotedDevice: JSONQuotedString? = nil,
+                              memo: JSONNumberMemo? = nil, into buffer: inout [UInt8], ends: inout [Int]) {
+        events.withUnsafeBufferPointer { encode(eventsIn: $0, quotedDevice: quotedDevice, memo: memo, into: &buffer, ends: &ends) }
     }
 
     /// Appends a `touches` line, the bytes of `encode(.touches(message), into:)`, with the device
