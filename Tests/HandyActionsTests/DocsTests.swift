@@ -1,18 +1,11 @@
 import Foundation
 import HandyActions
 import Testing
+import HandyTestSupport
 
 /// docs/ACTIONS.md and examples/actions.toml say what the parser does: their TOML parses, and the
 /// tables list exactly the binding keys and the placeholders there are.
 @Suite struct DocsTests {
-    static let packageRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("Package.swift not found above \(#filePath)")
-    }()
 
     static func text(_ relative: String) throws -> String {
         try String(contentsOf: packageRoot.appendingPathComponent(relative), encoding: .utf8)

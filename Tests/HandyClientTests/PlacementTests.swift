@@ -2,24 +2,17 @@ import Foundation
 import HandyClient
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 /// `placement(for:…)`: the cases shared with the JavaScript and Python clients
 /// (clients/placement-cases.json, worked by hand from the rules), and properties over generated
 /// events, screens and sizes.
 @Suite struct PlacementTests {
-    static let root: URL = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-            url.deleteLastPathComponent()
-        }
-        fatalError("Package.swift not found above \(#filePath)")
-    }()
 
     static func number(_ any: Any?) -> Double { (any as? NSNumber)?.doubleValue ?? .nan }
 
     @Test func sharedCases() throws {
-        let data = try Data(contentsOf: Self.root.appendingPathComponent("clients/placement-cases.json"))
+        let data = try Data(contentsOf: packageRoot.appendingPathComponent("clients/placement-cases.json"))
         let doc = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let cases = try #require(doc["cases"] as? [[String: Any]])
         #expect(cases.count >= 15)

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 /// Where the access tests run: as root, or wherever HANDYD_REQUIRE_ROOT=1 says they must (then not
 /// being root fails instead of skipping).

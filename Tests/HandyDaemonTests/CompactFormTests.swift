@@ -1,6 +1,7 @@
 import Foundation
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 /// The compact form (docs/PROTOCOL.md "frame (compact form)") against the full form, both from one real
 /// daemon replaying the demo recording: what the compact lines leave out is only what the line,

@@ -5,6 +5,7 @@ import Foundation
 import HandyClient
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 /// Two fingers put down, held ~0.5 s with small moves, lifted: 58 events, 14 SYN_REPORT frames,
 /// every one of which changes a touch (`grep -c "0000 0000 0000"` on the file).

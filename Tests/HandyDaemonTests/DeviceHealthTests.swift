@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 /// Device health through the real daemon and socket (docs/PROTOCOL.md "Device health").
 @Suite struct DeviceHealthTests {

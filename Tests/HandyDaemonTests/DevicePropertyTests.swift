@@ -4,6 +4,7 @@ import HandyCore
 import HandyProtocol
 import HandyRecording
 import Testing
+import HandyTestSupport
 
 /// `handyd --replay F --device-property NAME=VALUE`: the replayed device takes the settings a live
 /// one takes from udev, and a bad one is a problem on the device (hello, `handyctl devices`, the

@@ -3,6 +3,7 @@ import HandyCore
 import HandyProtocol
 import Logging
 import Testing
+import HandyTestSupport
 
 /// The input thread encodes each batch into the arrays of a batch published before it (handed
 /// back by the event loop, docs/PERFORMANCE.md section 5). Whatever the earlier batch held, longer

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 /// `handyd --event-loops N`: the clients spread over N event loops, each with its own broadcaster
 /// (docs/PERFORMANCE.md section 2). What every client receives with several loops is checked by

@@ -4,6 +4,7 @@ import HandyCore
 import HandyProtocol
 import HandyRecording
 import Testing
+import HandyTestSupport
 
 /// A device's hand profile in the daemon (HANDYD_HAND_PROFILE, docs/DEVICES.md): applied to the
 /// replayed device, read again on SIGHUP, and a bad one a warning while the device keeps serving

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 /// How much the daemon's VmRSS may grow over one hostile run (replay included). The baseline run
 /// (no hostile client) grows 0.6 MiB (demo) to 4.9 MiB (busy recording); a hostile client whose

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 // Support for HostileClientTests and AccessTests: raw sockets that may misbehave, the daemon's
 // resources read from /proc, and well-behaved subscribers ("bystanders") that read concurrently

@@ -3,6 +3,7 @@ import HandyCore
 import HandyProtocol
 import Logging
 import Testing
+import HandyTestSupport
 
 /// A source makes each frame's output in the arrays of an output delivered before
 /// (`InputNotices.recycle`, docs/PERFORMANCE.md section 5): the lines must be exactly those fresh

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 /// `--metrics` and `--metrics-textfile` through the real daemon, a real HTTP client (curl) and
 /// Debian's promtool (docs/FLEET.md).

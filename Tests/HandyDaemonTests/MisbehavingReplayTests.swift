@@ -7,6 +7,7 @@ import HandySynthetic
 import HandyProtocol
 import HandyRecording
 import Testing
+import HandyTestSupport
 
 /// The real handyd replaying the misbehaving-device recordings (Tests/Fixtures/misbehaving/) and
 /// a 10 k frames/s storm: it stays up, reports no bug, and a subscriber receives exactly what the

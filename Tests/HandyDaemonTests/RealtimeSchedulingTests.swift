@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 /// `handyd --realtime-priority N`: every thread of the daemon under SCHED_RR N when the system
 /// allows it; when it does not, a notice and normal scheduling, and the daemon serves all the same.

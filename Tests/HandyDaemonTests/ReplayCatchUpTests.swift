@@ -5,6 +5,7 @@ import HandyRecording
 import HandySynthetic
 import Logging
 import Testing
+import HandyTestSupport
 
 /// A replay that fell behind (a starved machine, a stalled event loop) catches up in batches of at
 /// most ``ReplaySource/maximumOutputsPerService`` outputs, with the same output in the same order

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
+import HandyTestSupport
 
 /// ``Watchdog`` against real event loops: it tells systemd all is well only while every loop runs
 /// the tasks handed to it, and a loop stuck in a task (here: waiting on a semaphore) stops it.

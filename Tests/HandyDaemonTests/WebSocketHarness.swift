@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Testing
+import HandyTestSupport
 
 // A deliberately small RFC 6455 client over a blocking TCP socket, for tests that must also send
 // what a well-behaved client never would (binary frames, oversized frames, no reads at all). It

@@ -5,6 +5,7 @@ import Foundation
 import HandyDaemon
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 /// The WebSocket endpoint (`handyd --websocket`) against the real daemon over real TCP: the same
 /// protocol as the Unix socket, the Origin list, no raw touches unless `--websocket-touches`, and

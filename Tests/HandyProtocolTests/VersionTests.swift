@@ -1,21 +1,14 @@
 import Foundation
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 /// The version comes from one place, the file VERSION: `make version` writes
 /// Sources/HandyProtocol/Version.swift from it, and debian/changelog's top entry must carry it.
 @Suite struct VersionTests {
-    static let root: URL = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-            url.deleteLastPathComponent()
-        }
-        fatalError("Package.swift not found above \(#filePath)")
-    }()
 
     static func read(_ path: String) throws -> String {
-        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8)
     }
 
     @Test func versionFileIsAVersion() throws {

@@ -2,6 +2,7 @@ import Foundation
 import HandyCore
 @testable import HandyRecording
 import Testing
+import HandyTestSupport
 
 /// Details checked by hand against the files (line numbers and bytes quoted in each test).
 @Suite("evemu reader details")

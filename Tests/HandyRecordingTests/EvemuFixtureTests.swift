@@ -2,6 +2,7 @@ import Foundation
 import HandyCore
 import HandyRecording
 import Testing
+import HandyTestSupport
 
 /// What one fixture really contains. The numbers were counted from the files themselves (a separate
 /// script over the raw text: `E:` lines, SYN_REPORT / SYN_MT_REPORT events, ABS_MT_TRACKING_ID ≥ 0

@@ -2,6 +2,7 @@ import Foundation
 import HandyCore
 import HandyRecording
 import Testing
+import HandyTestSupport
 
 /// What `EvemuWriter` writes, the reader reads back unchanged (description and every event).
 @Suite("EvemuWriter round trip")

@@ -2,6 +2,7 @@ import Foundation
 import HandyCore
 import HandyRecording
 import Testing
+import HandyTestSupport
 
 /// Regression (issue 8, found probing the extreme times the fuzz harness uses): `handyctl replay`
 /// trapped on a well-formed recording whose timestamps sit near the end of Int64 microseconds (its
@@ -29,7 +30,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let loaded = try Recording.load(path: path)
         #expect(loaded.events.count == 5)
-        let run = try HandyctlReplayTests.run(["replay", "--touches", path])
+        let run = try HandyctlProcess.run(["replay", "--touches", path])
         #expect(run.status == 0, "\(run.stderr)")
         // The touch begins and ends; the file's times come through unchanged.
         let text = String(decoding: run.stdout, as: UTF8.self)

@@ -4,6 +4,7 @@ import HandyProtocol
 import HandyRecording
 import HandySynthetic
 import Testing
+import HandyTestSupport
 
 /// Per-device enrolment on real recordings (docs/HANDEDNESS.md "Per-device enrolment"): DISPEL's
 /// pinches per phone, CapFingerId's taps, and `handyctl calibrate hand` then `eval --hand-profile`.
@@ -107,7 +108,7 @@ import Testing
             try FileManager.default.copyItem(atPath: Self.capfingerid + "/" + name, toPath: enrol.appendingPathComponent(name).path)
         }
         let profilePath = folder.appendingPathComponent("galaxy.json").path
-        let calibrate = try HandyctlReplayTests.run(["calibrate", "hand", "--from", enrol.path, "-o", profilePath, "--device-id", "galaxy"])
+        let calibrate = try HandyctlProcess.run(["calibrate", "hand", "--from", enrol.path, "-o", profilePath, "--device-id", "galaxy"])
         #expect(calibrate.status == 0, "\(calibrate.stderr)")
         let text = String(decoding: calibrate.stdout, as: UTF8.self)
         #expect(text.contains("60 pinches (30 left, 30 right") && text.contains("taps"), "\(text)")
@@ -121,7 +122,7 @@ import Testing
         for name in try FileManager.default.contentsOfDirectory(atPath: enrol.path) where name.hasPrefix("galaxys10-") {
             try FileManager.default.copyItem(atPath: enrol.appendingPathComponent(name).path, toPath: pinchFolder.appendingPathComponent(name).path)
         }
-        let eval = try HandyctlReplayTests.run(["eval", "handedness", pinchFolder.path, "--hand-profile", profilePath, "--json"])
+        let eval = try HandyctlProcess.run(["eval", "handedness", pinchFolder.path, "--hand-profile", profilePath, "--json"])
         #expect(eval.status == 0, "\(eval.stderr)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(eval.stdout)) as? [[String: Any]])
         #expect(Set(rows.compactMap { $0["classifier"] as? String }) == ["profiled", "evidence", "seed"])
@@ -132,7 +133,7 @@ import Testing
         #expect((profiled["coverage"] as? Double ?? 0) > (evidence["coverage"] as? Double ?? 1))
         // The whole folder as a table: the taps' one-finger table (the profile's one-finger model
         // applied), then the pinches with the profiled rows.
-        let table = try HandyctlReplayTests.run(["eval", "handedness", enrol.path, "--hand-profile", profilePath])
+        let table = try HandyctlProcess.run(["eval", "handedness", enrol.path, "--hand-profile", profilePath])
         let text2 = String(decoding: table.stdout, as: UTF8.self)
         #expect(table.status == 0 && text2.contains("one finger:") && text2.contains("| positions | profiled | 60 | 0 |"), "\(text2) \(table.stderr)")
 
@@ -143,17 +144,17 @@ import Testing
             try FileManager.default.copyItem(atPath: Self.dispel + "/" + name, toPath: reno.appendingPathComponent(name).path)
         }
         let renoProfile = folder.appendingPathComponent("reno.json").path
-        let refused = try HandyctlReplayTests.run(["calibrate", "hand", "--from", reno.path, "-o", renoProfile])
+        let refused = try HandyctlProcess.run(["calibrate", "hand", "--from", reno.path, "-o", renoProfile])
         #expect(refused.status == 1 && refused.stderr.contains("labels contradict") && refused.stderr.contains("no profile written"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: renoProfile))
 
         // replay --hand-profile: applied; a bad one is an error.
         let demo = FixturePaths.packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
-        let replay = try HandyctlReplayTests.run(["replay", demo, "--hand-profile", profilePath])
+        let replay = try HandyctlProcess.run(["replay", demo, "--hand-profile", profilePath])
         #expect(replay.status == 0, "\(replay.stderr)")
         let bad = folder.appendingPathComponent("bad.json").path
         try Data("{\"version\": 2}".utf8).write(to: URL(fileURLWithPath: bad))
-        let badReplay = try HandyctlReplayTests.run(["replay", demo, "--hand-profile", bad])
+        let badReplay = try HandyctlProcess.run(["replay", demo, "--hand-profile", bad])
         #expect(badReplay.status == 1 && badReplay.stderr.contains("version 2"), "\(badReplay.stderr)")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HandyCore
 import HandyRecording
 import Testing
+import HandyTestSupport
 
 /// A libinput record file and the evemu files it was made from (libinput-record/README.md).
 struct RecordPair: Sendable, CustomTestStringConvertible {

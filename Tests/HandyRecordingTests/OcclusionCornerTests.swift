@@ -2,6 +2,7 @@ import HandyCore
 import HandyProtocol
 import HandyRecording
 import Testing
+import HandyTestSupport
 
 /// The covered region on the wire lists each corner once: clipping at a display edge and the wire's
 /// rounding (0.1 mm, 0.001 of the display) must not leave two equal neighbours (the demo recording's

@@ -4,6 +4,7 @@ import HandyProtocol
 import HandyRecording
 import HandySynthetic
 import Testing
+import HandyTestSupport
 
 /// Real hands (docs/HANDEDNESS.md "Real hands"): DISPEL's pinch tests on four phones, each attempt
 /// labelled with the hand the person was asked to pinch with (`Tests/Fixtures/realhands/`). The

@@ -2,6 +2,7 @@ import Foundation
 import HandyCore
 import HandyRecording
 import Testing
+import HandyTestSupport
 
 /// Tracker frames of a recording: what "identical" means for a round trip.
 func roundTripFrames(_ recording: Recording) -> [TouchFrame] {
@@ -63,7 +64,7 @@ struct RecordRoundTripTests {
         let folder = try FixturePaths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("cmd.evemu").path
-        let run = try HandyctlReplayTests.run(["record", "--from-recording", fixture, "-o", out])
+        let run = try HandyctlProcess.run(["record", "--from-recording", fixture, "-o", out])
         #expect(run.status == 0, "\(run.stderr)")
         let original = try Recording.load(path: fixture)
         let replayed = try Recording.load(path: out)
@@ -73,7 +74,7 @@ struct RecordRoundTripTests {
 
     @Test("handyctl record on a missing device fails with one clear line")
     func missingDevice() throws {
-        let run = try HandyctlReplayTests.run(["record", "/nonexistent/event99", "-o", "/dev/null"])
+        let run = try HandyctlProcess.run(["record", "/nonexistent/event99", "-o", "/dev/null"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("/nonexistent/event99"))
     }

@@ -2,6 +2,7 @@ import Foundation
 import HandyCore
 @testable import HandyRecording
 import Testing
+import HandyTestSupport
 
 /// Bad input gives a `RecordingError` naming file and line, never a crash.
 @Suite("recording errors")

@@ -2,6 +2,7 @@ import Foundation
 import HandyCore
 import HandySettings
 import Testing
+import HandyTestSupport
 
 /// docs/GESTURES.md "Thresholds" is a copy of `GestureConfiguration.overrideSettings`: every key it
 /// documents must be settable per device with its documented example, with the documented range,
@@ -14,14 +15,6 @@ import Testing
         var example: String
     }
 
-    static let packageRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("Package.swift not found above \(#filePath)")
-    }()
 
     /// The rows of the first table after "## Thresholds".
     static func documentedRows() throws -> [Row] {
@@ -55,7 +48,7 @@ import Testing
     /// docs/DEVICES.md "Properties": every HANDYD_ property it documents is one the parser reads
     /// (not refused as unknown), and every one the parser reads is documented there.
     @Test func everyDocumentedDevicePropertyIsRead() throws {
-        let text = try String(contentsOf: Self.packageRoot.appendingPathComponent("docs/DEVICES.md"), encoding: .utf8)
+        let text = try String(contentsOf: packageRoot.appendingPathComponent("docs/DEVICES.md"), encoding: .utf8)
         guard let section = text.range(of: "\n## Properties\n") else { throw DocsError("no ## Properties section") }
         var documented: [String] = []
         for line in text[section.upperBound...].split(separator: "\n") {
@@ -126,7 +119,7 @@ import Testing
     /// here cannot leave the comparison measuring a slow hand. momentum-decay-per-ms is the one left
     /// out (its range ends below the scaled value; the script says why).
     @Test func perfGuestScalesEveryTimeThreshold() throws {
-        let script = try String(contentsOf: Self.packageRoot.appendingPathComponent("scripts/vm/guest/perf_guest.py"), encoding: .utf8)
+        let script = try String(contentsOf: packageRoot.appendingPathComponent("scripts/vm/guest/perf_guest.py"), encoding: .utf8)
         func dictionary(_ name: String) throws -> [String: Double] {
             let start = try #require(script.range(of: "\n\(name) = {"), "\(name) in perf_guest.py")
             let end = try #require(script[start.upperBound...].firstIndex(of: "}"))
@@ -174,7 +167,7 @@ import Testing
     /// way round). The rule's pattern is read from the file and matched as udev does (`|` between
     /// fnmatch patterns).
     @Test func theSystemdRuleAndTheDaemonIgnoreTheSameValues() throws {
-        let rules = try String(contentsOf: Self.packageRoot.appendingPathComponent("udev/90-handyd-systemd.rules"), encoding: .utf8)
+        let rules = try String(contentsOf: packageRoot.appendingPathComponent("udev/90-handyd-systemd.rules"), encoding: .utf8)
         let line = try #require(rules.split(separator: "\n").first { $0.hasPrefix("ENV{HANDYD_IGNORE}==") })
         let quoted = line.split(separator: "\"", omittingEmptySubsequences: false)
         try #require(quoted.count >= 3, "\(line)")

@@ -4,24 +4,24 @@ import Glibc
 import Foundation
 
 /// What a child process wrote and how it ended.
-struct FinishedProcess {
-    var status: Int32
-    var stdout: [UInt8]
-    var stderr: [UInt8]
-    var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
-    var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+package struct FinishedProcess {
+    package var status: Int32
+    package var stdout: [UInt8]
+    package var stderr: [UInt8]
+    package var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    package var stderrText: String { String(decoding: stderr, as: UTF8.self) }
 }
 
 /// The child did not finish within its time; it was killed.
-struct ChildTimedOut: Error, CustomStringConvertible {
-    var description: String
+package struct ChildTimedOut: Error, CustomStringConvertible {
+    package var description: String
 }
 
 /// Runs `process` to its end with its standard output and error on pipes (`mergingErrors`: both
 /// on one pipe, read as `stdout`), reading both as they fill so a full pipe cannot block it.
 /// Kills it and throws when it has not ended within `timeoutSeconds`: a child that hangs fails
 /// its test and never hangs the run.
-func runToCompletion(_ process: Process, mergingErrors: Bool = false, timeoutSeconds: Double = 60) throws -> FinishedProcess {
+package func runToCompletion(_ process: Process, mergingErrors: Bool = false, timeoutSeconds: Double = 60) throws -> FinishedProcess {
     let out = Pipe(), err = mergingErrors ? out : Pipe()
     process.standardOutput = out
     process.standardError = err

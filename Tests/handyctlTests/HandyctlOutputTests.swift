@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HandyTestSupport
 
 /// handyctl's output files and its errors: `-o` writes into what is there (a symlink's target, a
 /// FIFO) the way a shell's `>` does, never replacing it; bad values are usage errors (64) that name
@@ -13,7 +14,7 @@ import Testing
         let target = folder.appendingPathComponent("target.evemu").path
         let link = folder.appendingPathComponent("link.evemu").path
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-        let run = try HandyctlReplayTests.run(["generate", "demo", "-o", link])
+        let run = try HandyctlProcess.run(["generate", "demo", "-o", link])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target, "the link was replaced")
         let written = try String(contentsOfFile: target, encoding: .utf8)
@@ -40,7 +41,7 @@ import Testing
             }
             done.signal()
         }.start()
-        let viaFIFO = try HandyctlReplayTests.run(["generate", "demo", "-o", fifo])
+        let viaFIFO = try HandyctlProcess.run(["generate", "demo", "-o", fifo])
         #expect(viaFIFO.status == 0, "\(viaFIFO.stderr)")
         close(writeEnd)
         done.wait()
@@ -53,14 +54,14 @@ import Testing
     @Test func anOutputThatCannotBeWrittenSaysWhyInWords() throws {
         let folder = try FixturePaths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let run = try HandyctlReplayTests.run(["generate", "demo", "-o", folder.path])
+        let run = try HandyctlProcess.run(["generate", "demo", "-o", folder.path])
         #expect(run.status == 1)
         #expect(run.stderr.contains("cannot write \(folder.path): Is a directory"), "\(run.stderr)")
         #expect(!run.stderr.contains("NSCocoaErrorDomain"))
-        let plot = try HandyctlReplayTests.run(["plot", Self.demo, "-o", folder.path + "/missing/x.svg"])
+        let plot = try HandyctlProcess.run(["plot", Self.demo, "-o", folder.path + "/missing/x.svg"])
         #expect(plot.status == 1)
         #expect(plot.stderr.contains("No such file or directory"), "\(plot.stderr)")
-        let eval = try HandyctlReplayTests.run(["eval", "handedness", Self.demo])
+        let eval = try HandyctlProcess.run(["eval", "handedness", Self.demo])
         #expect(eval.status == 1)
         #expect(eval.stderr.contains("not a folder") && !eval.stderr.contains("NSCocoaErrorDomain"), "\(eval.stderr)")
     }
@@ -79,7 +80,7 @@ import Testing
         let mine = folder.appendingPathComponent("mine.svg").path
         try "precious\n".write(toFile: mine, atomically: true, encoding: .utf8)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try HandyctlReplayTests.handyctlPath())
+        process.executableURL = URL(fileURLWithPath: try HandyctlProcess.path())
         process.arguments = ["plot", Self.demo, "-o", folder.appendingPathComponent("mine.png").path]
         process.environment = ProcessInfo.processInfo.environment.merging(["PATH": bin.path + ":/usr/bin:/bin"]) { _, new in new }
         #expect(try runToCompletion(process).status == 0)
@@ -101,7 +102,7 @@ import Testing
     ])
     func valuesThatCannotWorkAreUsageErrors(_ arguments: [String], _ named: String) throws {
         let full = arguments.first == "plot" ? arguments + [Self.demo] : arguments
-        let run = try HandyctlReplayTests.run(full)
+        let run = try HandyctlProcess.run(full)
         #expect(run.status == 64, "\(full): \(run.status) \(run.stderr)")
         #expect(run.stderr.contains(named), "\(full): \(run.stderr)")
         // The subcommand's own usage line, not the top level's.
@@ -110,7 +111,7 @@ import Testing
 
     @Test func noDaemonIsNamedWithItsSocket() throws {
         let path = "/tmp/handyd-absent-\(getpid()).sock"
-        let run = try HandyctlReplayTests.run(["devices", "--socket", path])
+        let run = try HandyctlProcess.run(["devices", "--socket", path])
         #expect(run.status == 1)
         #expect(run.stderr.contains("cannot connect to handyd at \(path): No such file or directory"), "\(run.stderr)")
     }

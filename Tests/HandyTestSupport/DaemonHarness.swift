@@ -6,7 +6,7 @@ import HandyProtocol
 import Testing
 
 /// The package root, found from this file's path (no resource bundles).
-let packageRoot: URL = {
+package let packageRoot: URL = {
     var url = URL(fileURLWithPath: #filePath)
     while url.path != "/" {
         url.deleteLastPathComponent()
@@ -15,12 +15,12 @@ let packageRoot: URL = {
     fatalError("Package.swift not found above \(#filePath)")
 }()
 
-func fixture(_ relative: String) -> String {
+package func fixture(_ relative: String) -> String {
     packageRoot.appendingPathComponent("Tests/Fixtures").appendingPathComponent(relative).path
 }
 
 /// The `handyd` built next to the tests (`.build/debug/handyd`), or `$HANDYD_BINARY`.
-let handydBinary: String = {
+package let handydBinary: String = {
     if let path = ProcessInfo.processInfo.environment["HANDYD_BINARY"] { return path }
     // The test bundle sits in the same build folder as the executables.
     let bundleDir = Bundle.main.bundleURL
@@ -31,24 +31,24 @@ let handydBinary: String = {
     return packageRoot.appendingPathComponent(".build/debug/handyd").path
 }()
 
-struct HarnessError: Error, CustomStringConvertible {
-    var description: String
-    init(_ d: String) { description = d }
+package struct HarnessError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ d: String) { description = d }
 }
 
 /// A real `handyd` process on a temporary socket.
-final class DaemonProcess: @unchecked Sendable {
-    let process = Process()
-    let directory: URL
-    let socketPath: String
-    let logPath: String
+package final class DaemonProcess: @unchecked Sendable {
+    package let process = Process()
+    package let directory: URL
+    package let socketPath: String
+    package let logPath: String
 
     /// - Parameter socketPath: where to listen; by default in a new temporary directory (a test
     ///   that restarts the daemon gives the first one's path to the second).
     /// - Parameter launcher: a command that execs handyd (e.g. `prlimit … --`), so the process is
     ///   still handyd's; empty: handyd itself.
     /// - Parameter environment: set in handyd's environment beside the test's own.
-    init(arguments: [String], socketPath requestedSocketPath: String? = nil, launcher: [String] = [],
+    package init(arguments: [String], socketPath requestedSocketPath: String? = nil, launcher: [String] = [],
          environment: [String: String] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -80,11 +80,11 @@ final class DaemonProcess: @unchecked Sendable {
         throw HarnessError("handyd did not create \(socketPath):\n\(log)")
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    package var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// For a failure message: whether the daemon still runs (a sanitizer report stops it), whether
     /// it dropped a client as too slow, and the end of its log.
-    var stateForFailure: String {
+    package var stateForFailure: String {
         let log = self.log
         return "daemon \(process.isRunning ? "running" : "exited with \(process.terminationStatus)"), "
             + "sanitizer report: \(log.contains("Sanitizer") ? "yes" : "no"), "
@@ -92,10 +92,10 @@ final class DaemonProcess: @unchecked Sendable {
             + String(log.suffix(3000))
     }
 
-    func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+    package func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
     /// Waits for the process to exit; nil on timeout.
-    func waitForExit(timeoutSeconds: Double) -> Int32? {
+    package func waitForExit(timeoutSeconds: Double) -> Int32? {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         return process.isRunning ? nil : process.terminationStatus
@@ -117,7 +117,7 @@ final class DaemonProcess: @unchecked Sendable {
 /// machine a CI run used, the 1,000-connection storm got ECONNREFUSED while the daemon listened
 /// throughout (its bystanders carried on). A daemon that really stopped listening still fails,
 /// only `busyRetrySeconds` later.
-func connectUnixSocket(_ path: String, busyRetrySeconds: Double = 0) throws -> Int32 {
+package func connectUnixSocket(_ path: String, busyRetrySeconds: Double = 0) throws -> Int32 {
     let deadline = Date().addingTimeInterval(busyRetrySeconds)
     while true {
         do {
@@ -129,8 +129,8 @@ func connectUnixSocket(_ path: String, busyRetrySeconds: Double = 0) throws -> I
 }
 
 /// A connect(2) refused with ECONNREFUSED or EAGAIN (full backlog, or nobody listening).
-struct ConnectRefusal: Error, CustomStringConvertible {
-    let description: String
+package struct ConnectRefusal: Error, CustomStringConvertible {
+    package let description: String
 }
 
 private func connectUnixSocketOnce(_ path: String) throws -> Int32 {
@@ -161,18 +161,18 @@ private func connectUnixSocketOnce(_ path: String) throws -> Int32 {
 }
 
 /// A plain blocking Unix-socket client reading JSON lines, every read with a timeout.
-final class LineClient {
-    let fd: Int32
+package final class LineClient {
+    package let fd: Int32
     private var buffer: [UInt8] = []
-    private(set) var reachedEOF = false
+    package private(set) var reachedEOF = false
 
-    init(socketPath: String) throws {
+    package init(socketPath: String) throws {
         fd = try connectUnixSocket(socketPath)
     }
 
     deinit { close(fd) }
 
-    func send(_ text: String) throws {
+    package func send(_ text: String) throws {
         let bytes = Array(text.utf8)
         var sent = 0
         while sent < bytes.count {
@@ -187,14 +187,14 @@ final class LineClient {
     private var chunk = [UInt8](repeating: 0, count: 1 << 16)
 
     /// The next line, or nil at EOF. Throws on timeout.
-    func readLine(timeoutSeconds: Double = 10) throws -> String? {
+    package func readLine(timeoutSeconds: Double = 10) throws -> String? {
         var ignored: UInt64 = 0
         return try readLine(countingAndSkipping: [], count: &ignored, timeoutSeconds: timeoutSeconds)
     }
 
     /// The next line not starting with `prefix` (nil at EOF); lines starting with it are only
     /// counted, never decoded, so a debug-built test keeps up with a fast daemon.
-    func readLine(countingAndSkipping prefix: [UInt8], count: inout UInt64, timeoutSeconds: Double = 10) throws -> String? {
+    package func readLine(countingAndSkipping prefix: [UInt8], count: inout UInt64, timeoutSeconds: Double = 10) throws -> String? {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while true {
             while let newline = nextNewline() {
@@ -241,14 +241,14 @@ final class LineClient {
     }
 
     /// The next message, nil at EOF.
-    func readMessage(timeoutSeconds: Double = 10) throws -> ServerMessage? {
+    package func readMessage(timeoutSeconds: Double = 10) throws -> ServerMessage? {
         guard let line = try readLine(timeoutSeconds: timeoutSeconds) else { return nil }
         return try JSONLines.decodeServerMessage(Array(line.utf8))
     }
 
     /// Reads until EOF; returns the messages seen on the way. Throws when EOF has not come
     /// within `timeoutSeconds` in all (a connection that should close but streams on).
-    func readToEOF(timeoutSeconds: Double = 10) throws -> [ServerMessage] {
+    package func readToEOF(timeoutSeconds: Double = 10) throws -> [ServerMessage] {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         var seen: [ServerMessage] = []
         while let m = try readMessage(timeoutSeconds: max(0.001, deadline.timeIntervalSinceNow)) {
@@ -261,7 +261,7 @@ final class LineClient {
 
 /// Runs handyd with `arguments` (and an unused socket path) and expects the usage error, exit
 /// status 64, before it listens.
-func expectUsageError(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+package func expectUsageError(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: handydBinary)
     p.arguments = ["--socket", "/tmp/handyd-unused-\(UUID().uuidString.prefix(6)).sock"] + arguments

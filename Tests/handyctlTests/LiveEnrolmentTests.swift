@@ -1,6 +1,7 @@
 import Foundation
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 /// `handyctl calibrate hand --device ID` against a real daemon: a session of five right-hand then
 /// five left-hand pinches (DISPEL's iPhone X attempts, one after another) replayed as a device,
@@ -72,8 +73,8 @@ import Testing
         #expect(first.contains("# handyd-label: hand=right tier=positions source=calibrate:replay:session:step1"), "\(first.prefix(400))")
         // Offline, from the original recordings: the same profile, byte for byte.
         let offline = folder.appendingPathComponent("offline.json").path
-        let run = try HandyctlProcess.run(MonitorTests.handyctl, ["calibrate", "hand", "--from", originals.path, "-o", offline,
-                                                                   "--device-id", "replay:session"], seconds: 60)
+        let run = try HandyctlProcess.run(["calibrate", "hand", "--from", originals.path, "-o", offline,
+                                                                   "--device-id", "replay:session"], timeoutSeconds: 60)
         #expect(run.status == 0, "\(run.output)")
         let a = try String(contentsOfFile: live, encoding: .utf8), b = try String(contentsOfFile: offline, encoding: .utf8)
         #expect(a == b, "live:\n\(a)\noffline:\n\(b)")
@@ -81,33 +82,9 @@ import Testing
     }
 
     @Test func aLiveEnrolmentNeedsADeviceOrAFolder() throws {
-        let run = try HandyctlProcess.run(MonitorTests.handyctl, ["calibrate", "hand", "-o", "/tmp/x.json"], seconds: 30)
+        let run = try HandyctlProcess.run(["calibrate", "hand", "-o", "/tmp/x.json"], timeoutSeconds: 30)
         #expect(run.status == 64 && run.output.contains("--from DIR or --device ID"), "\(run.output)")
-        let both = try HandyctlProcess.run(MonitorTests.handyctl, ["calibrate", "hand", "--from", "/tmp", "--device", "x", "-o", "/tmp/x.json"], seconds: 30)
+        let both = try HandyctlProcess.run(["calibrate", "hand", "--from", "/tmp", "--device", "x", "-o", "/tmp/x.json"], timeoutSeconds: 30)
         #expect(both.status == 64, "\(both.output)")
-    }
-}
-
-/// A handyctl run with a deadline: killed and reported when it does not end in time.
-enum HandyctlProcess {
-    struct Run { var status: Int32; var output: String }
-
-    static func run(_ path: String, _ arguments: [String], seconds: Double) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("handyctl-\(UUID().uuidString.prefix(8)).out")
-        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let handle = try FileHandle(forWritingTo: file)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate(); Issue.record("handyctl \(arguments) did not finish in \(seconds) s") }
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: (try? String(contentsOf: file, encoding: .utf8)) ?? "")
     }
 }

@@ -2,9 +2,10 @@
 import Glibc
 #endif
 import Foundation
-import HandyClient
+@testable import handyctl
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 /// `handyctl monitor`'s live screen: the pure ``MonitorScreen`` fed by a real daemon, and the
 /// command itself as a process, into a pipe and into a pseudo-terminal.

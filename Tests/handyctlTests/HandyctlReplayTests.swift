@@ -1,46 +1,12 @@
 import Foundation
 import HandyProtocol
 import Testing
+import HandyTestSupport
 
 /// Runs the built `handyctl` binary as a process, as a user would.
 @Suite("handyctl replay (the built binary)")
 struct HandyctlReplayTests {
-    struct Run {
-        var status: Int32
-        var stdout: [UInt8]
-        var stderr: String
-        var lines: [ArraySlice<UInt8>] { stdout.split(separator: UInt8(ascii: "\n")) }
-    }
-
-    /// `handyctl` sits beside the test bundle in the build folder (`.build/<triple>/debug/`).
-    static func handyctlPath() throws -> String {
-        var folders: [URL] = []
-        if let exe = Bundle.main.executableURL { folders.append(exe.deletingLastPathComponent()) }
-        folders.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        folders.append(Bundle.main.bundleURL)
-        if let arg0 = CommandLine.arguments.first { folders.append(URL(fileURLWithPath: arg0).deletingLastPathComponent()) }
-        folders.append(FixturePaths.packageRoot.appendingPathComponent(".build/debug"))
-        for folder in folders {
-            let candidate = folder.appendingPathComponent("handyctl").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        throw HandyctlNotBuilt(searched: folders.map(\.path))
-    }
-
-    struct HandyctlNotBuilt: Error, CustomStringConvertible {
-        var searched: [String]
-        var description: String { "handyctl binary not found (build it: swift build --product handyctl); looked in \(searched)" }
-    }
-
-    static func run(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try handyctlPath())
-        process.arguments = arguments
-        let run = try runToCompletion(process)
-        return Run(status: run.status, stdout: run.stdout, stderr: run.stderrText)
-    }
-
-    private func touchesMessages(_ run: Run) throws -> [TouchesMessage] {
+    private func touchesMessages(_ run: HandyctlProcess.Run) throws -> [TouchesMessage] {
         try run.lines.compactMap { line in
             if case .touches(let m) = try JSONLines.decodeServerMessage(line) { return m }
             return nil
@@ -51,7 +17,7 @@ struct HandyctlReplayTests {
     func injectRefusesHugeWaits() throws {
         let path = FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events")
         for arguments in [["--hold", "1e19"], ["--start-delay", "1e19"], ["--hold", "31536001"]] {
-            let run = try Self.run(["inject"] + arguments + [path])
+            let run = try HandyctlProcess.run(["inject"] + arguments + [path])
             // 64: swift-argument-parser's usage error (a trap would end the process by a signal).
             #expect(run.status == 64, "\(arguments): status \(run.status), \(run.stderr)")
             #expect(run.stderr.contains("from 0 to 31536000"), "\(arguments): \(run.stderr)")
@@ -61,7 +27,7 @@ struct HandyctlReplayTests {
     @Test("--touches on the Wacom ISDv4 two-finger tap: two frames, two touches, valid protocol lines")
     func twoFingerTap() throws {
         let path = FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events")
-        let run = try Self.run(["replay", "--touches", path])
+        let run = try HandyctlProcess.run(["replay", "--touches", path])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.isEmpty)
         let messages = try touchesMessages(run)
@@ -79,7 +45,7 @@ struct HandyctlReplayTests {
     @Test("--summary prints one JSON object with counts")
     func summary() throws {
         let path = FixturePaths.path("whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen.1-finger-fast-taps.events")
-        let run = try Self.run(["replay", "--summary", path])
+        let run = try HandyctlProcess.run(["replay", "--summary", path])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.lines.count == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any])
@@ -106,7 +72,7 @@ struct HandyctlReplayTests {
         ("whot-evemu-devices/touchscreens/N-Trig MultiTouch.1-finger-drag-NW-SE.events", nil, 1),
     ] as [(String, Int?, Int)])
     func summaryCounts(_ file: String, _ touches: Int?, _ mostAtOnce: Int) throws {
-        let run = try Self.run(["replay", "--summary", FixturePaths.path(file)])
+        let run = try HandyctlProcess.run(["replay", "--summary", FixturePaths.path(file)])
         #expect(run.status == 0, "\(run.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any])
         if let touches { #expect(object["touches"] as? Int == touches) }
@@ -116,9 +82,9 @@ struct HandyctlReplayTests {
 
     @Test("the evemu and libinput-record forms of one gesture print the same touches")
     func sameTouchesFromBothFormats() throws {
-        let evemu = try touchesMessages(try Self.run(["replay", "--touches",
+        let evemu = try touchesMessages(try HandyctlProcess.run(["replay", "--touches",
             FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-center-scroll.events")]))
-        let yaml = try touchesMessages(try Self.run(["replay", "--touches",
+        let yaml = try touchesMessages(try HandyctlProcess.run(["replay", "--touches",
             FixturePaths.path("libinput-record/wacom-isdv4-double-center-scroll.yml")]))
         #expect(!evemu.isEmpty)
         // Times (and so velocities) differ; ids, phases and positions may not.
@@ -130,7 +96,7 @@ struct HandyctlReplayTests {
 
     @Test("--summary touch durations: SYN_REPORT of the lift minus SYN_REPORT of the touch-down")
     func durations() throws {
-        let run = try Self.run(["replay", "--summary",
+        let run = try HandyctlProcess.run(["replay", "--summary",
             FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events")])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any])
         let lives = try #require(object["touchDurations"] as? [[String: Any]])
@@ -143,7 +109,7 @@ struct HandyctlReplayTests {
     @Test("default output is gesture lines only; with --touches, touches and gestures in time order")
     func lineKinds() throws {
         let demo = FixturePaths.packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
-        let gestures = try Self.run(["replay", demo])
+        let gestures = try HandyctlProcess.run(["replay", demo])
         #expect(gestures.status == 0, "\(gestures.stderr)")
         var times: [Double] = []
         for line in gestures.lines {
@@ -156,7 +122,7 @@ struct HandyctlReplayTests {
         }
         #expect(times == times.sorted())
 
-        let both = try Self.run(["replay", "--touches", demo])
+        let both = try HandyctlProcess.run(["replay", "--touches", demo])
         var allTimes: [Double] = []
         var touchLines = 0
         for line in both.lines {
@@ -175,8 +141,8 @@ struct HandyctlReplayTests {
     @Test("replay is deterministic")
     func deterministic() throws {
         let path = FixturePaths.path("whot-evemu-devices/touchscreens/EP0430M09.4-finger-drag-down.events")
-        let a = try Self.run(["replay", "--touches", path])
-        let b = try Self.run(["replay", "--touches", path])
+        let a = try HandyctlProcess.run(["replay", "--touches", path])
+        let b = try HandyctlProcess.run(["replay", "--touches", path])
         #expect(a.status == 0)
         #expect(!a.stdout.isEmpty)
         #expect(a.stdout == b.stdout)
@@ -189,19 +155,19 @@ struct HandyctlReplayTests {
         let full = try Data(contentsOf: URL(fileURLWithPath: FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events")))
         let cut = folder.appendingPathComponent("Wacom ISDv4 E6 Finger.cut.events")
         try full.prefix(300).write(to: cut)
-        let run = try Self.run(["replay", "--touches", cut.path])
+        let run = try HandyctlProcess.run(["replay", "--touches", cut.path])
         #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr == "handyctl replay: \(cut.path):9: file ends in the middle of a line (truncated?): \"E: 1330496004.684643 0003 \"\n")
 
         let garbage = folder.appendingPathComponent("garbage.evemu")
         try Data((0..<2048).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 0x80) }).write(to: garbage)
-        let g = try Self.run(["replay", garbage.path])
+        let g = try HandyctlProcess.run(["replay", garbage.path])
         #expect(g.status == 1)
         #expect(g.stderr.hasPrefix("handyctl replay: \(garbage.path):1: "))
         #expect(g.stderr.filter { $0 == "\n" }.count == 1)
 
-        let missing = try Self.run(["replay", folder.appendingPathComponent("none.events").path])
+        let missing = try HandyctlProcess.run(["replay", folder.appendingPathComponent("none.events").path])
         #expect(missing.status == 1)
     }
 }
@@ -212,7 +178,7 @@ struct HandyctlReplayTests {
 struct HandyctlReplayDevicePropertyTests {
     static let fastTaps = FixturePaths.path("whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen.1-finger-fast-taps.events")
 
-    static func gestures(_ run: HandyctlReplayTests.Run) throws -> [GestureEvent] {
+    static func gestures(_ run: HandyctlProcess.Run) throws -> [GestureEvent] {
         try run.lines.compactMap { line in
             if case .gesture(let g) = try JSONLines.decodeServerMessage(line) { return g }
             return nil
@@ -223,7 +189,7 @@ struct HandyctlReplayDevicePropertyTests {
     func tapTimeoutChangesWhatIsRecognised() throws {
         // What the recording holds: nine one-finger taps; --summary gives each touch's duration
         // (82-96 ms, and two of 110 ms).
-        let summary = try HandyctlReplayTests.run(["replay", "--summary", Self.fastTaps])
+        let summary = try HandyctlProcess.run(["replay", "--summary", Self.fastTaps])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(summary.stdout)) as? [String: Any])
         let durationsMs = try #require(object["touchDurations"] as? [[String: Any]]).compactMap { $0["durationMs"] as? Double }
         #expect(durationsMs.count == 9)
@@ -233,10 +199,10 @@ struct HandyctlReplayDevicePropertyTests {
         let expectedTaps = durationsMs.filter { $0 < timeoutMs }.count
         #expect(expectedTaps > 0 && expectedTaps < durationsMs.count)
 
-        let plain = try HandyctlReplayTests.run(["replay", Self.fastTaps])
+        let plain = try HandyctlProcess.run(["replay", Self.fastTaps])
         #expect(try Self.gestures(plain).filter { $0.gesture == .tap }.count == durationsMs.count)
 
-        let shorter = try HandyctlReplayTests.run(["replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=\(Int(timeoutMs))", Self.fastTaps])
+        let shorter = try HandyctlProcess.run(["replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=\(Int(timeoutMs))", Self.fastTaps])
         #expect(shorter.status == 0 && shorter.stderr.isEmpty, "\(shorter.stderr)")
         let gestures = try Self.gestures(shorter)
         #expect(gestures.filter { $0.gesture == .tap }.count == expectedTaps)
@@ -245,8 +211,8 @@ struct HandyctlReplayDevicePropertyTests {
 
     @Test("a bad property: the problem on stderr, the default used (the same output as without it)")
     func badPropertyIsReportedAndTheDefaultUsed() throws {
-        let plain = try HandyctlReplayTests.run(["replay", Self.fastTaps])
-        let bad = try HandyctlReplayTests.run(["replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=1e300",
+        let plain = try HandyctlProcess.run(["replay", Self.fastTaps])
+        let bad = try HandyctlProcess.run(["replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=1e300",
                                                "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT=100", Self.fastTaps])
         #expect(bad.status == 0)
         #expect(bad.stderr == """
@@ -259,8 +225,8 @@ struct HandyctlReplayDevicePropertyTests {
 
     @Test("HANDYD_ID names the replayed device in every message, as it names a live one")
     func idPropertyNamesTheDevice() throws {
-        let plain = try HandyctlReplayTests.run(["replay", "--touches", Self.fastTaps])
-        let named = try HandyctlReplayTests.run(["replay", "--touches", "--device-property", "HANDYD_ID=front-screen", Self.fastTaps])
+        let plain = try HandyctlProcess.run(["replay", "--touches", Self.fastTaps])
+        let named = try HandyctlProcess.run(["replay", "--touches", "--device-property", "HANDYD_ID=front-screen", Self.fastTaps])
         #expect(named.status == 0 && named.stderr.isEmpty, "\(named.stderr)")
         let plainLines = plain.lines.map { String(decoding: $0, as: UTF8.self) }
         let namedLines = named.lines.map { String(decoding: $0, as: UTF8.self) }
@@ -275,11 +241,11 @@ struct HandyctlReplayDevicePropertyTests {
     @Test("calibration and size properties reach the replayed device")
     func geometryProperties() throws {
         let path = FixturePaths.packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
-        let plain = try HandyctlReplayTests.run(["replay", "--touches", path])
-        let sized = try HandyctlReplayTests.run(["replay", "--touches", "--device-property", "HANDYD_SIZE_MM=400 240",
+        let plain = try HandyctlProcess.run(["replay", "--touches", path])
+        let sized = try HandyctlProcess.run(["replay", "--touches", "--device-property", "HANDYD_SIZE_MM=400 240",
                                                  "--device-property", "HANDYD_CALIBRATION_MATRIX=-1 0 1 0 -1 1", path])
         #expect(sized.status == 0 && sized.stderr.isEmpty, "\(sized.stderr)")
-        func firstTouch(_ run: HandyctlReplayTests.Run) throws -> WireTouch? {
+        func firstTouch(_ run: HandyctlProcess.Run) throws -> WireTouch? {
             for line in run.lines { if case .touches(let m) = try JSONLines.decodeServerMessage(line) { return m.touches.first } }
             return nil
         }
@@ -293,7 +259,7 @@ struct HandyctlReplayDevicePropertyTests {
 
     @Test("--device-property without NAME=VALUE is a usage error")
     func malformedArgument() throws {
-        let run = try HandyctlReplayTests.run(["replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS", Self.fastTaps])
+        let run = try HandyctlProcess.run(["replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS", Self.fastTaps])
         #expect(run.status == 64)
         #expect(run.stderr.contains("expected NAME=VALUE"))
         #expect(run.stdout.isEmpty)

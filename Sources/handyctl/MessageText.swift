@@ -3,7 +3,7 @@ import HandyProtocol
 extension ServerMessage {
     /// One human-readable line, as `handyctl monitor` prints it:
     /// `12.345 pinch began scale=1.00 hand=right(0.82) clearSide=left fingers=2`.
-    public var humanReadableLine: String {
+    var humanReadableLine: String {
         switch self {
         case .hello(let m):
             let devices = m.devices.map { "\($0.id) \"\($0.name)\"\($0.isReadable ? "" : " (not readable)")" }.joined(separator: ", ")
@@ -37,7 +37,7 @@ extension ServerMessage {
 extension GestureEvent {
     /// `12.345 pinch began scale=1.00 hand=right(0.82) clearSide=left fingers=2`: the fields that
     /// are set, in a fixed order.
-    public var humanReadableLine: String {
+    var humanReadableLine: String {
         var parts = [fixed(time, 3), gesture.rawValue, phase.rawValue]
         if let scale { parts.append("scale=\(fixed(scale, 2))") }
         if let rotation { parts.append("rotation=\(fixed(rotation, 3))rad") }
@@ -78,7 +78,7 @@ func fixed(_ v: Double, _ digits: Int) -> String {
 extension DeviceInfo {
     /// The lines `handyctl devices` prints for this device: id, name, size, slots, node; then one
     /// indented line each for "not readable" with its reason, the fix, and every settings problem.
-    public var listingLines: [String] {
+    var listingLines: [String] {
         var line = "\(id)\t\(name)"
         if let w = widthMm, let h = heightMm { line += "\t\(Self.wholeMm(w))x\(Self.wholeMm(h)) mm" }
         if let slots { line += "\t\(slots) slots" }
@@ -101,7 +101,7 @@ extension DeviceInfo {
 
 extension DeviceHealth {
     /// `health: 1 stuck now (3 found), 2 losses, 0 floods, 5 kernel drops, 0 faults; last touch 12 s ago`.
-    public var listingLine: String {
+    var listingLine: String {
         var line = "health: \(stuckNow) stuck now (\(stuckContacts) found), \(losses) losses, \(floods) floods, "
             + "\(kernelDrops) kernel drops, \(faults) faults"
         if let age = secondsSinceLastTouch { line += "; last touch \(fixed(age, 0)) s ago" } else { line += "; no touch yet" }

@@ -6,27 +6,27 @@ import HandyProtocol
 ///
 /// Pure state and text, so it is tested without a terminal: ``apply(_:)`` folds in a message,
 /// ``render(columns:rows:colour:)`` draws the screen.
-public struct MonitorScreen: Sendable {
+struct MonitorScreen: Sendable {
     /// Gesture instances remembered (the screen shows as many as fit).
-    public var maximumGestures = 40
+    var maximumGestures = 40
 
-    public private(set) var version: String?
-    public private(set) var devices: [DeviceInfo] = []
+    private(set) var version: String?
+    private(set) var devices: [DeviceInfo] = []
     /// Touches down now, per device id.
-    public private(set) var touches: [String: [WireTouch]] = [:]
+    private(set) var touches: [String: [WireTouch]] = [:]
     /// The latest event of each recent gesture instance, newest first.
-    public private(set) var gestures: [GestureEvent] = []
+    private(set) var gestures: [GestureEvent] = []
     /// The latest pinch event that carried a hand.
-    public private(set) var lastPinch: GestureEvent?
-    public private(set) var status: StatusMessage?
+    private(set) var lastPinch: GestureEvent?
+    private(set) var status: StatusMessage?
     /// The last few device, error and shutdown notices, newest last.
-    public private(set) var notices: [String] = []
+    private(set) var notices: [String] = []
     /// Messages folded in so far.
-    public private(set) var messageCount = 0
+    private(set) var messageCount = 0
 
-    public init() {}
+    init() {}
 
-    public mutating func apply(_ message: ServerMessage) {
+    mutating func apply(_ message: ServerMessage) {
         messageCount += 1
         switch message {
         case .hello(let m):
@@ -62,7 +62,7 @@ public struct MonitorScreen: Sendable {
 
     /// The screen as lines. `columns` cuts every line to the terminal's width; `rows` keeps the
     /// screen to the terminal's height by showing fewer gesture rows (nil: no limit).
-    public func lines(rows: Int? = nil) -> [TerminalLine] {
+    func lines(rows: Int? = nil) -> [TerminalLine] {
         var top: [TerminalLine] = []
         var header = TerminalLine()
         header.append("handyd", .bold)
@@ -122,7 +122,7 @@ public struct MonitorScreen: Sendable {
 
     /// The whole screen as text, every line cut to `columns`, styled when `colour`. `inPlace` (a
     /// terminal) starts with "cursor home" and clears what a longer previous screen left behind.
-    public func render(columns: Int? = nil, rows: Int? = nil, colour: Bool, inPlace: Bool = false) -> String {
+    func render(columns: Int? = nil, rows: Int? = nil, colour: Bool, inPlace: Bool = false) -> String {
         let body = lines(rows: rows).map { $0.rendered(columns: columns, colour: colour) }
         if inPlace { return "\u{1B}[H" + body.joined(separator: "\u{1B}[K\n") + "\u{1B}[K\n\u{1B}[J" }
         return body.joined(separator: "\n") + "\n"

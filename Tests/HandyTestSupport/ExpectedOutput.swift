@@ -4,7 +4,7 @@ import HandyRecording
 import Foundation
 
 /// Runs `body` on a thread with an 8 MiB stack and waits for it.
-func onLargeStack<T>(_ body: @escaping () throws -> T) throws -> T {
+package func onLargeStack<T>(_ body: @escaping () throws -> T) throws -> T {
     nonisolated(unsafe) var result: Result<T, any Error>?
     let done = DispatchSemaphore(value: 0)
     nonisolated(unsafe) let work = body
@@ -20,26 +20,27 @@ func onLargeStack<T>(_ body: @escaping () throws -> T) throws -> T {
 
 /// What a subscriber should receive for a recording: the recording run through the same
 /// GesturePipeline in-process, one event at a time, as the daemon's replay does.
-struct ExpectedOutput {
-    var deviceID: String
-    var touches: [TouchesMessage] = []
+package struct ExpectedOutput {
+    package var deviceID: String
+    package var touches: [TouchesMessage] = []
     /// Gestures as (kind, phase): timer-driven gestures fire from the daemon's clock, so their
     /// `time` fields may differ slightly from this model's.
-    var gestures: [GestureKey] = []
+    package var gestures: [GestureKey] = []
     /// The full sequence, touches and gestures interleaved as on the wire.
-    var sequence: [Item] = []
+    package var sequence: [Item] = []
     /// SYN_DROPPED resyncs in the recording (each reported as a kernel drop).
-    var resyncs: UInt64 = 0
+    package var resyncs: UInt64 = 0
 
-    struct GestureKey: Hashable, CustomStringConvertible {
-        var gesture: GestureKind
-        var phase: GesturePhase
-        var description: String { "\(gesture.rawValue) \(phase.rawValue)" }
+    package struct GestureKey: Hashable, CustomStringConvertible {
+        package init(gesture: GestureKind, phase: GesturePhase) { self.gesture = gesture; self.phase = phase }
+        package var gesture: GestureKind
+        package var phase: GesturePhase
+        package var description: String { "\(gesture.rawValue) \(phase.rawValue)" }
     }
-    enum Item: Hashable { case touches(TouchesMessage), gesture(GestureKey) }
+    package enum Item: Hashable { case touches(TouchesMessage), gesture(GestureKey) }
 
     /// - Parameter configuration: the thresholds the daemon is expected to use (`--device-property`).
-    init(recordingPath: String, configuration: GestureConfiguration = .init()) throws {
+    package init(recordingPath: String, configuration: GestureConfiguration = .init()) throws {
         self = try onLargeStack { try ExpectedOutput(computing: recordingPath, configuration: configuration) }
     }
 
@@ -82,7 +83,7 @@ struct ExpectedOutput {
 
 extension ServerMessage {
     /// The item of ``ExpectedOutput`` this message corresponds to, nil for other messages.
-    var expectedItem: ExpectedOutput.Item? {
+    package var expectedItem: ExpectedOutput.Item? {
         switch self {
         case .touches(let m): .touches(m)
         case .gesture(let g): .gesture(.init(gesture: g.gesture, phase: g.phase))

@@ -6,6 +6,7 @@ import HandyCore
 import HandySynthetic
 import HandyRecording
 import Testing
+import HandyTestSupport
 
 /// `handyctl actions` as a process against the real `handyd` replaying a recording on a real
 /// socket: bound commands run (marker files), others do not, a restarted daemon is reconnected to,

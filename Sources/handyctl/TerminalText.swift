@@ -2,33 +2,33 @@ import HandyProtocol
 
 /// One line of terminal text built from styled pieces, so it can be cut to the terminal's width by
 /// what is visible (escape sequences take no columns) without cutting a sequence in half.
-public struct TerminalLine: Sendable, Hashable {
+struct TerminalLine: Sendable, Hashable {
     struct Piece: Sendable, Hashable {
         var text: String
         var sgr: String?
     }
     var pieces: [Piece] = []
 
-    public init(_ text: String = "") {
+    init(_ text: String = "") {
         if !text.isEmpty { pieces.append(Piece(text: text, sgr: nil)) }
     }
 
     /// Appends plain text.
-    public mutating func append(_ text: String) { pieces.append(Piece(text: text, sgr: nil)) }
+    mutating func append(_ text: String) { pieces.append(Piece(text: text, sgr: nil)) }
 
     /// Appends text in a style (ANSI SGR parameters, e.g. `"1"` bold, `"7"` reverse video).
-    public mutating func append(_ text: String, _ style: TerminalStyle) {
+    mutating func append(_ text: String, _ style: TerminalStyle) {
         pieces.append(Piece(text: text, sgr: style.sgr))
     }
 
     /// Columns the text takes (one per Unicode scalar: the screen uses no wide characters).
-    public var width: Int { pieces.reduce(0) { $0 + $1.text.unicodeScalars.count } }
+    var width: Int { pieces.reduce(0) { $0 + $1.text.unicodeScalars.count } }
 
     /// The text without styling.
-    public var plain: String { pieces.map(\.text).joined() }
+    var plain: String { pieces.map(\.text).joined() }
 
     /// The line for a terminal of `columns`, styled when `colour`.
-    public func rendered(columns: Int?, colour: Bool) -> String {
+    func rendered(columns: Int?, colour: Bool) -> String {
         var left = columns ?? Int.max
         var out = ""
         for piece in pieces where left > 0 {
@@ -49,21 +49,21 @@ public struct TerminalLine: Sendable, Hashable {
 }
 
 /// A text style for the terminal, as ANSI SGR parameters.
-public struct TerminalStyle: Sendable, Hashable {
-    public var sgr: String?
-    public init(sgr: String?) { self.sgr = sgr }
+struct TerminalStyle: Sendable, Hashable {
+    var sgr: String?
+    init(sgr: String?) { self.sgr = sgr }
 
-    public static let plain = TerminalStyle(sgr: nil)
-    public static let bold = TerminalStyle(sgr: "1")
-    public static let dim = TerminalStyle(sgr: "2")
-    public static let reverse = TerminalStyle(sgr: "7")
-    public static let red = TerminalStyle(sgr: "31")
-    public static let green = TerminalStyle(sgr: "32")
-    public static let yellow = TerminalStyle(sgr: "33")
-    public static let boldGreen = TerminalStyle(sgr: "1;32")
+    static let plain = TerminalStyle(sgr: nil)
+    static let bold = TerminalStyle(sgr: "1")
+    static let dim = TerminalStyle(sgr: "2")
+    static let reverse = TerminalStyle(sgr: "7")
+    static let red = TerminalStyle(sgr: "31")
+    static let green = TerminalStyle(sgr: "32")
+    static let yellow = TerminalStyle(sgr: "33")
+    static let boldGreen = TerminalStyle(sgr: "1;32")
 
     /// Right hand orange, left hand blue, as in `handyctl plot`; unknown grey.
-    public static func hand(_ hand: Hand, emphasised: Bool = false) -> TerminalStyle {
+    static func hand(_ hand: Hand, emphasised: Bool = false) -> TerminalStyle {
         let base: String
         switch hand {
         case .right: base = "38;5;208"

@@ -8,6 +8,7 @@ import HandyProtocol
 import HandyPlot
 import HandyRecording
 import Testing
+import HandyTestSupport
 
 /// The SVG elements of a document, by tag and class, read with Foundation's XML parser.
 final class SVGElements: NSObject, XMLParserDelegate {
