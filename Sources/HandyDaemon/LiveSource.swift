@@ -56,7 +56,7 @@ public final class LiveSource: DeviceSource {
     /// (``DeviceConfiguration/handProfileDirectory``); nil: nowhere.
     let handProfileDirectory: String?
     /// Keyed by device node.
-    private var devices: [String: OpenDevice] = [:] {
+    var devices: [String: OpenDevice] = [:] {
         // Polled on every turn of the input loop, changed only when a device comes or goes.
         didSet { pollDescriptors = [discovery.monitorFileDescriptor, inotify] + devices.values.map { $0.evdev.fileDescriptor } }
     }
@@ -65,7 +65,7 @@ public final class LiveSource: DeviceSource {
     /// handed over, instead of one turn that ends only when it stops. A frame is 10–40 events.
     static let maximumEventsPerTurn = 4096
     /// When to try the unreadable devices again after a transient failure (``isTransient(_:)``).
-    private var transientRetryAt: MonotonicInstant?
+    var transientRetryAt: MonotonicInstant?
     /// Devices (by descriptor) stopped at ``maximumEventsPerTurn`` with events left.
     private var unfinished: [Int32] = []
     /// Keyed by device id: the id the device's next gesture gets, kept when its pipeline is
@@ -73,14 +73,14 @@ public final class LiveSource: DeviceSource {
     /// device within a daemon run (docs/PROTOCOL.md). One entry per device id ever opened.
     private var nextGestureIDs: [String: UInt64] = [:]
     /// Keyed by device node.
-    private var unreadable: [String: UnreadableDevice] = [:]
+    var unreadable: [String: UnreadableDevice] = [:]
     /// inotify instance watching the directories of the unreadable devices' nodes. The directory,
     /// not the node: inotify_add_watch needs read permission on what it watches, which is exactly
     /// what an unreadable node lacks, while a directory watch reports its entries' IN_ATTRIB too.
-    private let inotify: Int32
+    let inotify: Int32
     /// Directory ("/dev/input") → watch descriptor, only while an unreadable device is in it, so
     /// an idle daemon with readable devices has no watch to wake it.
-    private var directoryWatches: [String: Int32] = [:]
+    var directoryWatches: [String: Int32] = [:]
 
     public init(logger: Logger, handProfileDirectory: String? = DeviceConfiguration.handProfileDirectory,
                 healthBoard: DeviceHealthBoard = DeviceHealthBoard()) throws {
@@ -241,7 +241,7 @@ public final class LiveSource: DeviceSource {
     }
 
     /// Reads the device's hand profile (again) and applies it: the next gesture's hand uses it.
-    private func applyHandProfile(_ device: OpenDevice) {
+    func applyHandProfile(_ device: OpenDevice) {
         let profile = HandProfileFile.load(configuration: device.configuration, deviceID: device.info.id,
                                            directory: handProfileDirectory, logger: logger)
         guard device.pipeline.arena.handProfile != profile else { return }
@@ -316,7 +316,7 @@ public final class LiveSource: DeviceSource {
 
     /// Whether `evdev` is a multitouch device whose positions mean something; says why not in the
     /// journal (a warning for a device that declares itself broken: its rule or firmware needs a fix).
-    private func isTouchDevice(_ evdev: EvdevDevice, path: String) -> Bool {
+    func isTouchDevice(_ evdev: EvdevDevice, path: String) -> Bool {
         guard evdev.description.isMultitouch else {
             logger.info("not a multitouch device, skipping", metadata: ["device.path": "\(path)"])
             return false
@@ -334,166 +334,6 @@ public final class LiveSource: DeviceSource {
         error.errno == EMFILE || error.errno == ENFILE || error.errno == ENOMEM
     }
 
-    /// How often unreadable devices are tried again after a transient failure.
-    static let transientRetrySeconds = 5.0
-
-    /// Lists a device that could not be opened, with the reason and the fix, and watches its node's directory.
-    private func markUnreadable(_ found: DiscoveredDevice, baseID: String, error: InputError, into notices: inout InputNotices) {
-        let node = found.devnode
-        if Self.isTransient(error), transientRetryAt == nil {
-            transientRetryAt = MonotonicInstant.now().adding(nanoseconds: Int64(Self.transientRetrySeconds * 1e9))
-        }
-        let fix = Self.fix(for: error, node: node)
-        let id = unreadable[node]?.info.id ?? uniqueID(baseID, excludingNode: node)
-        let info = DeviceInfo(id: id, name: found.name, path: node, node: found.sysname,
-                              problems: wireProblems(found.configuration.problems),
-                              readable: false, reason: error.description, fix: fix)
-        // Said when it changes, not at every retry (a transient failure is tried every few seconds).
-        if unreadable[node]?.info != info {
-            var metadata: Logger.Metadata = ["device.path": "\(node)", "device.id": "\(id)", "error": "\(error)"]
-            if let fix { metadata["fix"] = "\(fix)" }
-            logger.warning(Self.isTransient(error) ? "touchscreen present but cannot be read now; will try again"
-                                                   : "touchscreen present but cannot be read; will open it when its permissions change",
-                           metadata: metadata)
-        }
-        if var known = unreadable[node] {
-            guard known.info != info else { return }
-            known.info = info
-            known.found = found
-            unreadable[node] = known
-        } else {
-            unreadable[node] = UnreadableDevice(found: found, info: info, baseID: baseID)
-            updateDirectoryWatches()
-        }
-        notices.append(.added(info))
-    }
-
-    /// Drains the inotify queue and tries again to open each unreadable node whose attributes changed.
-    private func retryAfterAttributeChange(into notices: inout InputNotices) {
-        var changed = Set<String>()
-        let directoryByWatch = Dictionary(directoryWatches.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
-        let bufferSize = 4096
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: MemoryLayout<inotify_event>.alignment)
-        defer { buffer.deallocate() }
-        while true {
-            let n = read(inotify, buffer, bufferSize)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            var offset = 0
-            let header = MemoryLayout<inotify_event>.size
-            while offset + header <= n {
-                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
-                let length = Int(event.len)
-                if length > 0, offset + header + length <= n, let directory = directoryByWatch[event.wd] {
-                    // The name is NUL-padded to `len` bytes.
-                    let bytes = UnsafeRawBufferPointer(start: buffer + offset + header, count: length)
-                    let name = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-                    changed.insert(directory + "/" + name)
-                }
-                offset += header + length
-            }
-        }
-        retryUnreadable(nodes: unreadable.keys.filter(changed.contains), into: &notices)
-    }
-
-    /// Watches (IN_ATTRIB) exactly the directories that hold an unreadable device's node.
-    private func updateDirectoryWatches() {
-        let wanted = Set(unreadable.keys.map(Self.directory(of:)))
-        for (directory, watch) in directoryWatches where !wanted.contains(directory) {
-            inotify_rm_watch(inotify, watch)
-            directoryWatches[directory] = nil
-        }
-        for directory in wanted where directoryWatches[directory] == nil {
-            // IN_ATTRIB on a directory watch: chmod, chown, ACL changes of its entries (udev's
-            // uaccess, a rule's GROUP=/MODE= applied by a trigger).
-            let watch = inotify_add_watch(inotify, directory, UInt32(IN_ATTRIB))
-            if watch < 0 {
-                logger.warning("cannot watch the device directory; only udev change events and SIGHUP retry its devices",
-                               metadata: ["directory": "\(directory)", "error": "\(String(cString: strerror(errno)))"])
-                continue
-            }
-            directoryWatches[directory] = watch
-        }
-    }
-
-    static func directory(of node: String) -> String {
-        guard let slash = node.lastIndex(of: "/") else { return "." }
-        return slash == node.startIndex ? "/" : String(node[..<slash])
-    }
-
-    /// Opens again the unreadable devices at `nodes`, with their current udev properties.
-    private func retryUnreadable(nodes: [String], into notices: inout InputNotices) {
-        for node in nodes.sorted() {
-            guard let known = unreadable[node] else { continue }
-            let found = discovery.device(devnode: node) ?? known.found
-            if found.isIgnored {
-                if let info = forgetUnreadable(node: node) { notices.append(.removed(info)) }
-                logger.info("ignoring device (HANDYD_IGNORE)", metadata: ["device.path": "\(node)"])
-                continue
-            }
-            let evdev: EvdevDevice
-            do { evdev = try EvdevDevice(path: node) } catch {
-                markUnreadable(found, baseID: found.stableID, error: error, into: &notices)
-                continue
-            }
-            forgetUnreadable(node: node)
-            guard isTouchDevice(evdev, path: node) else {
-                notices.append(.removed(known.info))
-                continue
-            }
-            let baseID = found.stableID
-            let id = baseID == known.baseID ? known.info.id : uniqueID(baseID, excludingNode: node)
-            if id != known.info.id { notices.append(.removed(known.info)) }
-            let device = OpenDevice(evdev: evdev, configuration: found.configuration, id: id, baseID: baseID, node: found.sysname)
-            resumeGestureIDs(of: device)
-            applyHandProfile(device)
-            devices[node] = device
-            logOverrides(device, path: node)
-            logger.info("device readable now", metadata: ["device.path": "\(node)", "device.id": "\(id)"])
-            // Same id: clients see the device announced again, now readable.
-            announce(device, into: &notices)
-        }
-    }
-
-    /// Forgets an unreadable device (and its directory's watch if it was the last one there);
-    /// returns what was announced for it.
-    @discardableResult
-    private func forgetUnreadable(node: String) -> DeviceInfo? {
-        guard let gone = unreadable.removeValue(forKey: node) else { return nil }
-        updateDirectoryWatches()
-        return gone.info
-    }
-
-    /// `base`, or `base#2`… when another device (open or not) already has it.
-    private func uniqueID(_ base: String, excludingNode node: String) -> String {
-        var taken = Set(devices.filter { $0.key != node }.map(\.value.info.id))
-        for (other, device) in unreadable where other != node { taken.insert(device.info.id) }
-        return DeviceIdentity.unique(base, among: taken)
-    }
-
-    /// What an operator can do when a node cannot be opened.
-    static func fix(for error: InputError, node: String) -> String? {
-        if Self.isTransient(error) {
-            return "handyd has no file descriptor or memory to spare (\(error.errno == ENOMEM ? "out of memory" : "too many open files")); "
-                + "it tries again every \(Int(Self.transientRetrySeconds)) s"
-        }
-        guard error.isPermissionDenied else { return nil }
-        var info = stat()
-        guard stat(node, &info) == 0 else { return nil }
-        let group = getgrgid(info.st_gid).map { String(cString: $0.pointee.gr_name) } ?? "\(info.st_gid)"
-        let mode = String(info.st_mode & 0o777, radix: 8)
-        let retry = "handyd opens it as soon as its permissions change"
-        if info.st_mode & S_IRGRP != 0 {
-            return "\(node) is readable by group \(group) (mode \(mode)): run handyd as a member of \(group) "
-                + "(usermod -aG \(group) USER, then log in again), or under systemd with SupplementaryGroups=\(group) "
-                + "and DeviceAllow=char-input r, as systemd/handyd.service has for input; \(retry)"
-        }
-        return "\(node) has mode \(mode), group \(group): its group may not read it. Give input devices to the "
-            + "input group (a udev rule: SUBSYSTEM==\"input\", KERNEL==\"event*\", GROUP=\"input\", MODE=\"0660\"; "
-            + "Debian's default rules do) and run handyd in that group (SupplementaryGroups=input, as "
-            + "systemd/handyd.service has); \(retry)"
-    }
-
     /// `lost`: the device went without being asked (unplug, USB reset, a read error), not ignored
     /// by a rule or stopped with the daemon.
     private func close(node: String, lost: Bool = false, into notices: inout InputNotices) {
@@ -509,7 +349,7 @@ public final class LiveSource: DeviceSource {
     }
 
     /// Announces `device` (opened now), and says it is back when it was lost.
-    private func announce(_ device: OpenDevice, into notices: inout InputNotices) {
+    func announce(_ device: OpenDevice, into notices: inout InputNotices) {
         notices.append(.added(device.info))
         if lostIDs.remove(device.info.id) != nil {
             DeviceHealthMonitor.back(device.info, board: healthBoard, journal: journal, into: &notices)
@@ -522,12 +362,12 @@ public final class LiveSource: DeviceSource {
     }
 
     /// A new pipeline for a device id seen before goes on from where its ids got to.
-    private func resumeGestureIDs(of device: OpenDevice) {
+    func resumeGestureIDs(of device: OpenDevice) {
         guard let next = nextGestureIDs[device.info.id] else { return }
         device.pipeline.arena.nextGestureID = Swift.max(next, device.pipeline.arena.nextGestureID)
     }
 
-    private func logOverrides(_ device: OpenDevice, path: String) {
+    func logOverrides(_ device: OpenDevice, path: String) {
         let overrides = device.configuration.thresholdOverrides
         guard !overrides.isEmpty else { return }
         logger.info("threshold overrides", metadata: ["device.path": "\(path)", "overrides": "\(overrides)"])
