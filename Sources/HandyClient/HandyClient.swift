@@ -135,26 +135,35 @@ public struct HandyClient: Sendable {
     }
 
     /// Connects once and returns the daemon's `hello` (its version and devices).
-    /// The daemon's `hello` and its reply to `status` (one connection, no subscription).
-    public func helloAndStatus() async throws -> (HelloMessage, StatusMessage) {
-        var once = self
-        once.reconnect = nil
-        once.subscription = nil
-        once.asksStatus = true
-        var hello: HelloMessage?
-        for try await message in once.messages() {
-            if case .hello(let h) = message { hello = h }
-            if case .status(let s) = message, let hello { return (hello, s) }
-        }
-        throw HandyClientError.closedBeforeHello
+    public func hello() async throws -> HelloMessage {
+        try await greeting(askingStatus: false).hello
     }
 
-    public func hello() async throws -> HelloMessage {
+    /// The daemon's `hello` and its reply to `status` (one connection, no subscription).
+    public func helloAndStatus() async throws -> (HelloMessage, StatusMessage) {
+        let greeting = try await greeting(askingStatus: true)
+        guard let status = greeting.status else { throw HandyClientError.closedBeforeHello }
+        return (greeting.hello, status)
+    }
+
+    /// One connection without reconnecting or subscribing: the hello, and with `askingStatus` the
+    /// reply to `status` too.
+    private func greeting(askingStatus: Bool) async throws -> (hello: HelloMessage, status: StatusMessage?) {
         var once = self
         once.reconnect = nil
         once.subscription = nil
+        once.asksStatus = askingStatus
+        var hello: HelloMessage?
         for try await message in once.messages() {
-            if case .hello(let hello) = message { return hello }
+            switch message {
+            case .hello(let h):
+                if !askingStatus { return (h, nil) }
+                hello = h
+            case .status(let s):
+                if let hello { return (hello, s) }
+            default:
+                break
+            }
         }
         throw HandyClientError.closedBeforeHello
     }

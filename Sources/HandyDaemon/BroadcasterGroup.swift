@@ -56,10 +56,25 @@ public final class BroadcasterGroup: Sendable {
     /// Called on the input thread: encodes `notices` once, in every form some client of some
     /// broadcaster receives, and hands the batch to each broadcaster (one hop per loop).
     public func deliver(_ notices: [InputNotice]) {
-        if let metrics {
-            deliverMeasured(notices, metrics)
+        guard let metrics else {
+            publish(notices)
             return
         }
+        // Metrics on: the batch counted by device, kind and hand, and the time from here to the
+        // first event loop having published it.
+        metrics.count(notices)
+        let handedOver = MonotonicInstant.now()
+        publish(notices)
+        // Queued behind the batch's publication on the same loop.
+        broadcasters[0].eventLoop.execute {
+            metrics.latency.recordNanoseconds(MonotonicInstant.now().nanoseconds - handedOver.nanoseconds)
+        }
+    }
+
+    /// Encodes `notices` once, in every form some loop's clients receive, and hands the batch to
+    /// every loop.
+    @inline(__always)
+    private func publish(_ notices: [InputNotice]) {
         if let single {
             single.deliver(single.encode(notices))
             return
@@ -74,31 +89,6 @@ public final class BroadcasterGroup: Sendable {
         }
         let batch = EncodedBatch(notices, forms: forms.toEncode, reusingSpare: consume storage)
         for broadcaster in broadcasters { broadcaster.deliver(batch) }
-    }
-
-    /// ``deliver(_:)`` with metrics on: the batch counted by device, kind and hand, and the time
-    /// from here to the first event loop having published it.
-    private func deliverMeasured(_ notices: [InputNotice], _ metrics: DaemonMetrics) {
-        metrics.count(notices)
-        let handedOver = MonotonicInstant.now()
-        let broadcaster = broadcasters[0]
-        if let single {
-            single.deliver(single.encode(notices))
-        } else {
-            var forms = EncodedForms.nothing
-            var storage: EncodedBatch.Storage?
-            for b in broadcasters {
-                let (wanted, spare) = b.prepareEncoding()
-                forms.include(wanted)
-                if spare != nil { storage = consume spare }
-            }
-            let batch = EncodedBatch(notices, forms: forms.toEncode, reusingSpare: consume storage)
-            for b in broadcasters { b.deliver(batch) }
-        }
-        // Queued behind the batch's publication on the same loop.
-        broadcaster.eventLoop.execute {
-            metrics.latency.recordNanoseconds(MonotonicInstant.now().nanoseconds - handedOver.nanoseconds)
-        }
     }
 
     /// What a scrape reads, on the first broadcaster's loop.

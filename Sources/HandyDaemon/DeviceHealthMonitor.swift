@@ -107,20 +107,35 @@ struct DeviceHealthMonitor {
 
 /// Device health in the journal: one entry per change with structured fields (`HANDYD_DEVICE_ID=`,
 /// `HANDYD_HEALTH=`, the counts), so `journalctl HANDYD_HEALTH=stuck` or a log shipper finds them
-/// without parsing text; the same line also goes to the daemon's logger (stderr).
+/// without parsing text. The same line goes to the daemon's logger (stderr) too, unless stderr
+/// is itself the journal (under systemd) and the structured entry was taken: one entry per change.
 struct HealthJournal: Sendable {
     enum Priority: Int32 { case warning = 4, notice = 5 }
 
     let logger: Logger
     /// Whether to write to the journal's socket (only where there is one: under systemd).
     let toJournal: Bool
+    /// Whether stderr is a stream into the journal (systemd's JOURNAL_STREAM names it).
+    let stderrIsTheJournal: Bool
 
-    init(logger: Logger, toJournal: Bool = HealthJournal.journalIsThere) {
+    init(logger: Logger, toJournal: Bool = HealthJournal.journalIsThere,
+         stderrIsTheJournal: Bool = HealthJournal.stderrIsAJournalStream) {
         self.logger = logger
         self.toJournal = toJournal
+        self.stderrIsTheJournal = stderrIsTheJournal
     }
 
     static var journalIsThere: Bool { access("/run/systemd/journal/socket", F_OK) == 0 }
+
+    /// systemd sets JOURNAL_STREAM to "DEVICE:INODE" of the stream it connected stdout/stderr to;
+    /// stderr is that stream when its fstat(2) says the same (systemd.exec(5)).
+    static var stderrIsAJournalStream: Bool {
+        guard let value = getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
+        let parts = value.split(separator: ":")
+        var st = stat()
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]), fstat(2, &st) == 0 else { return false }
+        return UInt64(st.st_dev) == device && UInt64(st.st_ino) == inode
+    }
 
     func send(_ priority: Priority, _ message: String, info: DeviceInfo, event: DeviceMessage.Event?, health: DeviceHealth) {
         var fields: [(String, String)] = [("HANDYD_DEVICE_ID", info.id), ("HANDYD_DEVICE_NAME", info.name)]
@@ -134,14 +149,16 @@ struct HealthJournal: Sendable {
                    ("HANDYD_FLOODS", "\(health.floods)")]
         var metadata: Logger.Metadata = [:]
         for (k, v) in fields { metadata[String(k.lowercased().map { $0 == "_" ? "." : $0 })] = "\(v)" }
+        let sent = toJournal && Self.sendToJournal(
+            ["MESSAGE=handyd: \(message) (\(info.id))", "PRIORITY=\(priority.rawValue)", "SYSLOG_IDENTIFIER=handyd"]
+                + fields.map { "\($0.0)=\($0.1)" })
+        if sent && stderrIsTheJournal { return }
         logger.log(level: priority == .warning ? .warning : .notice, "\(message)", metadata: metadata)
-        guard toJournal else { return }
-        Self.sendToJournal(["MESSAGE=handyd: \(message) (\(info.id))", "PRIORITY=\(priority.rawValue)", "SYSLOG_IDENTIFIER=handyd"]
-                           + fields.map { "\($0.0)=\($0.1)" })
     }
 
-    /// sd_journal_sendv: one iovec per `FIELD=value`, all pointing into one buffer.
-    static func sendToJournal(_ entries: [String]) {
+    /// sd_journal_sendv: one iovec per `FIELD=value`, all pointing into one buffer. Whether the
+    /// journal took it.
+    static func sendToJournal(_ entries: [String]) -> Bool {
         var bytes: [UInt8] = []
         var ranges: [Range<Int>] = []
         for entry in entries {
@@ -149,9 +166,9 @@ struct HealthJournal: Sendable {
             bytes += entry.utf8
             ranges.append(start..<bytes.count)
         }
-        bytes.withUnsafeMutableBytes { raw in
+        return bytes.withUnsafeMutableBytes { raw in
             let vectors = ranges.map { iovec(iov_base: raw.baseAddress! + $0.lowerBound, iov_len: $0.count) }
-            _ = sd_journal_sendv(vectors, Int32(vectors.count))
+            return sd_journal_sendv(vectors, Int32(vectors.count)) == 0
         }
     }
 }

@@ -21,12 +21,6 @@ public struct MetricsOptions: Hashable, Sendable {
     public init(host: String? = nil, port: Int? = nil, textfilePath: String? = nil, textfileIntervalSeconds: Double = 15) {
         self.host = host; self.port = port; self.textfilePath = textfilePath; self.textfileIntervalSeconds = textfileIntervalSeconds
     }
-
-    /// `PORT` (on 127.0.0.1), `HOST:PORT` or `[IPv6]:PORT`, as `--websocket` takes; nil if none of them.
-    public static func listen(_ text: String) -> (host: String, port: Int)? {
-        guard let parsed = WebSocketOptions(listen: text) else { return nil }
-        return (parsed.host, parsed.port)
-    }
 }
 
 /// GET /metrics over HTTP/1.1 (SwiftNIO's HTTP codec): the Prometheus text of ``DaemonMetrics``.

@@ -35,16 +35,9 @@ public struct WebSocketOptions: Hashable, Sendable {
     /// `PORT` (loopback), `HOST:PORT` or `[IPv6]:PORT`; nil if it is none of them.
     public init?(listen: String, allowedOrigins: Set<String> = [], sendsTouches: Bool = false,
                  maximumClients: Int = defaultMaximumClients) {
-        var host = "127.0.0.1"
-        var portText = Substring(listen)
-        if let colon = listen.lastIndex(of: ":") {
-            host = String(listen[..<colon])
-            portText = listen[listen.index(after: colon)...]
-            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            guard !host.isEmpty, !host.contains("[") else { return nil }
-        }
-        guard let port = Int(portText), (1...65535).contains(port) else { return nil }
-        self.init(host: host, port: port, allowedOrigins: allowedOrigins, sendsTouches: sendsTouches, maximumClients: maximumClients)
+        guard let address = TCPListenAddress(listen) else { return nil }
+        self.init(host: address.host, port: address.port, allowedOrigins: allowedOrigins, sendsTouches: sendsTouches,
+                  maximumClients: maximumClients)
     }
 
     /// Whether an upgrade request with these headers may proceed.

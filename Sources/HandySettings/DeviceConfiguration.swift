@@ -97,75 +97,56 @@ public struct DeviceConfiguration: Sendable, Equatable {
             }
         }
 
-        if origin == .udev, let value = properties[Self.ignoreProperty] {
+        /// `property`'s value parsed: nil, with a problem saying what was expected and what is
+        /// used instead, when it does not parse; nil when it is absent.
+        func read<T>(_ property: String, otherwise reason: @autoclosure () -> String, _ parse: (String) -> T?) -> T? {
+            guard let value = properties[property] else { return nil }
+            guard let parsed = parse(value) else {
+                problem(property, value, reason())
+                return nil
+            }
+            applied.append(property)
+            return parsed
+        }
+
+        if origin == .udev {
             // Exactly the values 90-handyd-systemd.rules matches (no trimming): a device the daemon
             // ignores is one udev does not start the service for, and the other way round.
-            switch value.lowercased() {
-            case "1", "true", "yes": ignore = true; applied.append(Self.ignoreProperty)
-            case "0", "false", "no", "": ignore = false; applied.append(Self.ignoreProperty)
-            default: problem(Self.ignoreProperty, value, "expected 1, true, yes, 0, false or no (any case); using 0")
-            }
+            ignore = read(Self.ignoreProperty, otherwise: "expected 1, true, yes, 0, false or no (any case); using 0") { value -> Bool? in
+                switch value.lowercased() {
+                case "1", "true", "yes": true
+                case "0", "false", "no", "": false
+                default: nil
+                }
+            } ?? ignore
         }
-
-        if let value = properties[Self.idProperty] {
-            if DeviceIdentity.isValidID(value, maximumBytes: Self.idMaximumBytes) {
-                id = value
-                applied.append(Self.idProperty)
-            } else {
-                problem(Self.idProperty, value,
-                        "expected 1 to \(Self.idMaximumBytes) characters among A-Z a-z 0-9 . _ : @ / + -; using the id from ID_PATH/ID_SERIAL and the name")
-            }
-        }
-
-        if let value = properties[Self.handProfileProperty] {
-            if !value.isEmpty, value.utf8.count <= Self.handProfilePathMaximumBytes, !value.utf8.contains(0) {
-                handProfilePath = value
-                applied.append(Self.handProfileProperty)
-            } else {
-                problem(Self.handProfileProperty, value,
-                        "expected the path of a hand profile (1 to \(Self.handProfilePathMaximumBytes) bytes); using the default profile file if there is one")
-            }
-        }
-
-        if let value = properties[Self.stuckTouchProperty] {
-            if let seconds = GestureConfiguration.parseDecimal(value), seconds == 0 || Self.stuckTouchRangeSeconds.contains(seconds) {
-                stuckTouchSeconds = seconds
-                applied.append(Self.stuckTouchProperty)
-            } else {
-                problem(Self.stuckTouchProperty, value,
-                        "expected 0 (off) or seconds \(Self.rangeText(Self.stuckTouchRangeSeconds)); using \(GestureConfiguration.formatSetting(GesturePipeline.defaultStuckAfterSeconds))")
-            }
-        }
+        id = read(Self.idProperty,
+                  otherwise: "expected 1 to \(Self.idMaximumBytes) characters among A-Z a-z 0-9 . _ : @ / + -; using the id from ID_PATH/ID_SERIAL and the name") {
+            DeviceIdentity.isValidID($0, maximumBytes: Self.idMaximumBytes) ? $0 : nil
+        } ?? id
+        handProfilePath = read(Self.handProfileProperty,
+                               otherwise: "expected the path of a hand profile (1 to \(Self.handProfilePathMaximumBytes) bytes); using the default profile file if there is one") {
+            !$0.isEmpty && $0.utf8.count <= Self.handProfilePathMaximumBytes && !$0.utf8.contains(0) ? $0 : nil
+        } ?? handProfilePath
+        stuckTouchSeconds = read(Self.stuckTouchProperty,
+                                 otherwise: "expected 0 (off) or seconds \(Self.rangeText(Self.stuckTouchRangeSeconds)); using \(GestureConfiguration.formatSetting(GesturePipeline.defaultStuckAfterSeconds))") {
+            GestureConfiguration.parseDecimal($0).flatMap { $0 == 0 || Self.stuckTouchRangeSeconds.contains($0) ? $0 : nil }
+        } ?? stuckTouchSeconds
 
         let matrixExpected = "expected six numbers \"a b c d e f\", each \(Self.rangeText(Self.calibrationCoefficientRange))"
-        if let value = properties[Self.calibrationProperty] {
-            if let m = Self.parseCalibration(value) {
-                calibration = m
-                applied.append(Self.calibrationProperty)
-            } else {
-                let fallback = properties[Self.libinputCalibrationProperty].flatMap(Self.parseCalibration) != nil
-                problem(Self.calibrationProperty, value, "\(matrixExpected); using \(fallback ? Self.libinputCalibrationProperty : "none")")
-            }
+        let libinputMatrixParses = properties[Self.libinputCalibrationProperty].flatMap(Self.parseCalibration) != nil
+        calibration = read(Self.calibrationProperty,
+                           otherwise: "\(matrixExpected); using \(libinputMatrixParses ? Self.libinputCalibrationProperty : "none")",
+                           Self.parseCalibration)
+        if calibration == nil {
+            calibration = read(Self.libinputCalibrationProperty, otherwise: "\(matrixExpected); using none", Self.parseCalibration)
         }
-        if calibration == nil, let value = properties[Self.libinputCalibrationProperty] {
-            if let m = Self.parseCalibration(value) {
-                calibration = m
-                applied.append(Self.libinputCalibrationProperty)
-            } else {
-                problem(Self.libinputCalibrationProperty, value, "\(matrixExpected); using none")
-            }
-        }
-
-        if let value = properties[Self.sizeProperty] {
+        sizeMm = read(Self.sizeProperty,
+                      otherwise: "expected \"width height\", each \(Self.rangeText(Self.sizeRangeMm)) mm; using the kernel's resolution (or the 250 mm guess)") { value in
             let parts = value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { GestureConfiguration.parseDecimal(String($0)) }
-            if parts.count == 2, let w = parts[0], let h = parts[1], Self.sizeRangeMm.contains(w), Self.sizeRangeMm.contains(h) {
-                sizeMm = (w, h)
-                applied.append(Self.sizeProperty)
-            } else {
-                problem(Self.sizeProperty, value,
-                        "expected \"width height\", each \(Self.rangeText(Self.sizeRangeMm)) mm; using the kernel's resolution (or the 250 mm guess)")
-            }
-        }
+            guard parts.count == 2, let w = parts[0], let h = parts[1], Self.sizeRangeMm.contains(w), Self.sizeRangeMm.contains(h) else { return nil }
+            return (w, h)
+        } ?? sizeMm
 
         // Thresholds: names in kebab case, values checked by GestureConfiguration's table.
         var overrides: [String: String] = [:]

@@ -84,8 +84,8 @@ struct Handyd: ParsableCommand {
         guard replay != nil || (desc == nil && !loop && waitClients == 0 && deviceProperty.isEmpty) else {
             throw ValidationError("--desc, --loop, --wait-clients and --device-property need --replay")
         }
-        if let websocket, WebSocketOptions(listen: websocket) == nil {
-            throw ValidationError("--websocket \(websocket): expected PORT, HOST:PORT or [IPv6]:PORT (port 1 … 65535)")
+        if let websocket, TCPListenAddress(websocket) == nil {
+            throw ValidationError("--websocket \(websocket): \(TCPListenAddress.expected)")
         }
         guard websocket != nil || (websocketOrigin.isEmpty && !websocketTouches && websocketMaxClients == nil) else {
             throw ValidationError("--websocket-origin, --websocket-touches and --websocket-max-clients need --websocket")
@@ -96,8 +96,8 @@ struct Handyd: ParsableCommand {
         for origin in websocketOrigin where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.hasSuffix("/") {
             throw ValidationError("--websocket-origin \(origin): expected scheme://host[:port] as a browser sends it, e.g. http://127.0.0.1:8080")
         }
-        if let metrics, MetricsOptions.listen(metrics) == nil {
-            throw ValidationError("--metrics \(metrics): expected PORT, HOST:PORT or [IPv6]:PORT (port 1 … 65535)")
+        if let metrics, TCPListenAddress(metrics) == nil {
+            throw ValidationError("--metrics \(metrics): \(TCPListenAddress.expected)")
         }
         if let metricsTextfile, metricsTextfile.isEmpty || metricsTextfile.hasSuffix("/") {
             throw ValidationError("--metrics-textfile \(metricsTextfile): expected the path of a file")
@@ -139,7 +139,7 @@ struct Handyd: ParsableCommand {
                              maximumClients: websocketMaxClients ?? min(WebSocketOptions.defaultMaximumClients, maxClients))
         }
         if metrics != nil || metricsTextfile != nil {
-            let listen = metrics.flatMap(MetricsOptions.listen)
+            let listen = metrics.flatMap(TCPListenAddress.init)
             options.metrics = MetricsOptions(host: listen?.host, port: listen?.port, textfilePath: metricsTextfile)
         }
         do {

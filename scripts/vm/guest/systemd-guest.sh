@@ -101,6 +101,13 @@ sys.exit(0 if ok else 1)" "$stuck"; then
   else
     bad "journal entry for the stuck contact: $stuck"
   fi
+  # One entry per change: stderr is the journal here, so the logger's line is not written as well.
+  entries=$(journalctl -u handyd.service -o cat --no-pager | grep -c 'contact stuck: left out of gesture recognition' || true)
+  if [ "$entries" = 1 ]; then
+    pass "journal: one entry for the stuck contact (the structured one; not also through stderr)"
+  else
+    bad "journal: $entries entries for the stuck contact, expected 1: $(journalctl -u handyd.service -o cat --no-pager | grep 'contact stuck')"
+  fi
 else
   bad "no HANDYD_HEALTH=unstuck entry in the journal: $(journalctl -u handyd.service --no-pager | tail -5)"
 fi
