@@ -62,15 +62,15 @@ public struct DeviceDescription: Hashable, Sendable {
         return Int(Swift.max(0, Int64(slot.maximum) + 1))
     }
     /// INPUT_PROP_DIRECT: a touchscreen rather than a touchpad.
-    public var isDirect: Bool { properties.contains(InputProperty.direct) }
+    var isDirect: Bool { properties.contains(InputProperty.direct) }
     /// Reports ABS_MT_POSITION_X/Y.
     public var isMultitouch: Bool { absAxes[AbsCode.mtPositionX] != nil && absAxes[AbsCode.mtPositionY] != nil }
     /// Protocol B (slots); otherwise protocol A (SYN_MT_REPORT).
-    public var usesSlots: Bool { absAxes[AbsCode.mtSlot] != nil }
+    var usesSlots: Bool { absAxes[AbsCode.mtSlot] != nil }
 
     /// Most slots a tracker keeps, whatever the device declares: a hostile ABS_MT_SLOT maximum of
     /// 2³¹−1 must not allocate 2³¹ slots (the kernel's own drivers declare tens at most).
-    public static let maxTrackedSlots = 256
+    static let maxTrackedSlots = 256
 
     /// The slots handyd tracks: ``slotCount`` up to ``maxTrackedSlots`` (0 without slots). What
     /// `device` messages report, so a client sizes its tables by what can really arrive.
@@ -94,7 +94,7 @@ public struct DeviceDescription: Hashable, Sendable {
     public func has(type: UInt16, code: UInt16) -> Bool { supportedEvents[type]?.contains(code) ?? false }
 
     /// "vvvv:pppp" as udev and libinput print it.
-    public var usbID: String { hex4(vendor) + ":" + hex4(product) }
+    var usbID: String { hex4(vendor) + ":" + hex4(product) }
 }
 
 func hex4(_ v: UInt16) -> String {

@@ -89,8 +89,8 @@ public struct DeviceGeometry: Hashable, Sendable {
     /// screens; only used when the kernel gives no resolution.
     public static let fallbackWidthMm: Double = 250
 
-    public var xAxis: AbsInfo
-    public var yAxis: AbsInfo
+    var xAxis: AbsInfo
+    var yAxis: AbsInfo
     /// Device units per millimetre on each axis (after the fallback).
     public var unitsPerMmX: Double
     public var unitsPerMmY: Double
@@ -98,7 +98,7 @@ public struct DeviceGeometry: Hashable, Sendable {
     public var hasKernelResolution: Bool
     /// True when the size in mm is the ``fallbackWidthMm`` guess (no resolution, no configured size):
     /// every mm figure of this device is then off by the ratio of its real width to 250 mm.
-    public var isSizeAssumed: Bool
+    var isSizeAssumed: Bool
     public var calibration: CalibrationMatrix
 
     public init(description: DeviceDescription, calibration: CalibrationMatrix = .identity, sizeMm: (width: Double, height: Double)? = nil) {
@@ -133,8 +133,8 @@ public struct DeviceGeometry: Hashable, Sendable {
     /// Sensor size in mm (before calibration).
     /// Distance from the minimum to the maximum position, so `millimetres` of a point is exactly
     /// `(value - minimum) / unitsPerMm`.
-    public var sensorWidthMm: Double { Double(xAxis.extent) / unitsPerMmX }
-    public var sensorHeightMm: Double { Double(yAxis.extent) / unitsPerMmY }
+    var sensorWidthMm: Double { Double(xAxis.extent) / unitsPerMmX }
+    var sensorHeightMm: Double { Double(yAxis.extent) / unitsPerMmY }
 
     /// Display size in mm: the sensor size seen through the calibration matrix's linear part.
     public var displayWidthMm: Double { Swift.abs(calibration.a) * sensorWidthMm + Swift.abs(calibration.b) * sensorHeightMm }
@@ -165,7 +165,7 @@ public struct DeviceGeometry: Hashable, Sendable {
 
     /// Rotation (radians, clockwise positive in y-down) that the calibration matrix applies to
     /// directions; 0 for the identity. Used to bring ellipse orientations into the display frame.
-    public var calibrationRotation: Radians {
+    var calibrationRotation: Radians {
         // Image of the sensor's x unit vector.
         let v = calibration.applyLinear(x: 1, y: 0)
         return atan2(v.y, v.x)

@@ -26,7 +26,7 @@ public struct GestureArena: Sendable {
     /// The covered region added to every event that carries a hand (``GestureOcclusion``).
     private var occlusion = GestureOcclusion()
     /// The occlusion model in use (``setOcclusionModel(_:)``).
-    public var occlusionModel: HandOcclusionModel { occlusion.model }
+    var occlusionModel: HandOcclusionModel { occlusion.model }
 
     public init(deviceID: String, geometry: DeviceGeometry, configuration: GestureConfiguration = .init()) {
         self.deviceID = deviceID
@@ -78,7 +78,7 @@ public struct GestureArena: Sendable {
         return transitions
     }
     /// Touches ignored because their id is beyond the 64 the recognizers track.
-    public var ignoredTouches: UInt64 { motion.ignoredTouches }
+    var ignoredTouches: UInt64 { motion.ignoredTouches }
 
     /// Feeds one frame; returns the gesture events it caused, in order.
     public mutating func handle(_ frame: TouchFrame) -> [GestureEvent] {

@@ -128,7 +128,7 @@ extension TouchFrame {
 }
 
 extension Touch {
-    public var wireTouch: WireTouch {
+    var wireTouch: WireTouch {
         // Rounded inline (`inlineRounded`): eight libm calls a touch were ~10 % of making it.
         @inline(__always) get { WireTouch(
             id: id, phase: phase.rawValue, tool: tool.rawValue,

@@ -73,7 +73,7 @@ public struct InputEvent: Hashable, Sendable, CustomStringConvertible {
 
     public var isSynReport: Bool { type == EventType.syn && code == SynCode.report }
     public var isSynDropped: Bool { type == EventType.syn && code == SynCode.dropped }
-    public var isSynMTReport: Bool { type == EventType.syn && code == SynCode.mtReport }
+    var isSynMTReport: Bool { type == EventType.syn && code == SynCode.mtReport }
 
     public var description: String { "\(time) \(type) \(code) \(value)" }
 }
@@ -91,7 +91,7 @@ public enum EventType {
     public static let rep: UInt16 = 0x14
     public static let ff: UInt16 = 0x15
     public static let pwr: UInt16 = 0x16
-    public static let ffStatus: UInt16 = 0x17
+    static let ffStatus: UInt16 = 0x17
     public static let max: UInt16 = 0x1f
 }
 
@@ -130,15 +130,15 @@ public enum AbsCode {
     /// ABS_MT_TOOL_TYPE
     public static let mtToolType: UInt16 = 0x37
     /// ABS_MT_BLOB_ID
-    public static let mtBlobID: UInt16 = 0x38
+    static let mtBlobID: UInt16 = 0x38
     /// ABS_MT_TRACKING_ID
     public static let mtTrackingID: UInt16 = 0x39
     /// ABS_MT_PRESSURE
     public static let mtPressure: UInt16 = 0x3a
     /// ABS_MT_DISTANCE
     public static let mtDistance: UInt16 = 0x3b
-    public static let mtToolX: UInt16 = 0x3c
-    public static let mtToolY: UInt16 = 0x3d
+    static let mtToolX: UInt16 = 0x3c
+    static let mtToolY: UInt16 = 0x3d
     public static let max: UInt16 = 0x3f
 }
 
@@ -146,8 +146,8 @@ public enum AbsCode {
 public enum KeyCode {
     public static let btnTouch: UInt16 = 0x14a
     public static let btnToolFinger: UInt16 = 0x145
-    public static let btnToolPen: UInt16 = 0x140
-    public static let btnToolDoubleTap: UInt16 = 0x14d
+    static let btnToolPen: UInt16 = 0x140
+    static let btnToolDoubleTap: UInt16 = 0x14d
 }
 
 /// INPUT_PROP_* device properties.
@@ -155,11 +155,11 @@ public enum InputProperty {
     public static let pointer: UInt16 = 0x00
     /// INPUT_PROP_DIRECT: a touchscreen (not a touchpad).
     public static let direct: UInt16 = 0x01
-    public static let buttonpad: UInt16 = 0x02
-    public static let semiMT: UInt16 = 0x03
-    public static let topButtonpad: UInt16 = 0x04
-    public static let pointingStick: UInt16 = 0x05
-    public static let accelerometer: UInt16 = 0x06
+    static let buttonpad: UInt16 = 0x02
+    static let semiMT: UInt16 = 0x03
+    static let topButtonpad: UInt16 = 0x04
+    static let pointingStick: UInt16 = 0x05
+    static let accelerometer: UInt16 = 0x06
 }
 
 /// MT_TOOL_* values of ABS_MT_TOOL_TYPE.

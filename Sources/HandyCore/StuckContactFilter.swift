@@ -15,7 +15,7 @@ public struct StuckContactFilter: Sendable {
     /// How long a contact must stay still to be stuck; 0 turns the filter off.
     public var stuckAfterSeconds: Double
     /// How far a contact may drift and still be still (the gestures' touch slop).
-    public var slopMm: Double
+    var slopMm: Double
 
     /// Watched touches, indexed by touch id (ids are small: the lowest free one is reused).
     private var watched: [Watched] = []
@@ -38,7 +38,7 @@ public struct StuckContactFilter: Sendable {
         self.slopMm = slopMm
     }
 
-    public var isEnabled: Bool { stuckAfterSeconds > 0 }
+    var isEnabled: Bool { stuckAfterSeconds > 0 }
     private var stuckAfterMicroseconds: Int64 { Int64(stuckAfterSeconds * 1_000_000) }
     /// When a still touch becomes stuck, saturated: a recording's times may lie anywhere in 64 bits.
     private func stuckTime(of w: Watched) -> Int64 { Timestamp.saturatingSum(w.stillSince.microseconds, stuckAfterMicroseconds) }
@@ -91,7 +91,7 @@ public struct StuckContactFilter: Sendable {
     }
 
     /// `frame` without the stuck touches and the stuck ones that lifted in it (after ``observe(_:changes:)``).
-    public func withoutStuck(_ frame: TouchFrame) -> TouchFrame {
+    func withoutStuck(_ frame: TouchFrame) -> TouchFrame {
         var kept = frame
         kept.touches.removeAll { touch in isStuck(touch.id) || releasedInFrame.contains(touch.id) }
         return kept

@@ -33,15 +33,15 @@ public struct Touch: Hashable, Sendable {
     /// Position in mm in the display frame.
     public var mm: PhysicalPoint
     /// Position 0…1 on the display.
-    public var normalized: NormalizedPoint
+    var normalized: NormalizedPoint
     /// Where the touch began, in mm (display frame).
     public var startMm: PhysicalPoint
     /// Contact ellipse (ABS_MT_TOUCH_MAJOR/MINOR) in mm, when the device reports it.
     public var majorMm: Double?
     public var minorMm: Double?
     /// Approaching tool ellipse (ABS_MT_WIDTH_MAJOR/MINOR) in mm, when reported.
-    public var widthMajorMm: Double?
-    public var widthMinorMm: Double?
+    var widthMajorMm: Double?
+    var widthMinorMm: Double?
     /// Orientation of the major axis in radians in the display frame, kernel convention
     /// (0 = along Y, positive = clockwise), when the device reports it with real resolution.
     public var orientation: Radians?
@@ -78,7 +78,7 @@ public struct Touch: Hashable, Sendable {
     }
 
     /// Contact area in mm² from the touch ellipse (or the width ellipse), when reported.
-    public var areaMm2: Double? {
+    var areaMm2: Double? {
         if let a = majorMm { return Double.pi / 4 * a * (minorMm ?? a) }
         if let a = widthMajorMm { return Double.pi / 4 * a * (widthMinorMm ?? a) }
         return nil

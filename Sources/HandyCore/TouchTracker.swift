@@ -18,9 +18,9 @@ public struct TrackerCounters: Hashable, Sendable {
     /// Touches cancelled (resync, id reuse, device removed).
     public var cancelledTouches: UInt64 = 0
     /// Events of a type or code the tracker does not know (ignored).
-    public var unknownEvents: UInt64 = 0
+    var unknownEvents: UInt64 = 0
     /// Events discarded after a raw-kernel SYN_DROPPED (``TouchTracker/SynDroppedHandling/discardUntilReport``).
-    public var discardedEvents: UInt64 = 0
+    var discardedEvents: UInt64 = 0
     /// Protocol-A contacts beyond ``TouchTracker/maxContacts`` in one frame (ignored).
     public var droppedContacts: UInt64 = 0
     /// Events stamped earlier than an event before them (taken at the latest time seen instead).
@@ -102,9 +102,9 @@ public struct TouchTracker: Sendable {
     public let synDroppedHandling: SynDroppedHandling
     /// Protocol A: a contact farther than this from every unmatched touch of the previous frame
     /// begins a new touch (and the old touch ends).
-    public var maxContactJumpMm: Double
+    var maxContactJumpMm: Double
     /// Protocol A: the most contacts read from one frame.
-    public let maxContacts: Int
+    let maxContacts: Int
     /// Malformed input seen so far (and frames/events).
     public internal(set) var counters = TrackerCounters()
 
@@ -655,7 +655,7 @@ public struct TouchTracker: Sendable {
     /// The touches down now, each `stationary`, at `time`: what the arena is told when something
     /// outside the device changes them (a contact found stuck, ``StuckContactFilter``). Allocates;
     /// not for every frame.
-    public func stationaryFrame(at time: Timestamp) -> TouchFrame {
+    func stationaryFrame(at time: Timestamp) -> TouchFrame {
         var touches: [Touch] = []
         for id in idStates.indices where idStates[id] == .active {
             var t = touchesByID[id]

@@ -1,4 +1,4 @@
-import HandyCore
+@testable import HandyCore
 import HandySynthetic
 import HandyProtocol
 import Testing

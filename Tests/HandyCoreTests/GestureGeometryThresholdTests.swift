@@ -1,4 +1,4 @@
-import HandyCore
+@testable import HandyCore
 import Testing
 
 /// Thresholds that depend on what the device tells about its size.

@@ -1,4 +1,4 @@
-import HandyCore
+@testable import HandyCore
 import HandyProtocol
 import HandySynthetic
 import Testing

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import HandyCore
+@testable import HandyCore
 import HandyProtocol
 import HandySynthetic
 import Testing

@@ -1,4 +1,4 @@
-import HandyCore
+@testable import HandyCore
 import HandyProtocol
 import HandyRecording
 import Testing

@@ -1,5 +1,5 @@
 import Testing
-import HandyCore
+@testable import HandyCore
 import HandySynthetic
 
 /// SYN_DROPPED, id reuse, out-of-range input, missing SYN_REPORT, unknown events, device removal.

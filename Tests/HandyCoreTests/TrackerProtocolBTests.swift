@@ -1,5 +1,5 @@
 import Testing
-import HandyCore
+@testable import HandyCore
 import HandySynthetic
 
 @Suite struct TrackerProtocolBTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import HandyCore
+@testable import HandyCore
 import HandyRecording
 
 /// The tracker over real recordings (Tests/Fixtures). Expected numbers were counted from the files

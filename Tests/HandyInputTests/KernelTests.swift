@@ -1,4 +1,4 @@
-import HandyCore
+@testable import HandyCore
 import HandyInput
 import HandySettings
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import HandyCore
+@testable import HandyCore
 import HandyRecording
 import Testing
 import HandyTestSupport

@@ -1,5 +1,5 @@
 import Foundation
-import HandyCore
+@testable import HandyCore
 import HandyProtocol
 import HandyRecording
 import HandySynthetic

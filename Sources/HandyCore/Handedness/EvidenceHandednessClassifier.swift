@@ -111,13 +111,13 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
 
     /// Added to the two contacts' early motion before comparing them: a sensor's jitter (about a
     /// millimetre on each sample) must not pass for the index's motion.
-    public static let motionSofteningMm = 3.0
+    static let motionSofteningMm = 3.0
 
     /// Hand model constants (docs/HANDEDNESS.md): mean thumb→index direction above the horizontal
     /// towards the hand's side, and the finger axes relative to that line, for a right hand.
-    public static let pinchLineRadians = 55 * Double.pi / 180
-    public static let indexAxisRadians = 45 * Double.pi / 180
-    public static let thumbAxisRadians = -80 * Double.pi / 180
+    static let pinchLineRadians = 55 * Double.pi / 180
+    static let indexAxisRadians = 45 * Double.pi / 180
+    static let thumbAxisRadians = -80 * Double.pi / 180
 
     public var positions: Weights
     public var size: Weights
@@ -297,7 +297,7 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// evidence against it is no better than the lean on any member and worse on most. Without it,
     /// where hands turn little (rotation spread 10°) a clear lean overturned at 0.6–0.75 put handyd
     /// 2 pinches in 10,000 below the seed rule on two seeds of five (docs/HANDEDNESS.md).
-    public static let minimumConfidenceAgainstClearLean = 0.75
+    static let minimumConfidenceAgainstClearLean = 0.75
 
     /// Whether the geometry (the line's direction, with the thumb cues that pick which end is the
     /// thumb) and the rest (the ellipse axes, the line's turn) favour different hands where the lean
@@ -309,18 +309,18 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// no published measurement backs, sometimes say the other hand; letting them overturn a clear
     /// lean cost handyd 40 pinches in 10,000 against the seed rule there (docs/HANDEDNESS.md
     /// "Sensitivity"). Steep hands pay for it in the guesses handyd does not publish.
-    public func overturnsClearLean(_ f: HandednessFeatures) -> Bool { cueSplit(f).overturnsClearLean }
+    func overturnsClearLean(_ f: HandednessFeatures) -> Bool { cueSplit(f).overturnsClearLean }
 
     /// The seed rule's default dead zones (``SeedHandednessRule``): beyond both the lean is clear.
-    public static let clearLeanMm = (vertical: SeedHandednessRule().verticalDeadZoneMm,
+    static let clearLeanMm = (vertical: SeedHandednessRule().verticalDeadZoneMm,
                                      horizontal: SeedHandednessRule().horizontalDeadZoneMm)
 
     /// The line between the two contacts within this angle of vertical: one finger above the other,
     /// where which side the hand is on rests on a few degrees of lean.
-    public static let ambiguousVerticalRadians = 15 * Double.pi / 180
+    static let ambiguousVerticalRadians = 15 * Double.pi / 180
     /// Cues disagree when the geometry and the rest (turn, orientation) each favour a different hand
     /// by at least this many log-odds units.
-    public static let disagreementLogOdds = 0.5
+    static let disagreementLogOdds = 0.5
 
     /// The ambiguous slice (docs/HANDEDNESS.md "Sensitivity"): the line between the contacts within
     /// ``ambiguousVerticalRadians`` of vertical, or the geometry and the other hand cues (the line's

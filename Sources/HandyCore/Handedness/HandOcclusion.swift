@@ -23,21 +23,21 @@ import HandyProtocol
 /// model is one value, replaceable as a whole (``GestureArena/setOcclusionModel(_:)``).
 public struct HandOcclusionModel: Hashable, Sendable {
     /// Radius of the palm circle, mm.
-    public var palmRadiusMm = 45.0
+    var palmRadiusMm = 45.0
     /// From the fingers' centroid to the palm circle's centre, mm (finger length plus part of the palm).
-    public var palmOffsetMm = 85.0
+    var palmOffsetMm = 85.0
     /// Direction of that offset below the horizontal, towards the hand's side, radians (55°): a right
     /// hand's palm lies below and to the right of its fingertips. Straight down (90°) when the hand
     /// is unknown.
-    public var palmAngleRadians = 55 * Double.pi / 180
+    var palmAngleRadians = 55 * Double.pi / 180
     /// Width of the forearm rectangle, mm.
-    public var forearmWidthMm = 65.0
+    var forearmWidthMm = 65.0
     /// The forearm's lean from straight down towards the hand's side, radians (20°).
-    public var forearmLeanRadians = 20 * Double.pi / 180
+    var forearmLeanRadians = 20 * Double.pi / 180
     /// Width of a finger from a contact to the palm, mm.
-    public var fingerWidthMm = 18.0
+    var fingerWidthMm = 18.0
     /// Corners used for the palm circle.
-    public var circleCorners = 8
+    var circleCorners = 8
 
     public init() {}
 

@@ -30,7 +30,7 @@ public struct HandProfile: Codable, Hashable, Sendable {
     /// The version this handyd reads and writes.
     public static let currentVersion = 1
     /// Enrolled pinches per hand needed, at least.
-    public static let minimumPinchesPerHand = 5
+    static let minimumPinchesPerHand = 5
     /// Enrolled taps per hand (with a contact orientation) needed to refit the one-finger model.
     public static let minimumTapsPerHand = 5
     /// L2 weight pulling the fit towards the default model (scale 1, bias 0; the default one-finger
@@ -118,7 +118,7 @@ public struct HandProfile: Codable, Hashable, Sendable {
 
     /// The pinch decision on this device: the default decision's P(right hand) recalibrated, the
     /// hand published from ``Pinch/minimumConfidence``. A decision without P (two hands) stays as is.
-    public func pinchDecision(_ base: HandDecision) -> HandDecision {
+    func pinchDecision(_ base: HandDecision) -> HandDecision {
         guard let p = base.rightHandProbability else { return base }
         let z = pinch.scale * Self.logit(p) + pinch.bias
         return Self.published(probability: wireRounded(Self.sigmoid(z), 3), minimumConfidence: pinch.minimumConfidence)
@@ -126,7 +126,7 @@ public struct HandProfile: Codable, Hashable, Sendable {
 
     /// The one-finger decision on this device: the refitted model's P(right hand), a hand only from
     /// ``SingleContact/minimumConfidence``; nil without a refitted model (the default applies).
-    public func singleContactDecision(_ contact: HandednessContact, displayWidthMm: Double, displayHeightMm: Double) -> HandDecision? {
+    func singleContactDecision(_ contact: HandednessContact, displayWidthMm: Double, displayHeightMm: Double) -> HandDecision? {
         guard let sc = singleContact else { return nil }
         guard let s = SingleContactHandedness.score(contact, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm,
                                                     model: sc.model) else { return .undecided }

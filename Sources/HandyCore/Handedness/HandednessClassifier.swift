@@ -11,17 +11,17 @@ public struct HandednessFeatures: Hashable, Sendable {
     /// The finger with the largest y.
     public var bottomMm: PhysicalPoint
     /// Every finger of the pinch, ordered by touch id.
-    public var fingersMm: [PhysicalPoint]
+    var fingersMm: [PhysicalPoint]
     /// Contact orientations (radians, kernel convention) of the top and bottom finger, when reported.
-    public var topOrientation: Radians?
-    public var bottomOrientation: Radians?
+    var topOrientation: Radians?
+    var bottomOrientation: Radians?
     /// Everything known of the top and bottom contact (size, pressure, orientation, landing, early
     /// motion); nil when the features were built from positions alone.
     public var top: HandednessContact?
     public var bottom: HandednessContact?
     /// True when the device's size in mm is a guess (no resolution and no configured size,
     /// ``DeviceGeometry/isSizeAssumed``): distances in mm are then off by an unknown factor.
-    public var sizeIsAssumed = false
+    var sizeIsAssumed = false
 
     public init(topMm: PhysicalPoint, bottomMm: PhysicalPoint, fingersMm: [PhysicalPoint] = [],
                 topOrientation: Radians? = nil, bottomOrientation: Radians? = nil,
@@ -57,7 +57,7 @@ public struct HandednessFeatures: Hashable, Sendable {
     }
 
     /// The same fingers mirrored in x about `axisMm` (a left hand's pinch seen as a right hand's).
-    public func mirroredX(about axisMm: Double) -> HandednessFeatures {
+    func mirroredX(about axisMm: Double) -> HandednessFeatures {
         func m(_ p: PhysicalPoint) -> PhysicalPoint { PhysicalPoint(x: 2 * axisMm - p.x, y: p.y) }
         var mirrored = HandednessFeatures(topMm: m(topMm), bottomMm: m(bottomMm), fingersMm: fingersMm.map(m),
                                           topOrientation: topOrientation.map { -$0 }, bottomOrientation: bottomOrientation.map { -$0 },
@@ -75,9 +75,9 @@ public struct HandednessContact: Hashable, Sendable {
     /// Where it landed (mm, display frame): `positionMm - startMm` is its early motion.
     public var startMm: PhysicalPoint
     /// When it landed, in seconds (any origin; only differences between contacts are used).
-    public var landedSeconds: Double
+    var landedSeconds: Double
     /// Contact area in mm² (ABS_MT_TOUCH_MAJOR×MINOR, or WIDTH), when reported.
-    public var areaMm2: Double?
+    var areaMm2: Double?
     /// Pressure 0…1, when reported.
     public var pressure: Double?
     /// Ellipse orientation in radians, kernel convention in the display frame (0 = along y,
@@ -108,7 +108,7 @@ public struct HandednessContact: Hashable, Sendable {
     }
 
     /// The contact mirrored in x about `axisMm` (orientation negated: kernel angles are clockwise from y).
-    public func mirroredX(about axisMm: Double) -> HandednessContact {
+    func mirroredX(about axisMm: Double) -> HandednessContact {
         var c = self
         c.positionMm.x = 2 * axisMm - positionMm.x
         c.startMm.x = 2 * axisMm - startMm.x
@@ -148,9 +148,9 @@ extension HandednessClassifier {
 /// Confidence grows with the margins beyond both dead zones: 0.5 just outside them, rising linearly
 /// to 0.95 once both margins reach `saturationMm` (a rule of thumb is never certain).
 public struct SeedHandednessRule: HandednessClassifier, Hashable {
-    public var verticalDeadZoneMm: Double
-    public var horizontalDeadZoneMm: Double
-    public var saturationMm: Double
+    var verticalDeadZoneMm: Double
+    var horizontalDeadZoneMm: Double
+    var saturationMm: Double
 
     public init(verticalDeadZoneMm: Double = 5, horizontalDeadZoneMm: Double = 3, saturationMm: Double = 15) {
         self.verticalDeadZoneMm = verticalDeadZoneMm

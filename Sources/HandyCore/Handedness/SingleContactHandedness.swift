@@ -35,11 +35,11 @@ public enum SingleContactHandedness {
     public struct Model: Codable, Hashable, Sendable {
         public var lean: Double
         public var leanDown: Double
-        public var leanSize: Double
-        public var leanDownSize: Double
+        var leanSize: Double
+        var leanDownSize: Double
         public var across: Double
-        public var acrossDown: Double
-        public var acrossSize: Double
+        var acrossDown: Double
+        var acrossSize: Double
         public var areaMeanMm2: Double
         public var areaSdMm2: Double
 
@@ -70,7 +70,7 @@ public enum SingleContactHandedness {
     /// The most `rightHandProbability` says either way for one finger (and 1 − it the other way):
     /// held out person by person, the model's 0.6–0.7 were right 67 % of the time, its 0.7–0.8
     /// only 66 %, index fingers alone less than half: it claims no more than that.
-    public static let maximumProbability = 0.65
+    static let maximumProbability = 0.65
 
     /// The log odds of the right hand (positive: right); nil when the device reports no orientation.
     public static func score(_ contact: HandednessContact, displayWidthMm: Double, displayHeightMm: Double,

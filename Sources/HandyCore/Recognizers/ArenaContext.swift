@@ -7,13 +7,13 @@ public struct ArenaContext: Sendable {
     public let displayWidthMm: Double
     public let displayHeightMm: Double
     /// The device's size in mm is the fallback guess (``DeviceGeometry/isSizeAssumed``).
-    public let isSizeAssumed: Bool
+    let isSizeAssumed: Bool
     /// Next gesture id (monotonic from 1 per arena).
-    public var nextID: UInt64 = 1
+    var nextID: UInt64 = 1
     /// Gesture kinds recognised since the last time no finger was down (bit = index in allCases).
-    public var startedKinds: UInt32 = 0
+    var startedKinds: UInt32 = 0
     /// False while the two-finger long-press gate is on and no two-finger long press is held.
-    public var gateOpen = true
+    var gateOpen = true
     /// "handyd bug: ..." entries: impossible transitions (tests require it empty).
     public var bugs: [String] = []
     /// Decides the hand of every gesture with two or more fingers (docs/HANDEDNESS.md).
@@ -65,7 +65,7 @@ public struct ArenaContext: Sendable {
     @inline(__always) static func bit(_ k: GestureKind) -> UInt32 { 1 << UInt32(k.traits.index) }
 
     /// True when the policy lets `kind` start next to every kind already recognised in this sequence.
-    public func mayStart(_ kind: GestureKind) -> Bool {
+    func mayStart(_ kind: GestureKind) -> Bool {
         if startedKinds == 0 { return true }
         for other in GestureKind.allCases where startedKinds & Self.bit(other) != 0 {
             if !configuration.policy.allows(kind, with: other) { return false }
@@ -83,7 +83,7 @@ public struct ArenaContext: Sendable {
     public mutating func mark(_ kind: GestureKind) { startedKinds |= Self.bit(kind) }
 
     /// A new id for a gesture outside the policy table (per-touch sub-gestures).
-    public mutating func allocateID() -> UInt64 {
+    mutating func allocateID() -> UInt64 {
         defer { nextID += 1 }
         return nextID
     }

@@ -10,7 +10,7 @@ import HandyProtocol
 /// A set of small touch ids (0…63) as a bit mask: no allocation on the hot path. Touch ids are the
 /// tracker's "lowest free" ids, so they stay far below 64; a touch with a larger id is ignored by
 /// the recognizers (and counted in ``GestureArena/ignoredTouches``).
-public struct TouchMask: Hashable, Sendable {
+struct TouchMask: Hashable, Sendable {
     public var bits: UInt64
     public init(bits: UInt64 = 0) { self.bits = bits }
     public static let capacity = 64
@@ -40,26 +40,26 @@ public struct FrameMotion: Sendable {
     public var time: Timestamp
     /// Fingers still down after this frame.
     public var fingers: Int = 0
-    public var fingerMask = TouchMask()
+    var fingerMask = TouchMask()
     /// Fingers that began, lifted (ended normally) or were lost (cancelled) in this frame.
-    public var beganMask = TouchMask()
-    public var liftedMask = TouchMask()
-    public var cancelledMask = TouchMask()
+    var beganMask = TouchMask()
+    var liftedMask = TouchMask()
+    var cancelledMask = TouchMask()
     /// Touches that became palms in this frame (they are not fingers any more).
-    public var newPalmMask = TouchMask()
+    var newPalmMask = TouchMask()
     /// Centroid of the fingers down after this frame (unchanged when none is down).
     public var centroidMm = PhysicalPoint.zero
-    public var centroidNormalized = NormalizedPoint(x: 0, y: 0)
+    var centroidNormalized = NormalizedPoint(x: 0, y: 0)
     /// Mean distance of the fingers from their centroid ×2 (the distance of two fingers), mm.
     public var spanMm: Double = 0
     /// Centroid translation since the previous frame over the common fingers, mm.
-    public var deltaMm = PhysicalPoint.zero
+    var deltaMm = PhysicalPoint.zero
     /// Span ratio since the previous frame over the common fingers (1 when fewer than two).
-    public var deltaScale: Double = 1
+    var deltaScale: Double = 1
     /// Rotation since the previous frame over the common fingers, radians clockwise (y down).
-    public var deltaRotation: Double = 0
+    var deltaRotation: Double = 0
     /// Some finger still down moved further than `touchSlopMm` from where it began.
-    public var anyFingerBeyondSlop = false
+    var anyFingerBeyondSlop = false
 
     public init(frame: TouchFrame) {
         self.frame = frame

@@ -60,20 +60,20 @@ public struct GestureConfiguration: Hashable, Sendable {
     // MARK: thresholds
     public var touchSlopMm: Double = 2.5
     public var tapTimeoutMs: Double = 180
-    public var doubleTapTimeoutMs: Double = 300
-    public var doubleTapSlopMm: Double = 15.875
+    var doubleTapTimeoutMs: Double = 300
+    var doubleTapSlopMm: Double = 15.875
     public var longPressMs: Double = 500
     public var decideMotionPerFingerMm: Double = 1.5
     public var pinchRatio: Double = 1.1
     public var rotateTurns: Double = 1.0 / 50.0
     public var transformWindowMm: Double = 20
     public var palmMajorMm: Double = 25
-    public var palmMajorMmAssumedSize: Double = 40
+    var palmMajorMmAssumedSize: Double = 40
     public var swipeMinDistanceMm: Double = 15
     public var swipeMinSpeedMmPerSecond: Double = 150
     public var swipeMaxDurationMs: Double = 400
     public var swipeMaxAngleDegrees: Double = 30
-    public var swipeEdgeMm: Double = 10
+    var swipeEdgeMm: Double = 10
     public var flickMinSpeedMmPerSecond: Double = 100
     public var velocityWindowMs: Double = 100
     public var velocityPauseMs: Double = 40
@@ -87,8 +87,8 @@ public struct GestureConfiguration: Hashable, Sendable {
     /// 0.6), and at or below it nothing is withheld beyond each classifier's own threshold (the
     /// single-contact rule and the seed rule answer from 0.5); above it, every gesture and single
     /// contact less confident is `unknown`. It never publishes what a classifier withheld.
-    public var handMinimumConfidence: Double = GestureConfiguration.defaultHandMinimumConfidence
-    public static let defaultHandMinimumConfidence = 0.6
+    var handMinimumConfidence: Double = GestureConfiguration.defaultHandMinimumConfidence
+    static let defaultHandMinimumConfidence = 0.6
 
     // MARK: policy (data, read by the arena)
     /// Which gestures may be recognised in the same touch sequence (see ``GesturePolicy``).
@@ -97,9 +97,9 @@ public struct GestureConfiguration: Hashable, Sendable {
     public init() {}
 
     /// Rotation threshold in radians.
-    public var rotateThresholdRadians: Double { rotateTurns * 2 * Double.pi }
+    var rotateThresholdRadians: Double { rotateTurns * 2 * Double.pi }
     /// Glide time constant τ in seconds: an exponential decay `v(t) = v₀ · decay^(t/ms)` travels `v₀ · τ`.
-    public var momentumTimeConstantSeconds: Double {
+    var momentumTimeConstantSeconds: Double {
         let d = momentumDecayPerMs
         guard d > 0, d < 1 else { return 0 }
         return -1 / (1000 * log(d))
@@ -109,7 +109,7 @@ public struct GestureConfiguration: Hashable, Sendable {
 extension GestureConfiguration {
     /// These thresholds as they apply to a device of this geometry: on a device whose size is only
     /// assumed, the palm threshold is ``palmMajorMmAssumedSize``.
-    public func applying(_ geometry: DeviceGeometry) -> GestureConfiguration {
+    func applying(_ geometry: DeviceGeometry) -> GestureConfiguration {
         var c = self
         if geometry.isSizeAssumed { c.palmMajorMm = palmMajorMmAssumedSize }
         return c

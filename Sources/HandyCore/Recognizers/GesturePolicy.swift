@@ -27,14 +27,14 @@ public struct GesturePolicy: Hashable, Sendable {
     }
     /// Finger counts (1…31) whose tap waits for the double-tap timeout to pass, then reports once
     /// with the final `taps` count. Other finger counts report every tap at once (`taps` 1, then 2, ...).
-    public var tapWaitsForDoubleTapFingers: Set<Int> {
+    var tapWaitsForDoubleTapFingers: Set<Int> {
         get { Set((1...31).filter { tapWaitBits & (1 << UInt32($0)) != 0 }) }
         set { tapWaitBits = 0; for n in newValue where n >= 1 && n <= 31 { tapWaitBits |= 1 << UInt32(n) } }
     }
     /// A touch that becomes a palm cancels the gestures it took part in (reason `palm`).
     public var palmCancels: Bool
     /// Seed option: two-finger pan and rotate only move while a two-finger long press is held.
-    public var twoFingerLongPressGatesPanAndRotate: Bool
+    var twoFingerLongPressGatesPanAndRotate: Bool
 
     public init(simultaneous: Set<GesturePair>, tapWaitsForDoubleTapFingers: Set<Int> = [], palmCancels: Bool = true,
                 twoFingerLongPressGatesPanAndRotate: Bool = false) {
