@@ -56,7 +56,8 @@ let package = Package(
         .target(
             name: "HandyDaemon",
             dependencies: [
-                "HandyCore", "HandyProtocol", "HandyInput", "HandySettings", "HandyRecording", "HandyFiles", "CLibsystemd",
+                "HandyCore", "HandyProtocol", "HandyInput", "HandySettings", "HandyRecording", "HandyFiles",
+                "CLibsystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -96,7 +97,8 @@ let package = Package(
         .executableTarget(
             name: "handyctl",
             dependencies: [
-                "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient", "HandySynthetic", "HandyPlot", "HandyActions",
+                "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient", "HandySynthetic",
+                "HandyPlot", "HandyActions",
                 "HandyFiles", "HandySettings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,20 +123,35 @@ let package = Package(
 
         // What the test targets share: the package's folders, a child process with a deadline, a
         // real handyd on a temporary socket and a line client for it, a recording's expected output.
-        .target(name: "HandyTestSupport", dependencies: ["HandyProtocol", "HandyCore", "HandyRecording"], path: "Tests/HandyTestSupport"),
+        .target(
+            name: "HandyTestSupport", dependencies: ["HandyProtocol", "HandyCore", "HandyRecording"],
+            path: "Tests/HandyTestSupport"),
         .testTarget(name: "HandyProtocolTests", dependencies: ["HandyProtocol", "HandyTestSupport"]),
         // The client's pure parts (placement: clients/placement-cases.json, shared with JS and Python).
         .testTarget(name: "HandyClientTests", dependencies: ["HandyClient", "HandyProtocol", "HandyTestSupport"]),
         .testTarget(name: "HandyFilesTests", dependencies: ["HandyFiles"]),
         .testTarget(name: "HandySyntheticTests", dependencies: ["HandySynthetic", "HandyCore", "HandyProtocol"]),
         .testTarget(name: "HandyCoreTests", dependencies: ["HandyCore", "HandyRecording", "HandySynthetic"]),
-        .testTarget(name: "HandyRecordingTests", dependencies: ["HandyRecording", "HandyCore", "HandySynthetic", "HandyTestSupport"]),
-        .testTarget(name: "HandyPlotTests", dependencies: ["HandyPlot", "HandyRecording", "HandyCore", "HandySynthetic", "HandyProtocol", "HandyTestSupport"]),
-        .testTarget(name: "HandySettingsTests", dependencies: ["HandySettings", "HandyCore", "HandyProtocol", "HandySynthetic", "HandyTestSupport"]),
-        .testTarget(name: "HandyInputTests", dependencies: ["HandyInput", "HandySettings", "HandyCore", "HandyRecording", "HandySynthetic"]),
+        .testTarget(
+            name: "HandyRecordingTests",
+            dependencies: ["HandyRecording", "HandyCore", "HandySynthetic", "HandyTestSupport"]),
+        .testTarget(
+            name: "HandyPlotTests",
+            dependencies: [
+                "HandyPlot", "HandyRecording", "HandyCore", "HandySynthetic", "HandyProtocol", "HandyTestSupport",
+            ]),
+        .testTarget(
+            name: "HandySettingsTests",
+            dependencies: ["HandySettings", "HandyCore", "HandyProtocol", "HandySynthetic", "HandyTestSupport"]),
+        .testTarget(
+            name: "HandyInputTests",
+            dependencies: ["HandyInput", "HandySettings", "HandyCore", "HandyRecording", "HandySynthetic"]),
         .testTarget(
             name: "HandyActionsTests",
-            dependencies: ["HandyActions", "HandyProtocol", "HandyInput", "HandyTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "HandyActions", "HandyProtocol", "HandyInput", "HandyTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "HandyDaemonTests",
@@ -147,7 +164,10 @@ let package = Package(
         // handyctl's commands as a user runs them (the built binary), and its monitor screen.
         .testTarget(
             name: "handyctlTests",
-            dependencies: ["handyctl", "HandyClient", "HandyProtocol", "HandyCore", "HandySynthetic", "HandyRecording", "HandyTestSupport"]
+            dependencies: [
+                "handyctl", "HandyClient", "HandyProtocol", "HandyCore", "HandySynthetic", "HandyRecording",
+                "HandyTestSupport",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

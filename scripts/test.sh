@@ -13,6 +13,9 @@ timed() {
   "$@"
   echo "test.sh: [$(( $(date +%s) - t0 )) s] $*" >&2
 }
+# The code's format (.swift-format; `swift format -i -r Sources Tests Fuzz Package.swift` mends it):
+# a change that leaves it unformatted fails here, in about a second.
+timed swift format lint --strict --recursive --parallel Sources Tests Fuzz Package.swift
 timed swift build --build-tests
 timed swift test --skip-build
 # README command 1 as a user runs it (no stdin, no terminal): the bundled replay reaches a

@@ -38,7 +38,9 @@ private func handle(_ line: [UInt8], _ subscription: inout Subscription) {
         case .subscribe(let request):
             subscription.apply(request)
             let again = try JSONLines.decodeClientMessage(JSONLines.encode(.subscribe(request)).dropLast())
-            guard again == .subscribe(request) else { fatalError("fuzz invariant: subscribe request does not round-trip: \(request)") }
+            guard again == .subscribe(request) else {
+                fatalError("fuzz invariant: subscribe request does not round-trip: \(request)")
+            }
         case .status:
             break
         }
@@ -53,7 +55,8 @@ private func checkErrorReply(_ error: ProtocolError) {
         fatalError("fuzz invariant: error reply is not one line")
     }
     guard case .error(let decoded)? = try? JSONLines.decodeServerMessage(line.dropLast()),
-          decoded.code == error.code.rawValue, decoded.message == error.message else {
+        decoded.code == error.code.rawValue, decoded.message == error.message
+    else {
         fatalError("fuzz invariant: error reply does not decode back: \(error)")
     }
 }

@@ -29,7 +29,9 @@ struct FuzzBytes {
 
     /// Mostly ordinary values, sometimes the corners that break arithmetic.
     mutating func interestingInt32() -> Int32 {
-        let corners: [Int32] = [0, 1, -1, 2, 100, 4095, 32767, 65535, Int32.max, Int32.min, Int32.max - 1, Int32.min + 1]
+        let corners: [Int32] = [
+            0, 1, -1, 2, 100, 4095, 32767, 65535, Int32.max, Int32.min, Int32.max - 1, Int32.min + 1,
+        ]
         let selector = byte()
         if selector < 16 { return corners[Int(selector) % corners.count] }
         if selector < 32 { return int32() }
@@ -46,9 +48,12 @@ struct PipelineCheck {
     private var lineBuffer: [UInt8] = []
     private(set) var lastTime = Timestamp.zero
 
-    init(description: DeviceDescription, synDroppedHandling: TouchTracker.SynDroppedHandling = .resyncEventsFollow,
-         geometry: DeviceGeometry? = nil, configuration: GestureConfiguration = .init()) {
-        pipeline = GesturePipeline(deviceID: "fuzz", description: description, geometry: geometry, configuration: configuration)
+    init(
+        description: DeviceDescription, synDroppedHandling: TouchTracker.SynDroppedHandling = .resyncEventsFollow,
+        geometry: DeviceGeometry? = nil, configuration: GestureConfiguration = .init()
+    ) {
+        pipeline = GesturePipeline(
+            deviceID: "fuzz", description: description, geometry: geometry, configuration: configuration)
         if synDroppedHandling != .resyncEventsFollow {
             pipeline.tracker = TouchTracker(description: description, synDroppedHandling: synDroppedHandling)
         }
@@ -91,13 +96,19 @@ struct PipelineCheck {
         }
         for gesture in output.gestures {
             guard !closed.contains(gesture.id) else {
-                fatalError("fuzz invariant: gesture \(gesture.id) \(gesture.gesture.rawValue) \(gesture.phase.rawValue) after it ended")
+                fatalError(
+                    "fuzz invariant: gesture \(gesture.id) \(gesture.gesture.rawValue) \(gesture.phase.rawValue) after it ended"
+                )
             }
             switch gesture.phase {
             case .began:
-                guard open.insert(gesture.id).inserted else { fatalError("fuzz invariant: gesture \(gesture.id) began twice") }
+                guard open.insert(gesture.id).inserted else {
+                    fatalError("fuzz invariant: gesture \(gesture.id) began twice")
+                }
             case .changed:
-                guard open.contains(gesture.id) else { fatalError("fuzz invariant: gesture \(gesture.id) changed before it began") }
+                guard open.contains(gesture.id) else {
+                    fatalError("fuzz invariant: gesture \(gesture.id) changed before it began")
+                }
             case .ended, .cancelled:
                 guard open.remove(gesture.id) != nil else {
                     fatalError("fuzz invariant: gesture \(gesture.id) \(gesture.phase.rawValue) without began")
@@ -114,7 +125,9 @@ struct PipelineCheck {
     private mutating func encodeLine(_ message: ServerMessage) {
         lineBuffer.removeAll(keepingCapacity: true)
         JSONLines.encode(message, into: &lineBuffer)
-        guard lineBuffer.last == UInt8(ascii: "\n"), lineBuffer.firstIndex(of: UInt8(ascii: "\n")) == lineBuffer.count - 1 else {
+        guard lineBuffer.last == UInt8(ascii: "\n"),
+            lineBuffer.firstIndex(of: UInt8(ascii: "\n")) == lineBuffer.count - 1
+        else {
             fatalError("fuzz invariant: \(message.typeName) line is not exactly one line")
         }
         guard String(validating: lineBuffer, as: UTF8.self) != nil else {

@@ -15,13 +15,16 @@ nonisolated(unsafe) private let memo = JSONNumberMemo()
 private let reference: JSONEncoder = {
     let e = JSONEncoder()
     e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    e.nonConformingFloatEncodingStrategy = .convertToString(
+        positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
     return e
 }()
 
 /// Foundation's line: `{"type":"<type>",` + the object's fields + `}\n`, as JSONLines splices it.
 private func foundationLine(type: String, _ value: some Encodable) -> [UInt8] {
-    guard let body = try? reference.encode(value) else { fatalError("fuzz invariant: Foundation cannot encode \(value)") }
+    guard let body = try? reference.encode(value) else {
+        fatalError("fuzz invariant: Foundation cannot encode \(value)")
+    }
     var out = Array("{\"type\":\"\(type)\"".utf8)
     if body.count > 2 { out.append(UInt8(ascii: ",")) }
     out += body.dropFirst()
@@ -59,8 +62,9 @@ private struct Reader {
 }
 
 private func gesture(_ r: inout Reader, device: String) -> GestureEvent {
-    var g = GestureEvent(gesture: r.pick(GestureKind.allCases), phase: r.pick([.began, .changed, .ended, .cancelled, .recognized]),
-                         id: r.bits(8), time: r.double(), device: r.byte() & 1 == 1 ? device : r.string())
+    var g = GestureEvent(
+        gesture: r.pick(GestureKind.allCases), phase: r.pick([.began, .changed, .ended, .cancelled, .recognized]),
+        id: r.bits(8), time: r.double(), device: r.byte() & 1 == 1 ? device : r.string())
     g.fingers = r.maybe { Int(truncatingIfNeeded: $0.bits(8)) }
     g.touches = r.maybe { r in (0..<Int(r.byte() % 16)).map { _ in Int(truncatingIfNeeded: r.bits(8)) } }
     g.touch = r.maybe { Int(truncatingIfNeeded: $0.bits(8)) }
@@ -74,24 +78,31 @@ private func gesture(_ r: inout Reader, device: String) -> GestureEvent {
         return Occlusion(polygon: (0..<n).map { _ in r.point() }, polygonMm: (0..<n).map { _ in r.point() })
     }
     g.rotation = r.maybe { $0.double() }; g.rotationVelocity = r.maybe { $0.double() }
-    g.translation = r.maybe { $0.point() }; g.translationMm = r.maybe { $0.point() }; g.velocity = r.maybe { $0.point() }
+    g.translation = r.maybe { $0.point() }; g.translationMm = r.maybe { $0.point() };
+    g.velocity = r.maybe { $0.point() }
     g.direction = r.maybe { $0.pick([SwipeDirection.up, .down, .left, .right]) }
     g.edge = r.maybe { $0.pick(DisplayEdge.allCases) }
     g.taps = r.maybe { Int(truncatingIfNeeded: $0.bits(8)) }
     g.position = r.maybe { $0.point() }; g.positionMm = r.maybe { $0.point() }; g.duration = r.maybe { $0.double() }
-    g.glideMm = r.maybe { $0.point() }; g.glideScale = r.maybe { $0.double() }; g.glideRotation = r.maybe { $0.double() }
+    g.glideMm = r.maybe { $0.point() }; g.glideScale = r.maybe { $0.double() };
+    g.glideRotation = r.maybe { $0.double() }
     g.reason = r.maybe { $0.string() }
     return g
 }
 
 private func touches(_ r: inout Reader, device: String) -> TouchesMessage {
     let phases = ["began", "moved", "stationary", "ended", "cancelled"], tools = ["finger", "pen", "palm"]
-    return TouchesMessage(time: r.double(), device: device, touches: (0..<Int(r.byte() % 12)).map { _ in
-        WireTouch(id: Int(truncatingIfNeeded: r.bits(8)), phase: r.byte() & 1 == 1 ? r.pick(phases) : r.string(),
-                  tool: r.byte() & 1 == 1 ? r.pick(tools) : r.string(), x: r.double(), y: r.double(), xMm: r.double(), yMm: r.double(),
-                  majorMm: r.maybe { $0.double() }, minorMm: r.maybe { $0.double() }, orientation: r.maybe { $0.double() },
-                  pressure: r.maybe { $0.double() }, vxMm: r.maybe { $0.double() }, vyMm: r.maybe { $0.double() })
-    })
+    return TouchesMessage(
+        time: r.double(), device: device,
+        touches: (0..<Int(r.byte() % 12)).map { _ in
+            WireTouch(
+                id: Int(truncatingIfNeeded: r.bits(8)), phase: r.byte() & 1 == 1 ? r.pick(phases) : r.string(),
+                tool: r.byte() & 1 == 1 ? r.pick(tools) : r.string(), x: r.double(), y: r.double(), xMm: r.double(),
+                yMm: r.double(),
+                majorMm: r.maybe { $0.double() }, minorMm: r.maybe { $0.double() },
+                orientation: r.maybe { $0.double() },
+                pressure: r.maybe { $0.double() }, vxMm: r.maybe { $0.double() }, vyMm: r.maybe { $0.double() })
+        })
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -106,7 +117,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for g in events {
         let line = JSONLines.encode(g)
         guard line == foundationLine(type: "gesture", g) else {
-            fatalError("fuzz invariant: gesture line differs from Foundation's: \(String(decoding: line, as: UTF8.self))")
+            fatalError(
+                "fuzz invariant: gesture line differs from Foundation's: \(String(decoding: line, as: UTF8.self))")
         }
         expected += line
         ends.append(expected.count)
@@ -118,12 +130,15 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         var together: [UInt8] = [], togetherEnds: [Int] = []
         if roomy { together.reserveCapacity(1 << 18) }
         JSONLines.encode(events, quotedDevice: quoted, memo: memo, into: &together, ends: &togetherEnds)
-        guard together == expected, togetherEnds == ends else { fatalError("fuzz invariant: the one-pass lines differ") }
+        guard together == expected, togetherEnds == ends else {
+            fatalError("fuzz invariant: the one-pass lines differ")
+        }
     }
     var touchesLine: [UInt8] = []
     JSONLines.encode(frame, quotedDevice: quoted, memo: memo, into: &touchesLine)
     guard touchesLine == foundationLine(type: "touches", frame) else {
-        fatalError("fuzz invariant: touches line differs from Foundation's: \(String(decoding: touchesLine, as: UTF8.self))")
+        fatalError(
+            "fuzz invariant: touches line differs from Foundation's: \(String(decoding: touchesLine, as: UTF8.self))")
     }
     // The compact frame line whole, as the daemon puts it together: a JSON object.
     var compact: [UInt8] = []
@@ -139,7 +154,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     frame.writeCompactTouches(after: ",\"touches\":", memo: memo, into: &compact)
     compact += Array("}\n".utf8)
     guard (try? JSONSerialization.jsonObject(with: Data(compact))) as? [String: Any] != nil else {
-        fatalError("fuzz invariant: compact frame line is not a JSON object: \(String(decoding: compact, as: UTF8.self))")
+        fatalError(
+            "fuzz invariant: compact frame line is not a JSON object: \(String(decoding: compact, as: UTF8.self))")
     }
     return 0
 }

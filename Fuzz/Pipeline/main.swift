@@ -39,7 +39,8 @@ func fuzzDescription(_ input: inout FuzzBytes) -> (DeviceDescription, TouchTrack
     switch mode % 3 {
     case 0:
         let slotMax = input.byte()
-        axes[AbsCode.mtSlot] = AbsInfo(minimum: 0, maximum: slotMax < 250 ? Int32(slotMax % 12) : input.interestingInt32())
+        axes[AbsCode.mtSlot] = AbsInfo(
+            minimum: 0, maximum: slotMax < 250 ? Int32(slotMax % 12) : input.interestingInt32())
         axis(AbsCode.mtTrackingID)
         axis(AbsCode.mtPositionX)
         axis(AbsCode.mtPositionY)
@@ -52,8 +53,10 @@ func fuzzDescription(_ input: inout FuzzBytes) -> (DeviceDescription, TouchTrack
         if mode & 0x40 != 0 { axis(AbsCode.pressure) }
     }
     let optional = input.byte()
-    let optionalCodes = [AbsCode.mtTouchMajor, AbsCode.mtTouchMinor, AbsCode.mtWidthMajor, AbsCode.mtOrientation,
-                         AbsCode.mtPressure, AbsCode.mtToolType, AbsCode.mtDistance, AbsCode.mtWidthMinor]
+    let optionalCodes = [
+        AbsCode.mtTouchMajor, AbsCode.mtTouchMinor, AbsCode.mtWidthMajor, AbsCode.mtOrientation,
+        AbsCode.mtPressure, AbsCode.mtToolType, AbsCode.mtDistance, AbsCode.mtWidthMinor,
+    ]
     for (bit, code) in optionalCodes.enumerated() where optional & (1 << bit) != 0 { axis(code) }
     let description = DeviceDescription(
         name: "fuzz", properties: mode & 0x08 != 0 ? [] : [InputProperty.direct],
@@ -77,11 +80,14 @@ func fuzzAdvance(_ time: Timestamp, _ input: inout FuzzBytes) -> Timestamp {
 
 /// One instruction's events, all at `time`.
 func fuzzEvents(at time: Timestamp, _ input: inout FuzzBytes) -> [InputEvent] {
-    func abs(_ code: UInt16, _ value: Int32) -> InputEvent { InputEvent(time: time, type: EventType.abs, code: code, value: value) }
+    func abs(_ code: UInt16, _ value: Int32) -> InputEvent {
+        InputEvent(time: time, type: EventType.abs, code: code, value: value)
+    }
     func syn(_ code: UInt16) -> InputEvent { InputEvent(time: time, type: EventType.syn, code: code, value: 0) }
     let op = input.byte()
     switch op % 16 {
-    case 0, 1: return [abs(AbsCode.mtPositionX, Int32(input.uint16())), abs(AbsCode.mtPositionY, Int32(input.uint16()))]
+    case 0, 1:
+        return [abs(AbsCode.mtPositionX, Int32(input.uint16())), abs(AbsCode.mtPositionY, Int32(input.uint16()))]
     case 2, 3, 4: return [syn(SynCode.report)]
     case 5: return [abs(AbsCode.mtSlot, Int32(input.byte() % 12))]
     case 6: return [abs(AbsCode.mtTrackingID, Int32(input.byte()))]
@@ -94,11 +100,17 @@ func fuzzEvents(at time: Timestamp, _ input: inout FuzzBytes) -> [InputEvent] {
     case 13: return [abs(input.byte() < 128 ? AbsCode.mtSlot : AbsCode.mtTrackingID, input.interestingInt32())]
     case 14:
         // A whole contact: slot, new tracking id, position, report.
-        return [abs(AbsCode.mtSlot, Int32(input.byte() % 12)), abs(AbsCode.mtTrackingID, Int32(input.byte())),
-                abs(AbsCode.mtPositionX, Int32(input.uint16())), abs(AbsCode.mtPositionY, Int32(input.uint16())),
-                syn(SynCode.report)]
+        return [
+            abs(AbsCode.mtSlot, Int32(input.byte() % 12)), abs(AbsCode.mtTrackingID, Int32(input.byte())),
+            abs(AbsCode.mtPositionX, Int32(input.uint16())), abs(AbsCode.mtPositionY, Int32(input.uint16())),
+            syn(SynCode.report),
+        ]
     default:
         // Anything at all.
-        return [InputEvent(time: time, type: UInt16(input.byte() & 0x1f), code: input.uint16() & 0x3ff, value: input.interestingInt32())]
+        return [
+            InputEvent(
+                time: time, type: UInt16(input.byte() & 0x1f), code: input.uint16() & 0x3ff,
+                value: input.interestingInt32())
+        ]
     }
 }

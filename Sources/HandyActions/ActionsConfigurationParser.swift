@@ -22,15 +22,18 @@ public struct ActionsConfigurationError: Error, Sendable, Equatable, CustomStrin
 
 extension ActionsConfiguration {
     /// The keys a `[[binding]]` may have, in the order docs/ACTIONS.md lists them.
-    public static let bindingKeys = ["gesture", "phase", "fingers", "taps", "direction", "edge", "hand", "health", "device",
-                                     "run", "shell", "keys"]
+    public static let bindingKeys = [
+        "gesture", "phase", "fingers", "taps", "direction", "edge", "hand", "health", "device",
+        "run", "shell", "keys",
+    ]
 
     /// Reads and checks the file at `path`.
     public static func load(path: String) throws(ActionsConfigurationError) -> ActionsConfiguration {
         let text: String
         switch readText(path: path) {
         case .success(let read): text = read
-        case .failure(let reason): throw ActionsConfigurationError(path: path, line: nil, key: nil, message: "cannot read: \(reason.text)")
+        case .failure(let reason):
+            throw ActionsConfigurationError(path: path, line: nil, key: nil, message: "cannot read: \(reason.text)")
         }
         return try parse(text, path: path)
     }
@@ -51,7 +54,9 @@ extension ActionsConfiguration {
         case .failure(.system(let code)): return .failure(ReadFailure(text: POSIXFile.reason(code)))
         case .failure(.tooLarge): return .failure(ReadFailure(text: "larger than \(maximumFileBytes >> 20) MiB"))
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(ReadFailure(text: "not UTF-8 text")) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return .failure(ReadFailure(text: "not UTF-8 text"))
+        }
         return .success(text)
     }
 
@@ -65,8 +70,9 @@ extension ActionsConfiguration {
         do {
             table = try TOMLTable(string: text)
         } catch let e as TOMLParseError {
-            throw ActionsConfigurationError(path: path, line: e.source.begin.line, key: nil,
-                                            message: "column \(e.source.begin.column): not valid TOML: \(e.description)")
+            throw ActionsConfigurationError(
+                path: path, line: e.source.begin.line, key: nil,
+                message: "column \(e.source.begin.column): not valid TOML: \(e.description)")
         } catch {
             throw ActionsConfigurationError(path: path, line: nil, key: nil, message: "not valid TOML: \(error)")
         }
@@ -75,35 +81,45 @@ extension ActionsConfiguration {
             ActionsConfigurationError(path: path, line: line, key: key, message: message)
         }
 
-        for key in table.keys.sorted(by: { (lines.topLevel[$0] ?? .max, $0) < (lines.topLevel[$1] ?? .max, $1) }) where key != "binding" {
+        for key in table.keys.sorted(by: { (lines.topLevel[$0] ?? .max, $0) < (lines.topLevel[$1] ?? .max, $1) })
+        where key != "binding" {
             throw fail(lines.topLevel[key], key, "unknown key \"\(key)\"; the file holds [[binding]] tables only")
         }
         guard let value = table["binding"] else { return ActionsConfiguration(bindings: []) }
         guard let array = value.array, array.allSatisfy({ $0.table != nil }) else {
-            throw fail(lines.topLevel["binding"], "binding", "binding must be [[binding]] tables (an array of tables), not \(describeType(value))")
+            throw fail(
+                lines.topLevel["binding"], "binding",
+                "binding must be [[binding]] tables (an array of tables), not \(describeType(value))")
         }
         var bindings: [GestureBinding] = []
         for (offset, element) in array.enumerated() {
             let index = offset + 1
             let keyLines = offset < lines.bindings.count ? lines.bindings[offset] : nil
             let headerLine = keyLines?.header ?? lines.topLevel["binding"]
-            bindings.append(try parseBinding(element.table!, index: index, headerLine: headerLine,
-                                             keyLines: keyLines?.keys ?? [:], fail: fail))
+            bindings.append(
+                try parseBinding(
+                    element.table!, index: index, headerLine: headerLine,
+                    keyLines: keyLines?.keys ?? [:], fail: fail))
         }
         return ActionsConfiguration(bindings: bindings)
     }
 
-    private static func parseBinding(_ t: TOMLTable, index: Int, headerLine: Int?, keyLines: [String: Int],
-                                     fail: (Int?, String?, String) -> ActionsConfigurationError) throws(ActionsConfigurationError) -> GestureBinding {
+    private static func parseBinding(
+        _ t: TOMLTable, index: Int, headerLine: Int?, keyLines: [String: Int],
+        fail: (Int?, String?, String) -> ActionsConfigurationError
+    ) throws(ActionsConfigurationError) -> GestureBinding {
         let name = "binding \(index)"
         func line(_ key: String) -> Int? { keyLines[key] ?? headerLine }
         func problem(_ key: String, _ what: String) -> ActionsConfigurationError {
             fail(line(key), key, "\(name): \(key) = \(render(t[key])): \(what)")
         }
         // Keys in file order, so the first problem reported is the first in the file.
-        for key in t.keys.sorted(by: { (keyLines[$0] ?? .max, $0) < (keyLines[$1] ?? .max, $1) }) where !bindingKeys.contains(key) {
-            throw fail(line(key), key, "\(name): unknown key \"\(key)\"; a binding has "
-                + bindingKeys.joined(separator: ", "))
+        for key in t.keys.sorted(by: { (keyLines[$0] ?? .max, $0) < (keyLines[$1] ?? .max, $1) })
+        where !bindingKeys.contains(key) {
+            throw fail(
+                line(key), key,
+                "\(name): unknown key \"\(key)\"; a binding has "
+                    + bindingKeys.joined(separator: ", "))
         }
 
         func string(_ key: String) throws(ActionsConfigurationError) -> String? {
@@ -111,8 +127,9 @@ extension ActionsConfiguration {
             guard let s = v.string else { throw problem(key, "expected a string") }
             return s
         }
-        func named<T: RawRepresentable>(_ key: String, _ type: T.Type, _ choices: [T]) throws(ActionsConfigurationError) -> T?
-            where T.RawValue == String {
+        func named<T: RawRepresentable>(_ key: String, _ type: T.Type, _ choices: [T]) throws(ActionsConfigurationError)
+            -> T?
+        where T.RawValue == String {
             guard let s = try string(key) else { return nil }
             guard let v = T(rawValue: s), choices.contains(where: { $0.rawValue == v.rawValue }) else {
                 throw problem(key, "expected one of " + choices.map(\.rawValue).joined(separator: ", "))
@@ -135,51 +152,60 @@ extension ActionsConfiguration {
         if t["health"] != nil {
             if t["gesture"] != nil {
                 let second = (keyLines["gesture"] ?? 0) > (keyLines["health"] ?? 0) ? "gesture" : "health"
-                throw fail(line(second), second, "\(name): both gesture and health; a binding names one (write two bindings)")
+                throw fail(
+                    line(second), second, "\(name): both gesture and health; a binding names one (write two bindings)")
             }
             for key in ["phase", "fingers", "taps", "direction", "edge", "hand"] {
                 try allowed(key, false, "a health binding matches the event and the device only")
             }
-            healthMatch = HealthMatch(event: try named("health", DeviceMessage.Event.self, HealthMatch.events)!, device: try string("device"))
+            healthMatch = HealthMatch(
+                event: try named("health", DeviceMessage.Event.self, HealthMatch.events)!, device: try string("device"))
         } else {
             gestureMatch = try parseGestureMatch()
         }
         func parseGestureMatch() throws(ActionsConfigurationError) -> GestureMatch {
-        guard t["gesture"] != nil else {
-            throw fail(headerLine, "gesture", "\(name): no gesture; every binding names one (gesture = \"swipe\"; the gestures are "
-                + GestureKind.allCases.map(\.rawValue).joined(separator: ", ")
-                + "), or a device-health event (health = \"lost\"; " + HealthMatch.events.map(\.rawValue).joined(separator: ", ") + ")")
-        }
-        let gesture = try named("gesture", GestureKind.self, GestureKind.allCases)!
-        let g = gesture.rawValue
-        let phaseText = try string("phase")
-        var phase: GesturePhase?
-        if let phaseText {
-            guard let p = GesturePhase(rawValue: phaseText), gesture.bindablePhases.contains(p) else {
-                let why = phaseText == GesturePhase.changed.rawValue ? " (changed comes every frame)" : ""
-                throw problem("phase", "a \(g) binding fires on " + gesture.bindablePhases.map(\.rawValue).joined(separator: ", ") + why)
+            guard t["gesture"] != nil else {
+                throw fail(
+                    headerLine, "gesture",
+                    "\(name): no gesture; every binding names one (gesture = \"swipe\"; the gestures are "
+                        + GestureKind.allCases.map(\.rawValue).joined(separator: ", ")
+                        + "), or a device-health event (health = \"lost\"; "
+                        + HealthMatch.events.map(\.rawValue).joined(separator: ", ") + ")")
             }
-            phase = p
-        }
-        try allowed("fingers", gesture.hasFingers, "\(g) events have no fingers (one touch each)")
-        try allowed("taps", gesture.hasTaps, "only tap and touch-tap events count taps")
-        try allowed("direction", gesture.hasDirection, "only swipe and touch-swipe events have a direction")
-        try allowed("edge", gesture.hasEdge, "only swipe events have an edge")
-        let match = GestureMatch(
-            gesture: gesture, phase: phase,
-            fingers: try integer("fingers", 1...10), taps: try integer("taps", 1...100),
-            direction: try named("direction", SwipeDirection.self, [.up, .down, .left, .right]),
-            edge: try named("edge", DisplayEdge.self, DisplayEdge.allCases),
-            hand: try named("hand", Hand.self, [.left, .right, .unknown]),
-            device: try string("device"))
-        return match
+            let gesture = try named("gesture", GestureKind.self, GestureKind.allCases)!
+            let g = gesture.rawValue
+            let phaseText = try string("phase")
+            var phase: GesturePhase?
+            if let phaseText {
+                guard let p = GesturePhase(rawValue: phaseText), gesture.bindablePhases.contains(p) else {
+                    let why = phaseText == GesturePhase.changed.rawValue ? " (changed comes every frame)" : ""
+                    throw problem(
+                        "phase",
+                        "a \(g) binding fires on " + gesture.bindablePhases.map(\.rawValue).joined(separator: ", ")
+                            + why)
+                }
+                phase = p
+            }
+            try allowed("fingers", gesture.hasFingers, "\(g) events have no fingers (one touch each)")
+            try allowed("taps", gesture.hasTaps, "only tap and touch-tap events count taps")
+            try allowed("direction", gesture.hasDirection, "only swipe and touch-swipe events have a direction")
+            try allowed("edge", gesture.hasEdge, "only swipe events have an edge")
+            let match = GestureMatch(
+                gesture: gesture, phase: phase,
+                fingers: try integer("fingers", 1...10), taps: try integer("taps", 1...100),
+                direction: try named("direction", SwipeDirection.self, [.up, .down, .left, .right]),
+                edge: try named("edge", DisplayEdge.self, DisplayEdge.allCases),
+                hand: try named("hand", Hand.self, [.left, .right, .unknown]),
+                device: try string("device"))
+            return match
         }
 
         // The action: exactly one of run and keys.
         let run = t["run"], keys = t["keys"]
         if run != nil && keys != nil {
             let second = (keyLines["run"] ?? 0) > (keyLines["keys"] ?? 0) ? "run" : "keys"
-            throw fail(line(second), second, "\(name): both run and keys; a binding does one thing (write two bindings)")
+            throw fail(
+                line(second), second, "\(name): both run and keys; a binding does one thing (write two bindings)")
         }
         var shell = false
         if let v = t["shell"] {
@@ -197,7 +223,9 @@ extension ActionsConfiguration {
             } else {
                 guard let items = run.array else {
                     let hint = run.string != nil ? "; a string needs shell = true (it runs with /bin/sh -c)" : ""
-                    throw problem("run", "expected the program and its arguments, e.g. [\"systemctl\", \"restart\", \"kiosk\"]" + hint)
+                    throw problem(
+                        "run",
+                        "expected the program and its arguments, e.g. [\"systemctl\", \"restart\", \"kiosk\"]" + hint)
                 }
                 var argv: [ArgumentTemplate] = []
                 for (i, item) in items.enumerated() {
@@ -221,9 +249,12 @@ extension ActionsConfiguration {
                 throw problem("keys", error.message)
             }
         } else {
-            throw fail(headerLine, nil, "\(name): no action; give run = [\"program\", \"argument\"] or keys = \"ctrl+alt+f1\"")
+            throw fail(
+                headerLine, nil, "\(name): no action; give run = [\"program\", \"argument\"] or keys = \"ctrl+alt+f1\"")
         }
-        if let healthMatch { return GestureBinding(index: index, line: headerLine, health: healthMatch, action: action) }
+        if let healthMatch {
+            return GestureBinding(index: index, line: headerLine, health: healthMatch, action: action)
+        }
         return GestureBinding(index: index, line: headerLine, match: gestureMatch!, action: action)
     }
 
@@ -259,7 +290,7 @@ struct TOMLKeyLines {
     init(_ text: String) {
         enum Section { case top, binding, other }
         var section = Section.top
-        var openString: String?   // the delimiter of a multi-line string we are inside
+        var openString: String?  // the delimiter of a multi-line string we are inside
         for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let lineNumber = i + 1
             let line = String(raw).trimmed(of: " \t\r")
@@ -288,7 +319,10 @@ struct TOMLKeyLines {
             if let equals = line.firstIndex(of: "="), let key = Self.bareOrQuotedKey(line[..<equals]) {
                 switch section {
                 case .top: if topLevel[key] == nil { topLevel[key] = lineNumber }
-                case .binding: if bindings[bindings.count - 1].keys[key] == nil { bindings[bindings.count - 1].keys[key] = lineNumber }
+                case .binding:
+                    if bindings[bindings.count - 1].keys[key] == nil {
+                        bindings[bindings.count - 1].keys[key] = lineNumber
+                    }
                 case .other: break
                 }
                 value = String(line[line.index(after: equals)...])

@@ -33,9 +33,11 @@ public final class ActionsService: Sendable {
 
     /// Reads the configuration; throws when it is bad (nothing starts then).
     /// `uinputPath`: the node the virtual keyboard is made through (tests name one that cannot exist).
-    public init(configurationPath: String, socketPath: String = HandyClient.defaultSocketPath,
-                keyboardName: String = VirtualKeyboard.defaultName, uinputPath: String = UInputDevice.defaultControlPath,
-                logger: Logger) throws(ActionsConfigurationError) {
+    public init(
+        configurationPath: String, socketPath: String = HandyClient.defaultSocketPath,
+        keyboardName: String = VirtualKeyboard.defaultName, uinputPath: String = UInputDevice.defaultControlPath,
+        logger: Logger
+    ) throws(ActionsConfigurationError) {
         let configuration = try ActionsConfiguration.load(path: configurationPath)
         self.configurationPath = configurationPath
         self.socketPath = socketPath
@@ -83,14 +85,19 @@ public final class ActionsService: Sendable {
     public func handle(_ message: ServerMessage) {
         switch message {
         case .hello(let hello):
-            state.withLock { s in for d in hello.devices { s.deviceNames[d.id] = d.name; s.deviceNodes[d.id] = d.node } }
+            state.withLock { s in for d in hello.devices { s.deviceNames[d.id] = d.name; s.deviceNodes[d.id] = d.node }
+            }
             logger.info("connected to \(socketPath): handyd \(hello.version), \(hello.devices.count) devices")
         case .device(let m) where m.health != nil:
             fire(for: m)
         case .device(let m) where m.event == .added:
-            state.withLock { $0.deviceNames[m.device.id] = m.device.name; $0.deviceNodes[m.device.id] = m.device.node }
+            state.withLock {
+                $0.deviceNames[m.device.id] = m.device.name; $0.deviceNodes[m.device.id] = m.device.node
+            }
         case .device(let m) where m.event == .removed:
-            state.withLock { $0.deviceNames[m.device.id] = nil; $0.deviceNodes[m.device.id] = nil }
+            state.withLock {
+                $0.deviceNames[m.device.id] = nil; $0.deviceNodes[m.device.id] = nil
+            }
         case .gesture(let event):
             fire(for: event)
         case .shutdown(let m):
@@ -103,15 +110,18 @@ public final class ActionsService: Sendable {
     /// Runs the actions of every binding that matches `event`, in file order.
     public func fire(for event: GestureEvent) {
         let bindings = state.withLock { s in
-            s.configuration.bindings(matching: event, deviceName: s.deviceNames[event.device], deviceNode: s.deviceNodes[event.device])
+            s.configuration.bindings(
+                matching: event, deviceName: s.deviceNames[event.device], deviceNode: s.deviceNodes[event.device])
         }
         for binding in bindings {
             switch binding.action {
             case .run(let templates):
-                launcher.launch(templates.map { $0.expand(for: event) }, environment: EventField.environment(for: event),
-                                label: binding.label)
+                launcher.launch(
+                    templates.map { $0.expand(for: event) }, environment: EventField.environment(for: event),
+                    label: binding.label)
             case .shell(let script):
-                launcher.launch(["/bin/sh", "-c", script], environment: EventField.environment(for: event), label: binding.label)
+                launcher.launch(
+                    ["/bin/sh", "-c", script], environment: EventField.environment(for: event), label: binding.label)
             case .keys(let chord):
                 press(chord, label: binding.label)
             }
@@ -125,7 +135,8 @@ public final class ActionsService: Sendable {
             let environment = EventField.environment(for: message)
             switch binding.action {
             case .run(let templates):
-                launcher.launch(templates.map { $0.expand(for: message) }, environment: environment, label: binding.label)
+                launcher.launch(
+                    templates.map { $0.expand(for: message) }, environment: environment, label: binding.label)
             case .shell(let script):
                 launcher.launch(["/bin/sh", "-c", script], environment: environment, label: binding.label)
             case .keys(let chord):
@@ -160,7 +171,8 @@ public final class ActionsService: Sendable {
         let made: String?? = state.withLock { s in
             guard s.keyboard == nil else { return nil }
             do {
-                let keyboard = try VirtualKeyboard(name: keyboardName, extraKeys: s.configuration.keyCodes, controlPath: uinputPath)
+                let keyboard = try VirtualKeyboard(
+                    name: keyboardName, extraKeys: s.configuration.keyCodes, controlPath: uinputPath)
                 s.keyboard = keyboard
                 return .some(keyboard.devnode)
             } catch {
@@ -181,8 +193,9 @@ public final class ActionsService: Sendable {
             group.addTask {
                 // Every gesture, no touches (hello and device messages always come). Sent explicitly
                 // rather than relying on the default, which also tells a `--wait-clients` replay to start.
-                let client = HandyClient(socketPath: self.socketPath, subscription: SubscribeRequest(touches: false),
-                                         reconnect: .init(initialDelaySeconds: 0.1, maximumDelaySeconds: 2))
+                let client = HandyClient(
+                    socketPath: self.socketPath, subscription: SubscribeRequest(touches: false),
+                    reconnect: .init(initialDelaySeconds: 0.1, maximumDelaySeconds: 2))
                 // The stream ends with an error only for what reconnecting cannot mend (a line over
                 // the protocol's limit): said, then a new stream after a pause, until cancelled.
                 while !Task.isCancelled {

@@ -1,11 +1,12 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Foundation
-import Logging
-import NIOConcurrencyHelpers
 
 /// Starts commands without waiting for them, and reaps them later: the gesture stream never waits
 /// for a command, and a finished command leaves no zombie. A command that cannot start, or exits
@@ -49,7 +50,8 @@ public final class CommandLauncher: Sendable {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
 
         var pid: pid_t = 0
         let rc = withCStrings(argv) { cArgv in
@@ -111,9 +113,11 @@ public final class CommandLauncher: Sendable {
     /// `["touch", "/tmp/a b"]` → `touch '/tmp/a b'`, for log lines.
     static func show(_ argv: [String]) -> String {
         argv.map { arg in
-            let plain = !arg.isEmpty && arg.unicodeScalars.allSatisfy {
-                CharacterSet.alphanumerics.contains($0) || "-_./=:,+@%".unicodeScalars.contains($0)
-            }
+            let plain =
+                !arg.isEmpty
+                && arg.unicodeScalars.allSatisfy {
+                    CharacterSet.alphanumerics.contains($0) || "-_./=:,+@%".unicodeScalars.contains($0)
+                }
             return plain ? arg : "'" + arg.replacingOccurrences(of: "'", with: "'\\''") + "'"
         }.joined(separator: " ")
     }

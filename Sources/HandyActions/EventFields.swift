@@ -111,8 +111,9 @@ public struct ArgumentTemplate: Sendable, Equatable {
             }
             let name = String(source[next..<close])
             guard let field = EventField(rawValue: name) else {
-                throw Problem(message: "unknown placeholder {\(name)}; the placeholders are "
-                    + EventField.allCases.map { "{\($0.rawValue)}" }.joined(separator: ", "))
+                throw Problem(
+                    message: "unknown placeholder {\(name)}; the placeholders are "
+                        + EventField.allCases.map { "{\($0.rawValue)}" }.joined(separator: ", "))
             }
             if !text.isEmpty { parts.append(.text(text)); text = "" }
             parts.append(.field(field))

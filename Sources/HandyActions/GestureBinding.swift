@@ -10,7 +10,9 @@ public struct ActionsConfiguration: Sendable, Equatable {
 
     /// The bindings that fire for `event` on the device named `deviceName` whose kernel node is
     /// `deviceNode` (nil when unknown).
-    public func bindings(matching event: GestureEvent, deviceName: String?, deviceNode: String? = nil) -> [GestureBinding] {
+    public func bindings(matching event: GestureEvent, deviceName: String?, deviceNode: String? = nil)
+        -> [GestureBinding]
+    {
         bindings.filter { $0.match?.matches(event, deviceName: deviceName, deviceNode: deviceNode) ?? false }
     }
 
@@ -66,8 +68,10 @@ public struct GestureMatch: Sendable, Equatable {
     /// (`event5`, which can change on replug) or its name (`EP0430M09`), as subscribe filters take.
     public var device: String?
 
-    public init(gesture: GestureKind, phase: GesturePhase? = nil, fingers: Int? = nil, taps: Int? = nil,
-                direction: SwipeDirection? = nil, edge: DisplayEdge? = nil, hand: Hand? = nil, device: String? = nil) {
+    public init(
+        gesture: GestureKind, phase: GesturePhase? = nil, fingers: Int? = nil, taps: Int? = nil,
+        direction: SwipeDirection? = nil, edge: DisplayEdge? = nil, hand: Hand? = nil, device: String? = nil
+    ) {
         self.gesture = gesture
         self.phase = phase ?? gesture.firingPhase
         self.fingers = fingers; self.taps = taps; self.direction = direction; self.edge = edge

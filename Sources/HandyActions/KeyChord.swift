@@ -30,13 +30,16 @@ public struct KeyChord: Sendable, Equatable {
         }
         var codes: [UInt16] = []
         for name in names {
-            let kernelName = Self.aliases[name.lowercased()] ?? {
-                let upper = name.uppercased()
-                return upper.hasPrefix("KEY_") ? upper : "KEY_" + upper
-            }()
+            let kernelName =
+                Self.aliases[name.lowercased()]
+                ?? {
+                    let upper = name.uppercased()
+                    return upper.hasPrefix("KEY_") ? upper : "KEY_" + upper
+                }()
             guard let code = KeyCodes.code(named: kernelName), code > 0 else {
-                throw Problem(message: "unknown key \"\(name)\" in \"\(source)\" (names as in linux/input-event-codes.h, "
-                    + "e.g. KEY_F1 or f1, or ctrl, shift, alt, altgr, super, esc)")
+                throw Problem(
+                    message: "unknown key \"\(name)\" in \"\(source)\" (names as in linux/input-event-codes.h, "
+                        + "e.g. KEY_F1 or f1, or ctrl, shift, alt, altgr, super, esc)")
             }
             guard !codes.contains(code) else { throw Problem(message: "\"\(name)\" twice in \"\(source)\"") }
             codes.append(code)

@@ -1,10 +1,11 @@
+import HandyProtocol
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HandyProtocol
-import NIOCore
-import NIOPosix
-import NIOConcurrencyHelpers
 
 /// A subscriber of handyd: connects to its socket, subscribes, and delivers what the daemon sends
 /// as typed ``ServerMessage``s. Reconnects with backoff when the daemon restarts.
@@ -52,8 +53,10 @@ public struct HandyClient: Sendable {
     ///   - reconnect: backoff for reconnecting, or nil to stop at the first disconnection.
     ///   - maximumBufferedMessages: how far the consumer may fall behind before the socket is
     ///     left unread (at least 2).
-    public init(socketPath: String = defaultSocketPath, subscription: SubscribeRequest? = nil, reconnect: Backoff? = Backoff(),
-                maximumBufferedMessages: Int = 4096) {
+    public init(
+        socketPath: String = defaultSocketPath, subscription: SubscribeRequest? = nil, reconnect: Backoff? = Backoff(),
+        maximumBufferedMessages: Int = 4096
+    ) {
         self.socketPath = socketPath
         self.subscription = subscription
         self.reconnect = reconnect
@@ -168,13 +171,16 @@ public struct HandyClient: Sendable {
         throw HandyClientError.closedBeforeHello
     }
 
-    private func connect(_ continuation: AsyncThrowingStream<ServerMessage, any Error>.Continuation, flow: ReadFlow) async throws -> any Channel {
+    private func connect(_ continuation: AsyncThrowingStream<ServerMessage, any Error>.Continuation, flow: ReadFlow)
+        async throws -> any Channel
+    {
         do {
             return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         flow.attach(channel)
-                        try channel.pipeline.syncOperations.addHandler(MessageReader(continuation: continuation, flow: flow))
+                        try channel.pipeline.syncOperations.addHandler(
+                            MessageReader(continuation: continuation, flow: flow))
                     }
                 }
                 .connect(unixDomainSocketPath: socketPath)
@@ -197,7 +203,9 @@ public struct HandyClient: Sendable {
             let reason: String
             switch errno {
             case ENOENT, ECONNREFUSED: reason = "is handyd running? (systemctl status handyd.socket handyd)"
-            case EACCES, EPERM: reason = "not allowed: the socket is mode 0660, for its owner and group (handyd's under systemd; docs/PROTOCOL.md)"
+            case EACCES, EPERM:
+                reason =
+                    "not allowed: the socket is mode 0660, for its owner and group (handyd's under systemd; docs/PROTOCOL.md)"
             case ENAMETOOLONG: reason = "a Unix socket path is at most 107 bytes"
             default: reason = "see handyd's journal (journalctl -u handyd)"
             }

@@ -1,6 +1,5 @@
 import HandyProtocol
 
-
 /// A rectangle in the app's units (e.g. points or pixels), y down.
 public struct PlacementRect: Hashable, Sendable, Codable {
     public var x: Double
@@ -62,12 +61,15 @@ public struct Placement: Hashable, Sendable {
 /// exists. Touching the region is not overlapping it.
 ///
 /// - Returns: nil when the event has neither `centroid` nor `position`.
-public func placement(for event: GestureEvent, size: PlacementSize, gap: Double, view: PlacementRect,
-                      margin: Double = 0, threshold: Double? = nil) -> Placement? {
+public func placement(
+    for event: GestureEvent, size: PlacementSize, gap: Double, view: PlacementRect,
+    margin: Double = 0, threshold: Double? = nil
+) -> Placement? {
     guard let at = event.centroid ?? event.position else { return nil }
-    return placement(at: at, hand: event.hand, clearSide: event.clearSide, polygon: event.occlusion?.polygon ?? [],
-                     rightHandProbability: event.rightHandProbability, size: size, gap: gap, view: view,
-                     margin: margin, threshold: threshold)
+    return placement(
+        at: at, hand: event.hand, clearSide: event.clearSide, polygon: event.occlusion?.polygon ?? [],
+        rightHandProbability: event.rightHandProbability, size: size, gap: gap, view: view,
+        margin: margin, threshold: threshold)
 }
 
 /// The side ``placement(for:size:gap:view:margin:threshold:)`` puts the popover on (`.left`,
@@ -85,18 +87,22 @@ public func placementSide(hand: Hand?, clearSide: Side?, rightHandProbability: D
 
 /// ``placement(for:size:gap:view:margin:threshold:)`` from the event's fields (for a `changed`
 /// event, pass the region kept from the last event that carried one).
-public func placement(at: WirePoint, hand: Hand?, clearSide: Side?, polygon normalised: [WirePoint],
-                      rightHandProbability: Double?, size: PlacementSize, gap: Double, view: PlacementRect,
-                      margin: Double = 0, threshold: Double? = nil) -> Placement {
+public func placement(
+    at: WirePoint, hand: Hand?, clearSide: Side?, polygon normalised: [WirePoint],
+    rightHandProbability: Double?, size: PlacementSize, gap: Double, view: PlacementRect,
+    margin: Double = 0, threshold: Double? = nil
+) -> Placement {
     let w = size.width, h = size.height
     let sl = view.x + margin, st = view.y + margin
     let sr = view.x + view.width - margin, sb = view.y + view.height - margin
     let cx = view.x + at.x * view.width, cy = view.y + at.y * view.height
-    let poly: [WirePoint] = normalised.count >= 3
+    let poly: [WirePoint] =
+        normalised.count >= 3
         ? normalised.map { WirePoint(x: view.x + $0.x * view.width, y: view.y + $0.y * view.height) } : []
     let eps = 1e-9 * max(abs(view.width), abs(view.height))
-    let side = placementSide(hand: hand, clearSide: clearSide, rightHandProbability: rightHandProbability,
-                             threshold: threshold)
+    let side = placementSide(
+        hand: hand, clearSide: clearSide, rightHandProbability: rightHandProbability,
+        threshold: threshold)
     func clampX(_ x: Double) -> Double { max(sl, min(x, sr - w)) }
     func clampY(_ y: Double) -> Double { max(st, min(y, sb - h)) }
     func clear(_ x: Double, _ y: Double) -> Bool {
@@ -162,12 +168,16 @@ public func placement(at: WirePoint, hand: Hand?, clearSide: Side?, polygon norm
     let tries: [(Placement.Rule, () -> (Double, Double)?)]
     if let side {
         let other: Side = side == .left ? .right : .left
-        tries = [(.besideClearSide, { beside(side) }), (.above, above), (.farSide, { beside(other) }), (.corner, corner)]
+        tries = [
+            (.besideClearSide, { beside(side) }), (.above, above), (.farSide, { beside(other) }), (.corner, corner),
+        ]
     } else {
         let roomier: Side = cx - sl > sr - cx ? .left : .right
         let second: Side = roomier == .left ? .right : .left
-        tries = [(.neutralAbove, above), (.neutralBeside, { beside(roomier) }), (.neutralBeside, { beside(second) }),
-                 (.corner, corner)]
+        tries = [
+            (.neutralAbove, above), (.neutralBeside, { beside(roomier) }), (.neutralBeside, { beside(second) }),
+            (.corner, corner),
+        ]
     }
     for (rule, attempt) in tries {
         if let (x, y) = attempt() { return result(x, y, rule) }

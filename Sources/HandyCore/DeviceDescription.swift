@@ -8,7 +8,9 @@ public struct AbsInfo: Hashable, Sendable {
     /// Units per millimetre for position axes (units per radian for ABS_MT_ORIENTATION); 0 = unknown.
     public var resolution: Int32
 
-    public init(value: Int32 = 0, minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32 = 0) {
+    public init(
+        value: Int32 = 0, minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32 = 0
+    ) {
         self.value = value
         self.minimum = minimum
         self.maximum = maximum
@@ -81,12 +83,14 @@ public struct DeviceDescription: Hashable, Sendable {
     /// maximum above their minimum. With an empty range every position is one device unit wide
     /// and every touch lands on one edge; libinput refuses such a device too ("min == max").
     public var positionRangeProblem: String? {
-        let axes: [(UInt16, String)] = isMultitouch
+        let axes: [(UInt16, String)] =
+            isMultitouch
             ? [(AbsCode.mtPositionX, "ABS_MT_POSITION_X"), (AbsCode.mtPositionY, "ABS_MT_POSITION_Y")]
             : [(AbsCode.x, "ABS_X"), (AbsCode.y, "ABS_Y")]
         for (code, name) in axes {
             guard let axis = absAxes[code], axis.maximum <= axis.minimum else { continue }
-            return "\(name) has an empty range (minimum \(axis.minimum), maximum \(axis.maximum)): it cannot place a touch"
+            return
+                "\(name) has an empty range (minimum \(axis.minimum), maximum \(axis.maximum)): it cannot place a touch"
         }
         return nil
     }

@@ -101,13 +101,23 @@ public struct DeviceGeometry: Hashable, Sendable {
     var isSizeAssumed: Bool
     public var calibration: CalibrationMatrix
 
-    public init(description: DeviceDescription, calibration: CalibrationMatrix = .identity, sizeMm: (width: Double, height: Double)? = nil) {
-        let x = description.absAxes[AbsCode.mtPositionX] ?? description.absAxes[AbsCode.x] ?? AbsInfo(minimum: 0, maximum: 1)
-        let y = description.absAxes[AbsCode.mtPositionY] ?? description.absAxes[AbsCode.y] ?? AbsInfo(minimum: 0, maximum: 1)
+    public init(
+        description: DeviceDescription, calibration: CalibrationMatrix = .identity,
+        sizeMm: (width: Double, height: Double)? = nil
+    ) {
+        let x =
+            description.absAxes[AbsCode.mtPositionX] ?? description.absAxes[AbsCode.x]
+            ?? AbsInfo(minimum: 0, maximum: 1)
+        let y =
+            description.absAxes[AbsCode.mtPositionY] ?? description.absAxes[AbsCode.y]
+            ?? AbsInfo(minimum: 0, maximum: 1)
         self.init(xAxis: x, yAxis: y, calibration: calibration, sizeMm: sizeMm)
     }
 
-    public init(xAxis: AbsInfo, yAxis: AbsInfo, calibration: CalibrationMatrix = .identity, sizeMm: (width: Double, height: Double)? = nil) {
+    public init(
+        xAxis: AbsInfo, yAxis: AbsInfo, calibration: CalibrationMatrix = .identity,
+        sizeMm: (width: Double, height: Double)? = nil
+    ) {
         self.xAxis = xAxis
         self.yAxis = yAxis
         self.calibration = calibration
@@ -137,13 +147,19 @@ public struct DeviceGeometry: Hashable, Sendable {
     var sensorHeightMm: Double { Double(yAxis.extent) / unitsPerMmY }
 
     /// Display size in mm: the sensor size seen through the calibration matrix's linear part.
-    public var displayWidthMm: Double { Swift.abs(calibration.a) * sensorWidthMm + Swift.abs(calibration.b) * sensorHeightMm }
-    public var displayHeightMm: Double { Swift.abs(calibration.d) * sensorWidthMm + Swift.abs(calibration.e) * sensorHeightMm }
+    public var displayWidthMm: Double {
+        Swift.abs(calibration.a) * sensorWidthMm + Swift.abs(calibration.b) * sensorHeightMm
+    }
+    public var displayHeightMm: Double {
+        Swift.abs(calibration.d) * sensorWidthMm + Swift.abs(calibration.e) * sensorHeightMm
+    }
 
     /// Sensor-normalised coordinates, 0…1, before calibration.
     @inline(__always) public func sensorNormalized(_ p: DevicePoint) -> (x: Double, y: Double) {
-        (Double(Int64(p.x) - Int64(xAxis.minimum)) / Double(xAxis.extent),
-         Double(Int64(p.y) - Int64(yAxis.minimum)) / Double(yAxis.extent))
+        (
+            Double(Int64(p.x) - Int64(xAxis.minimum)) / Double(xAxis.extent),
+            Double(Int64(p.y) - Int64(yAxis.minimum)) / Double(yAxis.extent)
+        )
     }
 
     /// Normalised display coordinates (after calibration).

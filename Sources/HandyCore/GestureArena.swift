@@ -128,7 +128,8 @@ public struct GestureArena: Sendable {
     }
 
     private mutating func addOcclusion(to out: inout [GestureEvent], from first: Int) {
-        occlusion.add(to: &out, from: first, displayWidthMm: context.displayWidthMm, displayHeightMm: context.displayHeightMm)
+        occlusion.add(
+            to: &out, from: first, displayWidthMm: context.displayWidthMm, displayHeightMm: context.displayHeightMm)
     }
 
     /// Cancels every gesture in progress (device removed, resync); the fingers still down start
@@ -156,7 +157,8 @@ public struct GestureArena: Sendable {
         cancel(at: time, reason: reason, perTouchToo: false, into: &out)
     }
 
-    private mutating func cancel(at time: Timestamp, reason: String, perTouchToo: Bool, into out: inout [GestureEvent]) {
+    private mutating func cancel(at time: Timestamp, reason: String, perTouchToo: Bool, into out: inout [GestureEvent])
+    {
         let before = tracesTransitions ? stateNames() : nil
         defer { if let before { trace(before, "cancel(\(reason))@\(time)") } }
         feed(.cancel(at: time, reason: reason), perTouchToo: perTouchToo, into: &out)
@@ -197,7 +199,7 @@ public struct GestureArena: Sendable {
     private mutating func trace(_ before: [(name: String, state: String)], _ input: String) {
         let after = stateNames()
         for i in before.indices where before[i].state != after[i].state {
-            if transitions.count >= 10_000 { transitions.removeFirst(5_000) }   // bounded if nobody drains
+            if transitions.count >= 10_000 { transitions.removeFirst(5_000) }  // bounded if nobody drains
             transitions.append("\(before[i].name): \(before[i].state) -> \(input) -> \(after[i].state)")
         }
     }
@@ -234,7 +236,9 @@ struct ArenaRecognizers: Sendable {
 
     /// The one list of the recognizers: feeding, timers, deadlines and the transition log all go through it.
     @inline(__always)
-    mutating func visitInOrder<V: RecognizerVisitor>(_ v: inout V, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+    mutating func visitInOrder<V: RecognizerVisitor>(
+        _ v: inout V, _ context: inout ArenaContext, _ out: inout [GestureEvent]
+    ) {
         v.visit(&longPress, &context, &out)
         v.visit(&pinch, &context, &out)
         v.visit(&rotate, &context, &out)
@@ -251,7 +255,9 @@ private struct FeedVisitor: RecognizerVisitor {
     let perTouchToo: Bool
 
     @inline(__always)
-    mutating func visit<R: GestureRecognizer>(_ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+    mutating func visit<R: GestureRecognizer>(
+        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]
+    ) {
         if R.isPerTouch, !perTouchToo { return }
         if case .timeAdvanced = input, !R.usesTimers { return }
         recognizer.handle(input, &context, into: &out)
@@ -264,7 +270,9 @@ private struct DeadlineVisitor: RecognizerVisitor {
     var earliest: Timestamp?
 
     @inline(__always)
-    mutating func visit<R: GestureRecognizer>(_ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+    mutating func visit<R: GestureRecognizer>(
+        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]
+    ) {
         guard R.usesTimers, let t = recognizer.nextDeadline(context) else { return }
         if earliest == nil || t < earliest! { earliest = t }
     }
@@ -274,7 +282,9 @@ private struct DeadlineVisitor: RecognizerVisitor {
 private struct StateNameVisitor: RecognizerVisitor {
     var names: [(name: String, state: String)] = []
 
-    mutating func visit<R: GestureRecognizer>(_ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+    mutating func visit<R: GestureRecognizer>(
+        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]
+    ) {
         guard !R.isPerTouch else { return }
         names.append((R.kinds[0].rawValue, recognizer.stateName))
     }
@@ -283,7 +293,9 @@ private struct StateNameVisitor: RecognizerVisitor {
 private struct KindVisitor: RecognizerVisitor {
     var kinds: [(kind: GestureKind, perTouchRecognizer: Bool)] = []
 
-    mutating func visit<R: GestureRecognizer>(_ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]) {
+    mutating func visit<R: GestureRecognizer>(
+        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]
+    ) {
         kinds += R.kinds.map { ($0, R.isPerTouch) }
     }
 }

@@ -89,7 +89,8 @@ struct GestureOcclusion: Sendable {
             // Most `changed` events stop here, before any array is made.
             let sent = sentOcclusion.lastIndex { $0.id == id }
             if out[i].phase == .changed, let sent, sentOcclusion[sent].hand == hand,
-               contactsStay(sentOcclusion[sent].contactsMm, key: key, anchor: anchor) {
+                contactsStay(sentOcclusion[sent].contactsMm, key: key, anchor: anchor)
+            {
                 out[i].clearSide = sentOcclusion[sent].clearSide
                 continue
             }
@@ -103,9 +104,10 @@ struct GestureOcclusion: Sendable {
             if let key, let known = shapes.first(where: { $0.touch == key && $0.hand == hand }) {
                 shape = known.shape
             } else {
-                shape = Self.occlusionShape(contacts: contacts, hand: hand, model: model,
-                                            widthMm: displayWidthMm, heightMm: displayHeightMm,
-                                            scratch: &occlusionScratch)
+                shape = Self.occlusionShape(
+                    contacts: contacts, hand: hand, model: model,
+                    widthMm: displayWidthMm, heightMm: displayHeightMm,
+                    scratch: &occlusionScratch)
                 if let key { shapes.append((key, hand, shape)) }
             }
             guard let shape else { continue }
@@ -167,9 +169,11 @@ struct GestureOcclusion: Sendable {
 
     /// The region of `hand` for fingers at `contacts` (display mm); nil when nothing of it is on the display.
     /// Static, with what it reads passed in: as a method it was handed a copy of the whole arena.
-    private static func occlusionShape(contacts: [PhysicalPoint], hand: Hand, model: HandOcclusionModel,
-                                       widthMm width: Double, heightMm height: Double,
-                                       scratch: inout HandOcclusionModel.Scratch) -> OcclusionShape? {
+    private static func occlusionShape(
+        contacts: [PhysicalPoint], hand: Hand, model: HandOcclusionModel,
+        widthMm width: Double, heightMm height: Double,
+        scratch: inout HandOcclusionModel.Scratch
+    ) -> OcclusionShape? {
         model.hull(contactsMm: contacts, hand: hand, displayWidthMm: width, displayHeightMm: height, into: &scratch)
         HandOcclusionModel.clip(scratch.hull, width: width, height: height, into: &scratch)
         let hull = scratch.hull, polygon = scratch.clipped
@@ -188,7 +192,9 @@ struct GestureOcclusion: Sendable {
             corners.append(c)
             normalised.append(n)
         }
-        while corners.count > 1, corners[0] == corners[corners.count - 1] || normalised[0] == normalised[normalised.count - 1] {
+        while corners.count > 1,
+            corners[0] == corners[corners.count - 1] || normalised[0] == normalised[normalised.count - 1]
+        {
             corners.removeLast()
             normalised.removeLast()
         }

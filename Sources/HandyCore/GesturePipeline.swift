@@ -30,8 +30,10 @@ public struct GesturePipeline: Sendable {
     /// (HANDYD_STUCK_TOUCH_S, docs/DEVICES.md).
     public static let defaultStuckAfterSeconds = 30.0
 
-    public init(deviceID: String, description: DeviceDescription, geometry: DeviceGeometry? = nil,
-                configuration: GestureConfiguration = .init(), stuckAfterSeconds: Double = defaultStuckAfterSeconds) {
+    public init(
+        deviceID: String, description: DeviceDescription, geometry: DeviceGeometry? = nil,
+        configuration: GestureConfiguration = .init(), stuckAfterSeconds: Double = defaultStuckAfterSeconds
+    ) {
         let geometry = geometry ?? DeviceGeometry(description: description)
         self.deviceID = deviceID
         self.tracker = TouchTracker(description: description, geometry: geometry)
@@ -69,9 +71,14 @@ public struct GesturePipeline: Sendable {
     /// recognizers' and the moments contacts become stuck, in time order.
     public mutating func advanceTime(to time: Timestamp, into output: inout PipelineOutput) {
         while let stuckAt = stuckContacts.nextDeadline, stuckAt <= time {
-            if let deadline = arena.nextDeadline, deadline <= stuckAt { arena.advanceTime(to: stuckAt, into: &output.gestures) }
-            guard let frame = stuckContacts.fire(at: stuckAt, current: tracker.stationaryFrame(at: stuckAt),
-                                                 changes: &output.stuckContacts) else { break }
+            if let deadline = arena.nextDeadline, deadline <= stuckAt {
+                arena.advanceTime(to: stuckAt, into: &output.gestures)
+            }
+            guard
+                let frame = stuckContacts.fire(
+                    at: stuckAt, current: tracker.stationaryFrame(at: stuckAt),
+                    changes: &output.stuckContacts)
+            else { break }
             arena.handle(frame, into: &output.gestures)
         }
         arena.advanceTime(to: time, into: &output.gestures)
@@ -130,13 +137,16 @@ extension TouchFrame {
 extension Touch {
     var wireTouch: WireTouch {
         // Rounded inline (`inlineRounded`): eight libm calls a touch were ~10 % of making it.
-        @inline(__always) get { WireTouch(
-            id: id, phase: phase.rawValue, tool: tool.rawValue,
-            x: inlineRounded(normalized.x, 100_000), y: inlineRounded(normalized.y, 100_000),
-            xMm: inlineRounded(mm.x, 100), yMm: inlineRounded(mm.y, 100),
-            majorMm: majorMm.map { inlineRounded($0, 100) }, minorMm: minorMm.map { inlineRounded($0, 100) },
-            orientation: orientation.map { inlineRounded($0, 10_000) }, pressure: pressure.map { inlineRounded($0, 10_000) },
-            vxMm: inlineRounded(velocity.x, 10), vyMm: inlineRounded(velocity.y, 10)) }
+        @inline(__always) get {
+            WireTouch(
+                id: id, phase: phase.rawValue, tool: tool.rawValue,
+                x: inlineRounded(normalized.x, 100_000), y: inlineRounded(normalized.y, 100_000),
+                xMm: inlineRounded(mm.x, 100), yMm: inlineRounded(mm.y, 100),
+                majorMm: majorMm.map { inlineRounded($0, 100) }, minorMm: minorMm.map { inlineRounded($0, 100) },
+                orientation: orientation.map { inlineRounded($0, 10_000) },
+                pressure: pressure.map { inlineRounded($0, 10_000) },
+                vxMm: inlineRounded(velocity.x, 10), vyMm: inlineRounded(velocity.y, 10))
+        }
     }
 }
 

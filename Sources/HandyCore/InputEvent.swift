@@ -22,11 +22,17 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     public func advanced(byMilliseconds ms: Double) -> Timestamp {
         Timestamp(microseconds: Self.saturatingSum(microseconds, Self.saturating(ms * 1000)))
     }
-    public func advanced(byMicroseconds us: Int64) -> Timestamp { Timestamp(microseconds: Self.saturatingSum(microseconds, us)) }
+    public func advanced(byMicroseconds us: Int64) -> Timestamp {
+        Timestamp(microseconds: Self.saturatingSum(microseconds, us))
+    }
 
     /// Milliseconds from `earlier` to `self` (negative when `earlier` is later).
-    public func milliseconds(since earlier: Timestamp) -> Double { (Double(microseconds) - Double(earlier.microseconds)) / 1000 }
-    public func seconds(since earlier: Timestamp) -> Double { (Double(microseconds) - Double(earlier.microseconds)) / 1_000_000 }
+    public func milliseconds(since earlier: Timestamp) -> Double {
+        (Double(microseconds) - Double(earlier.microseconds)) / 1000
+    }
+    public func seconds(since earlier: Timestamp) -> Double {
+        (Double(microseconds) - Double(earlier.microseconds)) / 1_000_000
+    }
 
     /// `v` rounded to Int64, clamped to its range (NaN → 0).
     @inline(__always) public static func saturating(_ v: Double) -> Int64 {

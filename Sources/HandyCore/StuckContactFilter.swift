@@ -41,7 +41,9 @@ public struct StuckContactFilter: Sendable {
     var isEnabled: Bool { stuckAfterSeconds > 0 }
     private var stuckAfterMicroseconds: Int64 { Int64(stuckAfterSeconds * 1_000_000) }
     /// When a still touch becomes stuck, saturated: a recording's times may lie anywhere in 64 bits.
-    private func stuckTime(of w: Watched) -> Int64 { Timestamp.saturatingSum(w.stillSince.microseconds, stuckAfterMicroseconds) }
+    private func stuckTime(of w: Watched) -> Int64 {
+        Timestamp.saturatingSum(w.stillSince.microseconds, stuckAfterMicroseconds)
+    }
 
     /// Reads one frame of the tracker; true when the arena must get ``withoutStuck(_:)`` of it
     /// instead of the frame itself (some touch is stuck, or a stuck one lifted in it). A stuck
@@ -70,9 +72,11 @@ public struct StuckContactFilter: Sendable {
                     if let stuckAt = w[id].stuckAt {
                         stuckCount -= 1
                         releasedInFrame.append(id)
-                        changes.append(StuckContactChange(kind: .released, touchID: id, time: frame.time, positionMm: touch.mm,
-                                                          stillSeconds: frame.time.seconds - w[id].stillSince.seconds,
-                                                          stuckSeconds: frame.time.seconds - stuckAt.seconds))
+                        changes.append(
+                            StuckContactChange(
+                                kind: .released, touchID: id, time: frame.time, positionMm: touch.mm,
+                                stillSeconds: frame.time.seconds - w[id].stillSince.seconds,
+                                stuckSeconds: frame.time.seconds - stuckAt.seconds))
                     }
                     continue
                 }
@@ -106,16 +110,21 @@ public struct StuckContactFilter: Sendable {
     /// returns the frame that tells the arena they are gone: `current` (the tracker's touches now,
     /// stationary) with the newly stuck ones cancelled and the ones stuck before left out. Nil when
     /// none became stuck.
-    public mutating func fire(at time: Timestamp, current: TouchFrame, changes: inout [StuckContactChange]) -> TouchFrame? {
+    public mutating func fire(at time: Timestamp, current: TouchFrame, changes: inout [StuckContactChange])
+        -> TouchFrame?
+    {
         var newlyStuck: [Int] = []
-        for i in watched.indices where watched[i].active && watched[i].stuckAt == nil && stuckTime(of: watched[i]) <= time.microseconds {
+        for i in watched.indices
+        where watched[i].active && watched[i].stuckAt == nil && stuckTime(of: watched[i]) <= time.microseconds {
             let becameStuck = Timestamp(microseconds: stuckTime(of: watched[i]))
             watched[i].stuckAt = becameStuck
             stuckCount += 1
             newlyStuck.append(i)
             let position = current.touches.first { $0.id == i }?.mm ?? watched[i].anchorMm
-            changes.append(StuckContactChange(kind: .stuck, touchID: i, time: becameStuck, positionMm: position,
-                                              stillSeconds: stuckAfterSeconds, stuckSeconds: 0))
+            changes.append(
+                StuckContactChange(
+                    kind: .stuck, touchID: i, time: becameStuck, positionMm: position,
+                    stillSeconds: stuckAfterSeconds, stuckSeconds: 0))
         }
         refreshDeadline()
         guard !newlyStuck.isEmpty else { return nil }
@@ -174,7 +183,9 @@ public struct StuckContactChange: Hashable, Sendable {
     /// How long it was left out of recognition (0 when it becomes stuck).
     public var stuckSeconds: Double
 
-    public init(kind: Kind, touchID: Int, time: Timestamp, positionMm: PhysicalPoint, stillSeconds: Double, stuckSeconds: Double) {
+    public init(
+        kind: Kind, touchID: Int, time: Timestamp, positionMm: PhysicalPoint, stillSeconds: Double, stuckSeconds: Double
+    ) {
         (self.kind, self.touchID, self.time, self.positionMm) = (kind, touchID, time, positionMm)
         (self.stillSeconds, self.stuckSeconds) = (stillSeconds, stuckSeconds)
     }

@@ -42,7 +42,9 @@ struct ContactConversion {
     /// An active touch updated from raw values: position, phase (moved/stationary), velocity
     /// (smoothed with `velocityTimeConstantSeconds`), attributes.
     @inline(__always)
-    func apply(_ raw: TouchTracker.RawContact, at time: Timestamp, to t: inout Touch, velocityTimeConstantSeconds: Double) {
+    func apply(
+        _ raw: TouchTracker.RawContact, at time: Timestamp, to t: inout Touch, velocityTimeConstantSeconds: Double
+    ) {
         let p = DevicePoint(x: raw.x, y: raw.y)
         // Doubles, not Int64 subtraction: timestamps from a file may be anything (no trap).
         let dt = (Double(time.microseconds) - Double(t.time.microseconds)) / 1_000_000
@@ -127,8 +129,12 @@ extension TouchTracker {
     var pressureAxis: AxisRange { conversion.pressureAxis }
 
     @inline(__always) func normalized(_ p: DevicePoint) -> NormalizedPoint { conversion.normalized(p) }
-    @inline(__always) func fillAttributes(_ t: inout Touch, _ raw: TouchTracker.RawContact) { conversion.fillAttributes(&t, raw) }
-    @inline(__always) func displayOrientation(_ sensorRadians: Double) -> Radians { conversion.displayOrientation(sensorRadians) }
+    @inline(__always) func fillAttributes(_ t: inout Touch, _ raw: TouchTracker.RawContact) {
+        conversion.fillAttributes(&t, raw)
+    }
+    @inline(__always) func displayOrientation(_ sensorRadians: Double) -> Radians {
+        conversion.displayOrientation(sensorRadians)
+    }
 }
 
 @inline(__always) func atan2Radians(_ y: Double, _ x: Double) -> Double { atan2(y, x) }

@@ -34,7 +34,8 @@ public struct TrackerCounters: Hashable, Sendable {
     /// ids replaced without a lift, missing SYN_REPORTs, contacts beyond the maximum, resyncs,
     /// times going back): one number a reader compares to see whether anything new went wrong.
     @inlinable public var faultCount: UInt64 {
-        outOfRangeSlots &+ outOfRangeValues &+ reusedTrackingIDs &+ missingSynReports &+ droppedContacts &+ resyncs &+ earlierTimes
+        outOfRangeSlots &+ outOfRangeValues &+ reusedTrackingIDs &+ missingSynReports &+ droppedContacts &+ resyncs
+            &+ earlierTimes
     }
 }
 
@@ -210,8 +211,10 @@ public struct TouchTracker: Sendable {
     ///   - synDroppedHandling: how to read what follows SYN_DROPPED.
     ///   - maxContactJumpMm: protocol A: farthest a contact may be from a touch to continue it.
     ///   - maxContacts: protocol A: most contacts per frame.
-    public init(description: DeviceDescription, geometry: DeviceGeometry? = nil, synDroppedHandling: SynDroppedHandling,
-                maxContactJumpMm: Double = 40, maxContacts: Int = 32) {
+    public init(
+        description: DeviceDescription, geometry: DeviceGeometry? = nil, synDroppedHandling: SynDroppedHandling,
+        maxContactJumpMm: Double = 40, maxContacts: Int = 32
+    ) {
         let geometry = geometry ?? DeviceGeometry(description: description)
         self.description = description
         self.synDroppedHandling = synDroppedHandling
@@ -243,7 +246,9 @@ public struct TouchTracker: Sendable {
         hasDistance = axes[AbsCode.mtDistance] != nil
         touchDistanceMax = axes[AbsCode.mtDistance]?.minimum ?? 0
         // A [0,1] range is a "rotated or not" flag on some devices, not an angle.
-        let orientation = axes[AbsCode.mtOrientation].flatMap { o in o.maximum > 1 || (o.minimum < 0 && o.maximum > 0) ? o : nil }
+        let orientation = axes[AbsCode.mtOrientation].flatMap { o in
+            o.maximum > 1 || (o.minimum < 0 && o.maximum > 0) ? o : nil
+        }
         conversion = ContactConversion(
             geometry: geometry,
             hasTouchMajor: axes[AbsCode.mtTouchMajor] != nil,
@@ -269,8 +274,9 @@ public struct TouchTracker: Sendable {
         let startSlot = Int(axes[AbsCode.mtSlot]?.value ?? 0)
         currentSlot = startSlot >= 0 && startSlot < slotCount ? startSlot : 0
         let idCapacity = layout == .contacts ? self.maxContacts * 2 : slotCount * 2
-        let blank = Touch(id: 0, phase: .ended, device: DevicePoint(x: 0, y: 0), mm: .zero,
-                          normalized: NormalizedPoint(x: 0, y: 0), beganAt: .zero, time: .zero)
+        let blank = Touch(
+            id: 0, phase: .ended, device: DevicePoint(x: 0, y: 0), mm: .zero,
+            normalized: NormalizedPoint(x: 0, y: 0), beganAt: .zero, time: .zero)
         touchesByID = ContiguousArray(repeating: blank, count: idCapacity)
         idStates = ContiguousArray(repeating: .free, count: idCapacity)
         contacts = ContiguousArray(repeating: RawContact(), count: layout == .contacts ? self.maxContacts : 0)
@@ -344,7 +350,7 @@ public struct TouchTracker: Sendable {
             }
             return nil
         case EventType.msc, EventType.rel, EventType.sw, EventType.led, EventType.snd, EventType.rep,
-             EventType.ff, EventType.pwr, EventType.ffStatus:
+            EventType.ff, EventType.pwr, EventType.ffStatus:
             return nil
         default:
             counters.unknownEvents &+= 1
@@ -381,7 +387,9 @@ public struct TouchTracker: Sendable {
             counters.unknownEvents &+= 1
             return nil
         case .contacts:
-            if code >= AbsCode.mtTouchMajor && code <= AbsCode.mtDistance && code != AbsCode.mtBlobID && code != AbsCode.mtTrackingID {
+            if code >= AbsCode.mtTouchMajor && code <= AbsCode.mtDistance && code != AbsCode.mtBlobID
+                && code != AbsCode.mtTrackingID
+            {
                 var raw = pendingContact
                 setValue(code: code, value: event.value, in: &raw)
                 pendingContact = raw
@@ -491,7 +499,11 @@ public struct TouchTracker: Sendable {
         guard id >= 0 && id < idStates.count && idStates[id] == .active else { return }
         if phase == .ended {
             let dt = (Double(time.microseconds) - Double(touchesByID[id].time.microseconds)) / 1_000_000
-            if dt > 0 { touchesByID[id].velocity = touchesByID[id].velocity * (Self.velocityTimeConstantSeconds / (Self.velocityTimeConstantSeconds + dt)) }
+            if dt > 0 {
+                touchesByID[id].velocity =
+                    touchesByID[id].velocity
+                    * (Self.velocityTimeConstantSeconds / (Self.velocityTimeConstantSeconds + dt))
+            }
         }
         touchesByID[id].phase = phase
         touchesByID[id].time = time
@@ -536,7 +548,8 @@ public struct TouchTracker: Sendable {
     mutating func update(id: Int, from raw: RawContact, at time: Timestamp) {
         // Changed where it lies (copied out and stored back, each update moved the touch, ~200
         // bytes, twice), by the conversion, a part of `self` apart from the touches.
-        conversion.apply(raw, at: time, to: &touchesByID[id], velocityTimeConstantSeconds: Self.velocityTimeConstantSeconds)
+        conversion.apply(
+            raw, at: time, to: &touchesByID[id], velocityTimeConstantSeconds: Self.velocityTimeConstantSeconds)
     }
 
     /// SYN_REPORT (or a detected missing one): applies the frame and returns it.
@@ -598,8 +611,8 @@ public struct TouchTracker: Sendable {
 
     /// Copies every non-free touch, ordered by id, into the reused buffer; frees finished ids.
     mutating func buildFrame(at time: Timestamp) -> TouchFrame {
-        // Overwritten in place, then trimmed: emptied first, every frame paid the generic
-        // `removeAll(keepingCapacity:)` (~65 instructions) before as many touches came back.
+        // Overwritten in place, then trimmed: emptying it first would pay the generic
+        // `removeAll(keepingCapacity:)` every frame before as many touches come back.
         var n = 0
         for id in idStates.indices {
             switch idStates[id] {

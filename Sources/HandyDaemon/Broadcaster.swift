@@ -70,8 +70,10 @@ public final class Broadcaster: @unchecked Sendable {
     }
 
     /// A broadcaster on `eventLoop`, number `index` of a group of `groupSize` that share `tally`.
-    init(eventLoop: any EventLoop, limits: ServerLimits, version: String, logger: Logger, tally: ClientTally,
-         index: Int, of groupSize: Int, healthBoard: DeviceHealthBoard = DeviceHealthBoard()) {
+    init(
+        eventLoop: any EventLoop, limits: ServerLimits, version: String, logger: Logger, tally: ClientTally,
+        index: Int, of groupSize: Int, healthBoard: DeviceHealthBoard = DeviceHealthBoard()
+    ) {
         self.healthBoard = healthBoard
         self.eventLoop = eventLoop
         self.limits = limits
@@ -87,7 +89,9 @@ public final class Broadcaster: @unchecked Sendable {
     /// Registers a connected client; false when the server is full (the caller refuses it).
     func register(_ client: ClientConnection) -> Bool {
         eventLoop.preconditionInEventLoop()
-        guard !shuttingDown, tally.admit(maximum: limits.maximumClients, webMaximum: client.webLimit) else { return false }
+        guard !shuttingDown, tally.admit(maximum: limits.maximumClients, webMaximum: client.webLimit) else {
+            return false
+        }
         clients[ObjectIdentifier(client)] = client
         subscriptionsChanged()
         return true
@@ -95,7 +99,9 @@ public final class Broadcaster: @unchecked Sendable {
 
     /// The limit a refused client met and its kind's word for the message ("WebSocket " or "").
     func refusal(for client: ClientConnection) -> (limit: Int, kind: String) {
-        if let web = client.webLimit, tally.webClients >= web, tally.counts.clients < limits.maximumClients { return (web, "WebSocket ") }
+        if let web = client.webLimit, tally.webClients >= web, tally.counts.clients < limits.maximumClients {
+            return (web, "WebSocket ")
+        }
         return (limits.maximumClients, "")
     }
 
@@ -135,10 +141,11 @@ public final class Broadcaster: @unchecked Sendable {
         // Every device announced now has an entry, with zero counts until something happens.
         var health = healthBoard.snapshot(now: now)
         for device in devices where device.isReadable && health[device.id] == nil { health[device.id] = DeviceHealth() }
-        return StatusMessage(clients: clientCount, devices: devices.count - unreadable.count, frames: counters.frames,
-                             events: counters.events, drops: drops,
-                             uptime: Double((now.nanoseconds - startedAt.nanoseconds) / 1_000_000) / 1000,
-                             unreadable: unreadable.isEmpty ? nil : unreadable, health: health.isEmpty ? nil : health)
+        return StatusMessage(
+            clients: clientCount, devices: devices.count - unreadable.count, frames: counters.frames,
+            events: counters.events, drops: drops,
+            uptime: Double((now.nanoseconds - startedAt.nanoseconds) / 1_000_000) / 1000,
+            unreadable: unreadable.isEmpty ? nil : unreadable, health: health.isEmpty ? nil : health)
     }
 
     // MARK: input side
@@ -161,7 +168,8 @@ public final class Broadcaster: @unchecked Sendable {
     /// let go.
     private func offer(_ storage: consuming EncodedBatch.Storage, as spare: inout EncodedBatch.Storage?) {
         guard recycles, storage.bytes.capacity <= EncodedBatch.Storage.largestKeptBytes,
-              storage.compactBytes.capacity <= EncodedBatch.Storage.largestKeptBytes else { return }
+            storage.compactBytes.capacity <= EncodedBatch.Storage.largestKeptBytes
+        else { return }
         spare = consume storage
     }
 
@@ -199,8 +207,7 @@ public final class Broadcaster: @unchecked Sendable {
             publish(batch)
             publishObserver?.didPublish()
             // Unconditionally handed on as the batch's last use, so its arrays are moved, not
-            // copied (a copy retains each array, and the batch's end releases them again: ~350
-            // instructions a frame, measured).
+            // copied (a copy retains each array and the batch's end releases them again).
             offer(batch.storage, as: &spare)
         }
         swap(&batches, &taken)
@@ -220,8 +227,8 @@ public final class Broadcaster: @unchecked Sendable {
         for client in clients.values { client.dropIfBacklogged() }
         // Clients with the same subscription get the same bytes: each distinct subscription's
         // lines for this batch go into one buffer, and each client gets ONE writeAndFlush
-        // per batch, instead of one NIO write per line per client (10-20 % less event-loop CPU,
-        // measured in docs/PERFORMANCE.md section 2). The groups are kept between batches.
+        // per batch, instead of one NIO write per line per client (docs/PERFORMANCE.md section 2).
+        // The groups are kept between batches.
         let subscriptions = groupSubscriptions
         let members = groupMembers
         var batches: [ByteBuffer] = []
@@ -238,7 +245,11 @@ public final class Broadcaster: @unchecked Sendable {
             // whose write failed was unregistered from inside `flush`): then they came with their
             // own buffers.
             for i in batches.indices {
-                if batches[i].capacity > EncodedBatch.Storage.largestKeptBytes { batches[i] = ByteBuffer() } else { batches[i].clear() }
+                if batches[i].capacity > EncodedBatch.Storage.largestKeptBytes {
+                    batches[i] = ByteBuffer()
+                } else {
+                    batches[i].clear()
+                }
             }
             if groupBuffers.isEmpty && batches.count == groupSubscriptions.count { swap(&batches, &groupBuffers) }
         }
@@ -252,7 +263,8 @@ public final class Broadcaster: @unchecked Sendable {
                     devices.removeAll { $0.id == info.id }
                     devices.append(info)
                     if info.isReadable && index == 0 {
-                        logger.info("device added", metadata: ["device.id": "\(info.id)", "device.name": "\(info.name)"])
+                        logger.info(
+                            "device added", metadata: ["device.id": "\(info.id)", "device.name": "\(info.name)"])
                     }
                     line.removeAll(keepingCapacity: true)
                     JSONLines.encode(.device(DeviceMessage(event: .added, device: info)), into: &line)
@@ -270,24 +282,34 @@ public final class Broadcaster: @unchecked Sendable {
                 case .lines(let device, let range, let frames):
                     // A filter may name the kernel node instead of the id; looked up only for a
                     // subscription that filters by device (a search and a string retained a batch).
-                    let node = subscriptions.allSatisfy { $0.devices == nil } ? nil
+                    let node =
+                        subscriptions.allSatisfy { $0.devices == nil }
+                        ? nil
                         : devices.firstIndex { $0.id == device }.flatMap { devices[$0].node }
                     for i in subscriptions.indices {
-                        if Self.usesCompactLines(subscriptions[i].form, hasFull: batch.hasFull, hasCompact: batch.hasCompact) {
-                            batch.writeCompact(frames, device: device, node: node, for: subscriptions[i], into: &batches[i])
+                        if Self.usesCompactLines(
+                            subscriptions[i].form, hasFull: batch.hasFull, hasCompact: batch.hasCompact)
+                        {
+                            batch.writeCompact(
+                                frames, device: device, node: node, for: subscriptions[i], into: &batches[i])
                             continue
                         }
                         // Every line wanted (no filter, touches on: the usual subscriber): one
                         // copy, without asking line by line (~25 instructions a line).
                         if subscriptions[i].wantsEveryLine, let last = range.last {
-                            batches[i].writeBytes(batch.storage.bytes, in: batch.start(ofLine: range.lowerBound)..<batch.storage.lineEnds[last])
+                            batches[i].writeBytes(
+                                batch.storage.bytes,
+                                in: batch.start(ofLine: range.lowerBound)..<batch.storage.lineEnds[last])
                             continue
                         }
                         // Consecutive wanted lines are one copy.
                         var run: Int?
                         for l in range {
                             let start = batch.start(ofLine: l)
-                            let wanted = batch.storage.lineGestures[l].map { subscriptions[i].wants(gesture: $0, device: device, node: node) }
+                            let wanted =
+                                batch.storage.lineGestures[l].map {
+                                    subscriptions[i].wants(gesture: $0, device: device, node: node)
+                                }
                                 ?? subscriptions[i].wantsTouches(device: device, node: node)
                             if wanted, run == nil { run = start }
                             if !wanted, let from = run {
@@ -305,7 +327,8 @@ public final class Broadcaster: @unchecked Sendable {
         for i in batches.indices where batches[i].readableBytes > 0 {
             // A client that never subscribed did not ask for the batch encoded before it connected.
             let form = subscriptions[i].form
-            let fallback = Self.usesCompactLines(form, hasFull: batch.hasFull, hasCompact: batch.hasCompact) != (form == .compact)
+            let fallback =
+                Self.usesCompactLines(form, hasFull: batch.hasFull, hasCompact: batch.hasCompact) != (form == .compact)
             for client in members[i] where !fallback || client.hasSubscribed {
                 client.send(batches[i])
             }

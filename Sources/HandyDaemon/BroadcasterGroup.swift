@@ -24,25 +24,33 @@ public final class BroadcasterGroup: Sendable {
     let healthBoard: DeviceHealthBoard
 
     /// A broadcaster on each of `eventLoops` (distinct loops, at least one).
-    public init(eventLoops: [any EventLoop], limits: ServerLimits, version: String, logger: Logger,
-                healthBoard: DeviceHealthBoard = DeviceHealthBoard(), metrics: DaemonMetrics? = nil) {
+    public init(
+        eventLoops: [any EventLoop], limits: ServerLimits, version: String, logger: Logger,
+        healthBoard: DeviceHealthBoard = DeviceHealthBoard(), metrics: DaemonMetrics? = nil
+    ) {
         precondition(!eventLoops.isEmpty, "a broadcaster group needs an event loop")
         let tally = ClientTally()
         self.tally = tally
         self.metrics = metrics
         self.healthBoard = healthBoard
         broadcasters = eventLoops.enumerated().map { i, loop in
-            Broadcaster(eventLoop: loop, limits: limits, version: version, logger: logger, tally: tally, index: i, of: eventLoops.count,
-                        healthBoard: healthBoard)
+            Broadcaster(
+                eventLoop: loop, limits: limits, version: version, logger: logger, tally: tally, index: i,
+                of: eventLoops.count,
+                healthBoard: healthBoard)
         }
         single = broadcasters.count == 1 ? broadcasters[0] : nil
     }
 
     /// A broadcaster on each loop of `group`.
-    public convenience init(group: MultiThreadedEventLoopGroup, limits: ServerLimits, version: String, logger: Logger,
-                            healthBoard: DeviceHealthBoard = DeviceHealthBoard(), metrics: DaemonMetrics? = nil) {
-        self.init(eventLoops: Array(group.makeIterator()), limits: limits, version: version, logger: logger, healthBoard: healthBoard,
-                  metrics: metrics)
+    public convenience init(
+        group: MultiThreadedEventLoopGroup, limits: ServerLimits, version: String, logger: Logger,
+        healthBoard: DeviceHealthBoard = DeviceHealthBoard(), metrics: DaemonMetrics? = nil
+    ) {
+        self.init(
+            eventLoops: Array(group.makeIterator()), limits: limits, version: version, logger: logger,
+            healthBoard: healthBoard,
+            metrics: metrics)
     }
 
     /// The broadcaster serving the clients on `eventLoop` (a client channel's loop).
@@ -98,8 +106,9 @@ public final class BroadcasterGroup: Sendable {
         let board = healthBoard
         return broadcaster.eventLoop.submit {
             let (clients, drops) = tally.counts
-            return DaemonMetrics.DaemonState(devices: broadcaster.devicesNow, clients: clients, webClients: tally.webClients,
-                                             slowClientDrops: drops, health: board.snapshot())
+            return DaemonMetrics.DaemonState(
+                devices: broadcaster.devicesNow, clients: clients, webClients: tally.webClients,
+                slowClientDrops: drops, health: board.snapshot())
         }
     }
 

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandyProtocol
 import Logging
 import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Bounds that keep one client from costing the daemon more than its share.
 public struct ServerLimits: Hashable, Sendable {
@@ -83,8 +84,9 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
             // web places taken while the Unix socket still has room.
             let (limit, kind) = broadcaster.refusal(for: self)
             logger.notice("refusing client: too many \(kind)clients", metadata: ["clients.max": "\(limit)"])
-            let error = ErrorMessage(code: ServerErrorCode.tooManyClients.rawValue,
-                                     message: "handyd serves at most \(limit) \(kind)clients")
+            let error = ErrorMessage(
+                code: ServerErrorCode.tooManyClients.rawValue,
+                message: "handyd serves at most \(limit) \(kind)clients")
             closeAfter(broadcaster.encode(.error(error)), context: context)
             return
         }
@@ -92,8 +94,9 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
         // The channel turns unwritable once more than the bound is queued: `dropIfBacklogged`
         // reads that flag on every batch and asks for the exact count only then.
         let bound = broadcaster.limits.maximumQueuedBytes
-        try? context.channel.syncOptions?.setOption(ChannelOptions.writeBufferWaterMark,
-                                                    value: .init(low: max(1, bound / 2), high: max(1, bound)))
+        try? context.channel.syncOptions?.setOption(
+            ChannelOptions.writeBufferWaterMark,
+            value: .init(low: max(1, bound / 2), high: max(1, bound)))
         context.writeAndFlush(wrapOutboundOut(broadcaster.encode(.hello(broadcaster.hello))), promise: nil)
     }
 
@@ -113,7 +116,9 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
             lines = try splitter.append(buffer.readableBytesView)
         } catch {
             logger.notice("client line too long, closing", metadata: ["error": "\(error)"])
-            closeAfter(broadcaster.encode(.error(ErrorMessage(code: error.code.rawValue, message: error.message))), context: context)
+            closeAfter(
+                broadcaster.encode(.error(ErrorMessage(code: error.code.rawValue, message: error.message))),
+                context: context)
             return
         }
         for line in lines where !closing {
@@ -150,14 +155,20 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
             case .subscribe(var request):
                 if request.touches == true && !mayReceiveTouches {
                     request.touches = nil
-                    let error = ErrorMessage(code: ServerErrorCode.touchesNotAllowed.rawValue,
-                                             message: "raw touches are not sent to WebSocket clients unless handyd runs with --websocket-touches; the rest of the subscription applies")
+                    let error = ErrorMessage(
+                        code: ServerErrorCode.touchesNotAllowed.rawValue,
+                        message:
+                            "raw touches are not sent to WebSocket clients unless handyd runs with --websocket-touches; the rest of the subscription applies"
+                    )
                     context.write(wrapOutboundOut(broadcaster.encode(.error(error))), promise: nil)
                 }
                 if let form = request.form, WireForm(rawValue: form) == nil {
                     let known = WireForm.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-                    let error = ErrorMessage(code: ServerErrorCode.unknownForm.rawValue,
-                                             message: "unknown form \"\(form)\" (this daemon knows \(known)); the rest of the subscription applies")
+                    let error = ErrorMessage(
+                        code: ServerErrorCode.unknownForm.rawValue,
+                        message:
+                            "unknown form \"\(form)\" (this daemon knows \(known)); the rest of the subscription applies"
+                    )
                     context.write(wrapOutboundOut(broadcaster.encode(.error(error))), promise: nil)
                 }
                 subscription.apply(request)
@@ -174,9 +185,13 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
             // The first at info, the rest at debug: a client sending garbage in a loop must not
             // fill the journal (and have journald's rate limit drop the daemon's own lines).
             invalidMessages += 1
-            logger.log(level: invalidMessages == 1 ? .info : .debug, "invalid client message",
-                       metadata: ["error": "\(error)", "client.invalid": "\(invalidMessages)"])
-            context.write(wrapOutboundOut(broadcaster.encode(.error(ErrorMessage(code: error.code.rawValue, message: error.message)))), promise: nil)
+            logger.log(
+                level: invalidMessages == 1 ? .info : .debug, "invalid client message",
+                metadata: ["error": "\(error)", "client.invalid": "\(invalidMessages)"])
+            context.write(
+                wrapOutboundOut(
+                    broadcaster.encode(.error(ErrorMessage(code: error.code.rawValue, message: error.message)))),
+                promise: nil)
         }
     }
 
@@ -205,8 +220,9 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
         // It no longer counts as a client, even while its last bytes drain.
         if registered { broadcaster.unregister(self) }
         registered = false
-        let error = ErrorMessage(code: ServerErrorCode.clientTooSlow.rawValue,
-                                 message: "more than \(broadcaster.limits.maximumQueuedBytes) bytes unread; disconnected")
+        let error = ErrorMessage(
+            code: ServerErrorCode.clientTooSlow.rawValue,
+            message: "more than \(broadcaster.limits.maximumQueuedBytes) bytes unread; disconnected")
         closeAfter(broadcaster.encode(.error(error)), context: context)
     }
 

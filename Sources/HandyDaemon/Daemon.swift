@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandyProtocol
 import Logging
 import NIOCore
 import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Everything `handyd`'s command line decides.
 public struct DaemonOptions: Sendable {
@@ -53,10 +54,15 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
     let signals = LifecycleSignals.block()
     if let priority = options.realtimePriority {
         if let refused = RealtimeScheduling.enter(priority: priority) {
-            logger.notice("real-time scheduling refused, running at normal priority", metadata: [
-                "scheduling.policy": "SCHED_RR", "scheduling.priority": "\(priority)", "error": "\(refused)"])
+            logger.notice(
+                "real-time scheduling refused, running at normal priority",
+                metadata: [
+                    "scheduling.policy": "SCHED_RR", "scheduling.priority": "\(priority)", "error": "\(refused)",
+                ])
         } else {
-            logger.info("real-time scheduling", metadata: ["scheduling.policy": "SCHED_RR", "scheduling.priority": "\(priority)"])
+            logger.info(
+                "real-time scheduling",
+                metadata: ["scheduling.policy": "SCHED_RR", "scheduling.priority": "\(priority)"])
         }
     }
     let group = MultiThreadedEventLoopGroup(numberOfThreads: options.eventLoops)
@@ -67,16 +73,21 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
     }
     let healthBoard = DeviceHealthBoard()
     let metrics = options.metrics.map { _ in DaemonMetrics(version: options.version) }
-    let broadcasters = BroadcasterGroup(group: group, limits: options.limits, version: options.version, logger: logger,
-                                        healthBoard: healthBoard, metrics: metrics)
-    let readiness = Readiness(parts: options.webSocket == nil ? ["socket", "input"] : ["socket", "input", "websocket"], logger: logger)
+    let broadcasters = BroadcasterGroup(
+        group: group, limits: options.limits, version: options.version, logger: logger,
+        healthBoard: healthBoard, metrics: metrics)
+    let readiness = Readiness(
+        parts: options.webSocket == nil ? ["socket", "input"] : ["socket", "input", "websocket"], logger: logger)
 
     let sources: [any DeviceSource]
     if let replayPath = options.replayPath {
         var replayOptions = options.replay
         replayOptions.startPaused = options.waitForClients > 0
-        sources = [try ReplaySource.load(path: replayPath, descPath: options.replayDescPath, options: replayOptions, logger: logger,
-                                         healthBoard: healthBoard)]
+        sources = [
+            try ReplaySource.load(
+                path: replayPath, descPath: options.replayDescPath, options: replayOptions, logger: logger,
+                healthBoard: healthBoard)
+        ]
     } else {
         sources = try liveSources(logger: logger, healthBoard: healthBoard)
     }
@@ -90,7 +101,8 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
     }
     let watchdog = Watchdog.fromEnvironment(eventLoops: Array(group.makeIterator()), logger: logger)
     if let watchdog {
-        logger.info("watchdog: telling systemd every \(Double(watchdog.intervalNanoseconds) / 1e9) s that every thread runs")
+        logger.info(
+            "watchdog: telling systemd every \(Double(watchdog.intervalNanoseconds) / 1e9) s that every thread runs")
     }
     let loop = try InputLoop(sources: sources, logger: logger, watchdog: watchdog, started: started) { notices in
         // Encoded here, on the input thread: the event loops only copy bytes to the clients.
@@ -109,11 +121,13 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
     var listening: UnixSocketListener?
     do {
         try inputStarted.futureResult.wait()
-        socket = try UnixSocketListener.start(address: address, broadcasters: broadcasters, group: group, logger: logger)
+        socket = try UnixSocketListener.start(
+            address: address, broadcasters: broadcasters, group: group, logger: logger)
         listening = socket
         readiness.markReady("socket")
         if let options = options.webSocket {
-            webSocket = try WebSocketListener.start(options: options, broadcasters: broadcasters, group: group, logger: logger)
+            webSocket = try WebSocketListener.start(
+                options: options, broadcasters: broadcasters, group: group, logger: logger)
             readiness.markReady("websocket")
         }
     } catch {
@@ -126,8 +140,9 @@ public func runDaemon(options: DaemonOptions, logger: Logger) throws {
     var metricsOutlets: MetricsOutlets?
     if let metrics, let metricsOptions = options.metrics {
         do {
-            metricsOutlets = try MetricsOutlets.start(options: metricsOptions, metrics: metrics, broadcasters: broadcasters,
-                                                      logger: logger)
+            metricsOutlets = try MetricsOutlets.start(
+                options: metricsOptions, metrics: metrics, broadcasters: broadcasters,
+                logger: logger)
         } catch {
             webSocket?.stop()
             socket.stop()

@@ -4,8 +4,10 @@ import Glibc
 
 /// "Permission denied (errno 13, EACCES)": what strerror says, and the number to search for.
 func errnoText(_ code: Int32) -> String {
-    let names: [Int32: String] = [EACCES: "EACCES", EPERM: "EPERM", ENOENT: "ENOENT", ENOTDIR: "ENOTDIR",
-                                  EROFS: "EROFS", EADDRINUSE: "EADDRINUSE", ENAMETOOLONG: "ENAMETOOLONG", ENOSPC: "ENOSPC"]
+    let names: [Int32: String] = [
+        EACCES: "EACCES", EPERM: "EPERM", ENOENT: "ENOENT", ENOTDIR: "ENOTDIR",
+        EROFS: "EROFS", EADDRINUSE: "EADDRINUSE", ENAMETOOLONG: "ENAMETOOLONG", ENOSPC: "ENOSPC",
+    ]
     let name = names[code].map { ", \($0)" } ?? ""
     return "\(String(cString: strerror(code))) (errno \(code)\(name))"
 }

@@ -25,11 +25,18 @@ public final class DaemonMetrics: Sendable {
     public init(version: String) {
         latency = registry.makeDurationHistogram(
             name: "handyd_frame_to_socket_seconds",
-            buckets: [.microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
-                      .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(250)],
-            help: "From the input thread handing a batch of frames over to the event loop having written it to the clients")
-        reloads = registry.makeCounter(name: "handyd_reloads_total", help: "Configuration reloads (SIGHUP, udev change events)")
-        registry.makeGauge(name: "handyd_build_info", labels: [("version", version)], help: "The daemon's version (always 1)").set(1.0)
+            buckets: [
+                .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+                .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(250),
+            ],
+            help:
+                "From the input thread handing a batch of frames over to the event loop having written it to the clients"
+        )
+        reloads = registry.makeCounter(
+            name: "handyd_reloads_total", help: "Configuration reloads (SIGHUP, udev change events)")
+        registry.makeGauge(
+            name: "handyd_build_info", labels: [("version", version)], help: "The daemon's version (always 1)"
+        ).set(1.0)
     }
 
     func reloaded() { reloads.increment() }
@@ -67,34 +74,55 @@ public final class DaemonMetrics: Sendable {
             func gauge(_ name: String, _ help: String, _ labels: [(String, String)], _ value: Double) {
                 registry.makeGauge(name: name, labels: labels, help: help).set(value)
             }
-            gauge("handyd_clients", "Clients connected now, by transport", [("transport", "unix")], Double(state.clients - state.webClients))
-            gauge("handyd_clients", "Clients connected now, by transport", [("transport", "websocket")], Double(state.webClients))
-            counter("handyd_slow_client_disconnects_total", "Clients disconnected for reading too slowly", [], Double(state.slowClientDrops))
+            gauge(
+                "handyd_clients", "Clients connected now, by transport", [("transport", "unix")],
+                Double(state.clients - state.webClients))
+            gauge(
+                "handyd_clients", "Clients connected now, by transport", [("transport", "websocket")],
+                Double(state.webClients))
+            counter(
+                "handyd_slow_client_disconnects_total", "Clients disconnected for reading too slowly", [],
+                Double(state.slowClientDrops))
             var ids = Set(state.health.keys)
             for d in state.devices { ids.insert(d.id) }
             for (id, c) in counts.devices { ids.insert(id); _ = c }
             for id in ids.sorted() {
                 let device = [("device", id)]
                 let info = state.devices.first { $0.id == id }
-                gauge("handyd_device_readable", "1 while the device is there and read, 0 while unreadable or gone",
-                      device, info.map { $0.isReadable ? 1 : 0 } ?? 0)
+                gauge(
+                    "handyd_device_readable", "1 while the device is there and read, 0 while unreadable or gone",
+                    device, info.map { $0.isReadable ? 1 : 0 } ?? 0)
                 let h = state.health[id] ?? DeviceHealth()
                 let c = counts.devices[id] ?? DeliveryTally.Device()
                 counter("handyd_device_frames_total", "Touch frames with a change", device, Double(c.frames))
                 for (kind, byHand) in c.gestures.sorted(by: { $0.key < $1.key }) {
                     for (hand, n) in byHand.sorted(by: { $0.key < $1.key }) {
-                        counter("handyd_gestures_total", "Gestures begun or recognised, by kind and by the hand that made them",
-                                device + [("gesture", kind), ("hand", hand)], Double(n))
+                        counter(
+                            "handyd_gestures_total",
+                            "Gestures begun or recognised, by kind and by the hand that made them",
+                            device + [("gesture", kind), ("hand", hand)], Double(n))
                     }
                 }
-                counter("handyd_device_kernel_drops_total", "Kernel event drops (SYN_DROPPED)", device, Double(h.kernelDrops))
-                counter("handyd_device_faults_total", "Multitouch protocol faults the tracker coped with", device, Double(h.faults))
-                counter("handyd_device_stuck_contacts_total", "Contacts found stuck and left out of recognition", device, Double(h.stuckContacts))
+                counter(
+                    "handyd_device_kernel_drops_total", "Kernel event drops (SYN_DROPPED)", device,
+                    Double(h.kernelDrops))
+                counter(
+                    "handyd_device_faults_total", "Multitouch protocol faults the tracker coped with", device,
+                    Double(h.faults))
+                counter(
+                    "handyd_device_stuck_contacts_total", "Contacts found stuck and left out of recognition", device,
+                    Double(h.stuckContacts))
                 gauge("handyd_device_stuck_contacts", "Contacts stuck now", device, Double(h.stuckNow))
-                counter("handyd_device_losses_total", "Times the device went away without being asked (unplug, USB reset)", device, Double(h.losses))
-                counter("handyd_device_floods_total", "Episodes of events far beyond any touchscreen's rate", device, Double(h.floods))
+                counter(
+                    "handyd_device_losses_total", "Times the device went away without being asked (unplug, USB reset)",
+                    device, Double(h.losses))
+                counter(
+                    "handyd_device_floods_total", "Episodes of events far beyond any touchscreen's rate", device,
+                    Double(h.floods))
                 if let age = h.secondsSinceLastTouch {
-                    gauge("handyd_device_seconds_since_last_touch", "Seconds since a finger last went down, moved or lifted", device, age)
+                    gauge(
+                        "handyd_device_seconds_since_last_touch",
+                        "Seconds since a finger last went down, moved or lifted", device, age)
                 }
             }
         }

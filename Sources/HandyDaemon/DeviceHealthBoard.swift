@@ -41,7 +41,9 @@ public final class DeviceHealthBoard: @unchecked Sendable {
 
     private static func withAge(_ e: Entry, now: MonotonicInstant) -> DeviceHealth {
         var h = e.health
-        h.secondsSinceLastTouch = e.lastTouch.map { Double(Swift.max(0, now.nanoseconds - $0.nanoseconds) / 1_000_000) / 1000 }
+        h.secondsSinceLastTouch = e.lastTouch.map {
+            Double(Swift.max(0, now.nanoseconds - $0.nanoseconds) / 1_000_000) / 1000
+        }
         return h
     }
 }

@@ -1,10 +1,11 @@
+import CLibsystemd
+import HandyCore
+import HandyProtocol
+import Logging
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HandyCore
-import CLibsystemd
-import HandyProtocol
-import Logging
 
 /// One open device's health, judged on the input thread after each turn that read it: stuck
 /// contacts (from its pipeline), floods, kernel drops, the last touch. Each change becomes a
@@ -32,20 +33,27 @@ struct DeviceHealthMonitor {
 
     /// After a turn: `events` read, whether any frame had a touch down or changing, the tracker's
     /// SYN_DROPPED count, the stuck-contact changes the pipeline reported.
-    mutating func afterTurn(now: MonotonicInstant, events: Int, touched: Bool, kernelDrops: UInt64, faults: UInt64, stuck: [StuckContactChange],
-                            info: DeviceInfo, board: DeviceHealthBoard, journal: HealthJournal, into notices: inout InputNotices) {
-        if touched, lastTouchPublished.map({ now.nanoseconds - $0.nanoseconds >= Self.touchPublishNanoseconds }) ?? true {
+    mutating func afterTurn(
+        now: MonotonicInstant, events: Int, touched: Bool, kernelDrops: UInt64, faults: UInt64,
+        stuck: [StuckContactChange],
+        info: DeviceInfo, board: DeviceHealthBoard, journal: HealthJournal, into notices: inout InputNotices
+    ) {
+        if touched, lastTouchPublished.map({ now.nanoseconds - $0.nanoseconds >= Self.touchPublishNanoseconds }) ?? true
+        {
             lastTouchPublished = now
             board.touched(info.id, at: now)
         }
         for change in stuck { report(change, info: info, board: board, journal: journal, into: &notices) }
         if kernelDrops != reportedDrops,
-           lastDropReport.map({ now.nanoseconds - $0.nanoseconds >= Self.dropReportNanoseconds }) ?? true {
+            lastDropReport.map({ now.nanoseconds - $0.nanoseconds >= Self.dropReportNanoseconds }) ?? true
+        {
             let new = kernelDrops &- reportedDrops
             reportedDrops = kernelDrops
             lastDropReport = now
             let health = board.update(info.id) { $0.kernelDrops &+= new }
-            journal.send(.warning, "device dropped events in the kernel (SYN_DROPPED)", info: info, event: .dropped, health: health)
+            journal.send(
+                .warning, "device dropped events in the kernel (SYN_DROPPED)", info: info, event: .dropped,
+                health: health)
             notices.append(.health(DeviceMessage(event: .dropped, device: info, health: health)))
         }
         if faults != reportedFaults {
@@ -65,7 +73,9 @@ struct DeviceHealthMonitor {
             flooding = true
             var health = board.update(info.id) { $0.floods &+= 1 }
             health.eventsPerSecond = rate.rounded()
-            journal.send(.warning, "device floods: events far beyond any touchscreen's rate", info: info, event: .flood, health: health)
+            journal.send(
+                .warning, "device floods: events far beyond any touchscreen's rate", info: info, event: .flood,
+                health: health)
             notices.append(.health(DeviceMessage(event: .flood, device: info, health: health)))
         } else if flooding, rate < Self.floodEventsPerSecond / 2 {
             flooding = false
@@ -74,31 +84,44 @@ struct DeviceHealthMonitor {
     }
 
     /// A stuck contact found or lifted.
-    func report(_ change: StuckContactChange, info: DeviceInfo, board: DeviceHealthBoard, journal: HealthJournal,
-                into notices: inout InputNotices) {
+    func report(
+        _ change: StuckContactChange, info: DeviceInfo, board: DeviceHealthBoard, journal: HealthJournal,
+        into notices: inout InputNotices
+    ) {
         var health = board.update(info.id) { h in
-            if change.kind == .stuck { h.stuckNow += 1; h.stuckContacts &+= 1 } else { h.stuckNow = Swift.max(0, h.stuckNow - 1) }
+            if change.kind == .stuck {
+                h.stuckNow += 1; h.stuckContacts &+= 1
+            } else {
+                h.stuckNow = Swift.max(0, h.stuckNow - 1)
+            }
         }
         health.touch = change.touchID
         health.xMm = rounded(change.positionMm.x, 2)
         health.yMm = rounded(change.positionMm.y, 2)
         health.seconds = rounded(change.kind == .stuck ? change.stillSeconds : change.stuckSeconds, 3)
         let event: DeviceMessage.Event = change.kind == .stuck ? .stuck : .unstuck
-        journal.send(change.kind == .stuck ? .warning : .notice,
-                     change.kind == .stuck ? "contact stuck: left out of gesture recognition" : "stuck contact lifted",
-                     info: info, event: event, health: health)
+        journal.send(
+            change.kind == .stuck ? .warning : .notice,
+            change.kind == .stuck ? "contact stuck: left out of gesture recognition" : "stuck contact lifted",
+            info: info, event: event, health: health)
         notices.append(.health(DeviceMessage(event: event, device: info, health: health)))
     }
 
     /// The device went away without being asked (unplug, USB reset, a read error).
-    static func lost(_ info: DeviceInfo, board: DeviceHealthBoard, journal: HealthJournal, into notices: inout InputNotices) {
-        let health = board.update(info.id) { $0.losses &+= 1; $0.stuckNow = 0 }
+    static func lost(
+        _ info: DeviceInfo, board: DeviceHealthBoard, journal: HealthJournal, into notices: inout InputNotices
+    ) {
+        let health = board.update(info.id) {
+            $0.losses &+= 1; $0.stuckNow = 0
+        }
         journal.send(.warning, "device lost", info: info, event: .lost, health: health)
         notices.append(.health(DeviceMessage(event: .lost, device: info, health: health)))
     }
 
     /// A lost device came back under its id.
-    static func back(_ info: DeviceInfo, board: DeviceHealthBoard, journal: HealthJournal, into notices: inout InputNotices) {
+    static func back(
+        _ info: DeviceInfo, board: DeviceHealthBoard, journal: HealthJournal, into notices: inout InputNotices
+    ) {
         let health = board.health(of: info.id)
         journal.send(.notice, "device back", info: info, event: .back, health: health)
         notices.append(.health(DeviceMessage(event: .back, device: info, health: health)))
@@ -118,8 +141,10 @@ struct HealthJournal: Sendable {
     /// Whether stderr is a stream into the journal (systemd's JOURNAL_STREAM names it).
     let stderrIsTheJournal: Bool
 
-    init(logger: Logger, toJournal: Bool = HealthJournal.journalIsThere,
-         stderrIsTheJournal: Bool = HealthJournal.stderrIsAJournalStream) {
+    init(
+        logger: Logger, toJournal: Bool = HealthJournal.journalIsThere,
+        stderrIsTheJournal: Bool = HealthJournal.stderrIsAJournalStream
+    ) {
         self.logger = logger
         self.toJournal = toJournal
         self.stderrIsTheJournal = stderrIsTheJournal
@@ -133,25 +158,36 @@ struct HealthJournal: Sendable {
         guard let value = getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
         let parts = value.split(separator: ":")
         var st = stat()
-        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]), fstat(2, &st) == 0 else { return false }
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]), fstat(2, &st) == 0 else {
+            return false
+        }
         return UInt64(st.st_dev) == device && UInt64(st.st_ino) == inode
     }
 
-    func send(_ priority: Priority, _ message: String, info: DeviceInfo, event: DeviceMessage.Event?, health: DeviceHealth) {
+    func send(
+        _ priority: Priority, _ message: String, info: DeviceInfo, event: DeviceMessage.Event?, health: DeviceHealth
+    ) {
         var fields: [(String, String)] = [("HANDYD_DEVICE_ID", info.id), ("HANDYD_DEVICE_NAME", info.name)]
         if let node = info.node { fields.append(("HANDYD_DEVICE_NODE", node)) }
         if let event { fields.append(("HANDYD_HEALTH", event.rawValue)) }
         if let touch = health.touch { fields.append(("HANDYD_TOUCH", "\(touch)")) }
         if let seconds = health.seconds { fields.append(("HANDYD_SECONDS", "\(seconds)")) }
         if let rate = health.eventsPerSecond { fields.append(("HANDYD_EVENTS_PER_SECOND", "\(rate)")) }
-        fields += [("HANDYD_STUCK_NOW", "\(health.stuckNow)"), ("HANDYD_STUCK_CONTACTS", "\(health.stuckContacts)"),
-                   ("HANDYD_LOSSES", "\(health.losses)"), ("HANDYD_KERNEL_DROPS", "\(health.kernelDrops)"),
-                   ("HANDYD_FLOODS", "\(health.floods)")]
+        fields += [
+            ("HANDYD_STUCK_NOW", "\(health.stuckNow)"), ("HANDYD_STUCK_CONTACTS", "\(health.stuckContacts)"),
+            ("HANDYD_LOSSES", "\(health.losses)"), ("HANDYD_KERNEL_DROPS", "\(health.kernelDrops)"),
+            ("HANDYD_FLOODS", "\(health.floods)"),
+        ]
         var metadata: Logger.Metadata = [:]
         for (k, v) in fields { metadata[String(k.lowercased().map { $0 == "_" ? "." : $0 })] = "\(v)" }
-        let sent = toJournal && Self.sendToJournal(
-            ["MESSAGE=handyd: \(message) (\(info.id))", "PRIORITY=\(priority.rawValue)", "SYSLOG_IDENTIFIER=handyd"]
-                + fields.map { "\($0.0)=\($0.1)" })
+        let sent =
+            toJournal
+            && Self.sendToJournal(
+                [
+                    "MESSAGE=handyd: \(message) (\(info.id))", "PRIORITY=\(priority.rawValue)",
+                    "SYSLOG_IDENTIFIER=handyd",
+                ]
+                    + fields.map { "\($0.0)=\($0.1)" })
         if sent && stderrIsTheJournal { return }
         logger.log(level: priority == .warning ? .warning : .notice, "\(message)", metadata: metadata)
     }

@@ -33,9 +33,11 @@ struct EncodedForms: Sendable, Equatable {
 extension EncodedForms {
     /// The forms one client receives.
     init(receivedBy subscription: Subscription) {
-        self.init(full: subscription.form == .full, fullTouches: subscription.form == .full && subscription.touches,
-                  compact: subscription.form == .compact, compactTouches: subscription.form == .compact && subscription.touches,
-                  someClient: true)
+        self.init(
+            full: subscription.form == .full, fullTouches: subscription.form == .full && subscription.touches,
+            compact: subscription.form == .compact,
+            compactTouches: subscription.form == .compact && subscription.touches,
+            someClient: true)
     }
 }
 
@@ -193,8 +195,10 @@ public struct EncodedBatch: Sendable {
                     for f in output.frames.indices where output.frames[f].hasChanges {
                         frames += 1
                         guard forms.full && forms.fullTouches else { continue }
-                        JSONLines.encode(output.frames[f].wireMessage(device: device, reusing: &s.wireTouches), quotedDevice: quotedDevice,
-                                         memo: memo, into: &s.bytes)
+                        JSONLines.encode(
+                            output.frames[f].wireMessage(device: device, reusing: &s.wireTouches),
+                            quotedDevice: quotedDevice,
+                            memo: memo, into: &s.bytes)
                         s.lineEnds.append(s.bytes.count)
                         s.lineGestures.append(nil)
                     }
@@ -203,17 +207,23 @@ public struct EncodedBatch: Sendable {
                         // whole first (docs/PERFORMANCE.md section 5).
                         // All of the output's events in one pass (one bound, one append).
                         output.gestures.withUnsafeBufferPointer { events in
-                            JSONLines.encode(eventsIn: events, quotedDevice: quotedDevice, memo: memo, into: &s.bytes, ends: &s.lineEnds)
+                            JSONLines.encode(
+                                eventsIn: events, quotedDevice: quotedDevice, memo: memo, into: &s.bytes,
+                                ends: &s.lineEnds)
                             for k in events.indices { s.lineGestures.append(events[k].gesture) }
                         }
                     }
                     if forms.compact {
-                        Self.appendCompact(output, device: device, quotedDevice: quotedDevice, memo: memo, touches: forms.compactTouches, bytes: &s.compactBytes,
-                                           frames: &s.compactFrames, gestures: &s.compactGestures, wireTouches: &s.wireTouches)
+                        Self.appendCompact(
+                            output, device: device, quotedDevice: quotedDevice, memo: memo,
+                            touches: forms.compactTouches, bytes: &s.compactBytes,
+                            frames: &s.compactFrames, gestures: &s.compactGestures, wireTouches: &s.wireTouches)
                     }
                     events += UInt64(output.gestures.count)
                     if s.lineEnds.count > first || s.compactFrames.count > firstFrame {
-                        s.items.append(.lines(device: device, first..<s.lineEnds.count, frames: firstFrame..<s.compactFrames.count))
+                        s.items.append(
+                            .lines(device: device, first..<s.lineEnds.count, frames: firstFrame..<s.compactFrames.count)
+                        )
                     }
                 }
             }
@@ -227,22 +237,28 @@ public struct EncodedBatch: Sendable {
 
     /// The compact frames of one output: the gesture events and changed frames merged by time,
     /// one frame line per time (a frame's events share its time; a timer's event has its own).
-    private static func appendCompact(_ output: PipelineOutput, device: String, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo, touches: Bool,
-                                      bytes compactBytes: inout [UInt8],
-                                      frames compactFrames: inout [CompactFrame], gestures compactGestures: inout [CompactGesture],
-                                      wireTouches: inout [WireTouch]) {
+    private static func appendCompact(
+        _ output: PipelineOutput, device: String, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo, touches: Bool,
+        bytes compactBytes: inout [UInt8],
+        frames compactFrames: inout [CompactFrame], gestures compactGestures: inout [CompactGesture],
+        wireTouches: inout [WireTouch]
+    ) {
         // The events read where they lie: the array's subscript would copy each (~450 bytes, three
         // reference-counted fields) before its compact object is written.
         output.gestures.withUnsafeBufferPointer { gestures in
-            appendCompact(gestures, output.frames, device: device, quotedDevice: quotedDevice, memo: memo, touches: touches, bytes: &compactBytes,
-                          frames: &compactFrames, gestures: &compactGestures, wireTouches: &wireTouches)
+            appendCompact(
+                gestures, output.frames, device: device, quotedDevice: quotedDevice, memo: memo, touches: touches,
+                bytes: &compactBytes,
+                frames: &compactFrames, gestures: &compactGestures, wireTouches: &wireTouches)
         }
     }
 
-    private static func appendCompact(_ gestures: UnsafeBufferPointer<GestureEvent>, _ frames: [TouchFrame], device: String,
-                                      quotedDevice: JSONQuotedString?, memo: JSONNumberMemo, touches: Bool,
-                                      bytes compactBytes: inout [UInt8], frames compactFrames: inout [CompactFrame],
-                                      gestures compactGestures: inout [CompactGesture], wireTouches: inout [WireTouch]) {
+    private static func appendCompact(
+        _ gestures: UnsafeBufferPointer<GestureEvent>, _ frames: [TouchFrame], device: String,
+        quotedDevice: JSONQuotedString?, memo: JSONNumberMemo, touches: Bool,
+        bytes compactBytes: inout [UInt8], frames compactFrames: inout [CompactFrame],
+        gestures compactGestures: inout [CompactGesture], wireTouches: inout [WireTouch]
+    ) {
         var g = 0
         var f = 0
         while true {
@@ -252,14 +268,16 @@ public struct EncodedBatch: Sendable {
             let time = min(gestureTime, frameTime)
             guard time.isFinite else { return }
             let lineStart = compactBytes.count
-            CompactFrameHeader.write(device: device, quotedDevice: quotedDevice, time: time, memo: memo, into: &compactBytes)
+            CompactFrameHeader.write(
+                device: device, quotedDevice: quotedDevice, time: time, memo: memo, into: &compactBytes)
             let header = lineStart..<compactBytes.count
             let firstGesture = compactGestures.count
             while g < gestures.count && gestures[g].time == time {
                 // The key or the comma written with the object (one append, not two).
                 let prefix: StaticString = compactGestures.count == firstGesture ? ",\"gestures\":[" : ","
                 let start = compactBytes.count + prefix.utf8CodeUnitCount
-                GestureEvent.writeCompactObject(at: gestures.baseAddress! + g, after: prefix, memo: memo, into: &compactBytes)
+                GestureEvent.writeCompactObject(
+                    at: gestures.baseAddress! + g, after: prefix, memo: memo, into: &compactBytes)
                 compactGestures.append(CompactGesture(bytes: start..<compactBytes.count, gesture: gestures[g].gesture))
                 g += 1
             }
@@ -270,18 +288,22 @@ public struct EncodedBatch: Sendable {
                 let message = frames[f].wireMessage(device: device, reusing: &wireTouches)
                 let prefix: StaticString = ",\"touches\":"
                 let start = compactBytes.count + prefix.utf8CodeUnitCount
-                if message.writeCompactTouches(after: prefix, memo: memo, into: &compactBytes) { touchBytes = start..<compactBytes.count }
+                if message.writeCompactTouches(after: prefix, memo: memo, into: &compactBytes) {
+                    touchBytes = start..<compactBytes.count
+                }
                 f += 1
             }
             if touchBytes == nil && compactGestures.count == firstGesture {
-                compactBytes.removeSubrange(lineStart...)   // only stationary touches: no line
+                compactBytes.removeSubrange(lineStart...)  // only stationary touches: no line
                 continue
             }
             compactBytes.append(UInt8(ascii: "}"))
             compactBytes.append(UInt8(ascii: "\n"))
-            compactFrames.append(CompactFrame(line: lineStart..<compactBytes.count, header: header,
-                                              gestures: firstGesture..<compactGestures.count,
-                                              gesturesEnd: gesturesEnd, touches: touchBytes))
+            compactFrames.append(
+                CompactFrame(
+                    line: lineStart..<compactBytes.count, header: header,
+                    gestures: firstGesture..<compactGestures.count,
+                    gesturesEnd: gesturesEnd, touches: touchBytes))
         }
     }
 
@@ -289,12 +311,19 @@ public struct EncodedBatch: Sendable {
 
     /// Appends the compact `frame` lines of `range` that `subscription` wants something of: each
     /// with the gesture objects it wants, and the touches if it wants touches.
-    func writeCompact(_ range: Range<Int>, device: String, node: String?, for subscription: Subscription, into buffer: inout ByteBuffer) {
+    func writeCompact(
+        _ range: Range<Int>, device: String, node: String?, for subscription: Subscription,
+        into buffer: inout ByteBuffer
+    ) {
         let touchesWanted = subscription.wantsTouches(device: device, node: node)
         guard touchesWanted || subscription.wants(device: device, node: node) else { return }
         let allGestures = subscription.gestures == nil
         for frame in storage.compactFrames[range] {
-            let all = allGestures || frame.gestures.allSatisfy { subscription.wants(gesture: storage.compactGestures[$0].gesture, device: device, node: node) }
+            let all =
+                allGestures
+                || frame.gestures.allSatisfy {
+                    subscription.wants(gesture: storage.compactGestures[$0].gesture, device: device, node: node)
+                }
             if all {
                 // The line as made, or without its touches.
                 if frame.touches == nil || touchesWanted {
@@ -306,7 +335,8 @@ public struct EncodedBatch: Sendable {
                 continue
             }
             var opened = false
-            for k in frame.gestures where subscription.wants(gesture: storage.compactGestures[k].gesture, device: device, node: node) {
+            for k in frame.gestures
+            where subscription.wants(gesture: storage.compactGestures[k].gesture, device: device, node: node) {
                 if opened {
                     buffer.writeInteger(UInt8(ascii: ","))
                 } else {

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandyCore
 import HandyFiles
 import HandyInput
 import HandySettings
 import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A device's hand profile file (``HandProfile``, docs/HANDEDNESS.md "Per-device enrolment"):
 /// HANDYD_HAND_PROFILE, else `/var/lib/handyd/hands/<device id>.json` when it exists. Read when the
@@ -16,27 +17,42 @@ enum HandProfileFile {
     static let maximumBytes = 64 * 1024
 
     /// The profile for a device, or nil (no file, or a bad one: then a warning says why).
-    static func load(configuration: DeviceConfiguration, deviceID: String, directory: String?, logger: Logger) -> HandProfile? {
-        guard let (path, explicit) = configuration.handProfileFile(deviceID: deviceID, directory: directory) else { return nil }
+    static func load(configuration: DeviceConfiguration, deviceID: String, directory: String?, logger: Logger)
+        -> HandProfile?
+    {
+        guard let (path, explicit) = configuration.handProfileFile(deviceID: deviceID, directory: directory) else {
+            return nil
+        }
         switch read(path) {
         case .success(let bytes):
             do {
                 let profile = try HandProfile.decode(bytes)
-                logger.info("hand profile applied", metadata: [
-                    "device.id": "\(deviceID)", "profile.file": "\(path)", "profile.pinches": "\(profile.pinches)",
-                    "profile.taps": "\(profile.taps)", "profile.single-contact-hand": "\(profile.singleContact?.minimumConfidence != nil)"])
+                logger.info(
+                    "hand profile applied",
+                    metadata: [
+                        "device.id": "\(deviceID)", "profile.file": "\(path)", "profile.pinches": "\(profile.pinches)",
+                        "profile.taps": "\(profile.taps)",
+                        "profile.single-contact-hand": "\(profile.singleContact?.minimumConfidence != nil)",
+                    ])
                 return profile
             } catch {
-                logger.warning("bad hand profile, default model used", metadata: [
-                    "device.id": "\(deviceID)", "profile.file": "\(path)", "problem": "\(error.message)"])
+                logger.warning(
+                    "bad hand profile, default model used",
+                    metadata: [
+                        "device.id": "\(deviceID)", "profile.file": "\(path)", "problem": "\(error.message)",
+                    ])
                 return nil
             }
         case .failure(let failure):
             let code = failure.code
             // The default file is optional; a file named by HANDYD_HAND_PROFILE must be there.
             if code == ENOENT && !explicit { return nil }
-            logger.warning("bad hand profile, default model used", metadata: [
-                "device.id": "\(deviceID)", "profile.file": "\(path)", "problem": "cannot read it: \(POSIXFile.reason(code))"])
+            logger.warning(
+                "bad hand profile, default model used",
+                metadata: [
+                    "device.id": "\(deviceID)", "profile.file": "\(path)",
+                    "problem": "cannot read it: \(POSIXFile.reason(code))",
+                ])
             return nil
         }
     }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandyCore
 import HandyProtocol
 import Logging
 import NIOConcurrencyHelpers
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// CLOCK_MONOTONIC in nanoseconds: the clock the input loop plans wake-ups with.
 public struct MonotonicInstant: Hashable, Comparable, Sendable {
@@ -17,7 +18,9 @@ public struct MonotonicInstant: Hashable, Comparable, Sendable {
     }
     public static func < (a: MonotonicInstant, b: MonotonicInstant) -> Bool { a.nanoseconds < b.nanoseconds }
     /// Saturates at Int64's ends: a replay's far-future times become "never", not a trap.
-    public func adding(nanoseconds ns: Int64) -> MonotonicInstant { MonotonicInstant(nanoseconds: Timestamp.saturatingSum(nanoseconds, ns)) }
+    public func adding(nanoseconds ns: Int64) -> MonotonicInstant {
+        MonotonicInstant(nanoseconds: Timestamp.saturatingSum(nanoseconds, ns))
+    }
     /// A live device's event time (CLOCK_MONOTONIC in µs) on this clock, saturated: a deadline far
     /// in the future (a long threshold after a late timestamp) is "never", not an overflow trap.
     public init(deviceTime t: Timestamp) {
@@ -76,8 +79,10 @@ public final class InputLoop: @unchecked Sendable {
     /// systemd's watchdog, ticked from this thread (nil: none asked for, no timer).
     private let watchdog: Watchdog?
 
-    public init(sources: [any DeviceSource], logger: Logger, watchdog: Watchdog? = nil, started: (@Sendable () -> Void)? = nil,
-                deliver: @escaping @Sendable ([InputNotice]) -> Void) throws {
+    public init(
+        sources: [any DeviceSource], logger: Logger, watchdog: Watchdog? = nil, started: (@Sendable () -> Void)? = nil,
+        deliver: @escaping @Sendable ([InputNotice]) -> Void
+    ) throws {
         self.sources = sources
         self.watchdog = watchdog
         self.deliver = deliver
@@ -154,7 +159,9 @@ public final class InputLoop: @unchecked Sendable {
                 let remaining = Timestamp.saturatingSum(wakeup.nanoseconds, -MonotonicInstant.now().nanoseconds)
                 // Round up so we never wake just before the deadline and spin; divide first, so a
                 // wake-up near Int64.max ("never") cannot overflow.
-                timeoutMs = remaining <= 0 ? 0 : Int32(min(Int64(Int32.max), remaining / 1_000_000 + (remaining % 1_000_000 == 0 ? 0 : 1)))
+                timeoutMs =
+                    remaining <= 0
+                    ? 0 : Int32(min(Int64(Int32.max), remaining / 1_000_000 + (remaining % 1_000_000 == 0 ? 0 : 1)))
             }
             let rc = poll(&pollSet, nfds_t(pollSet.count), timeoutMs)
             if rc < 0 {
@@ -171,7 +178,9 @@ public final class InputLoop: @unchecked Sendable {
             if pollSet[0].revents != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
                 while read(wakeFD, &drain, drain.count) > 0 {}
-                let pending = commands.withLockedValue { c -> [Command] in defer { c.removeAll() }; return c }
+                let pending = commands.withLockedValue { c -> [Command] in
+                    defer { c.removeAll() }; return c
+                }
                 var stop = false
                 for command in pending {
                     switch command {

@@ -42,7 +42,9 @@ public struct InputNotices {
         list.withUnsafeBufferPointer { delivered in
             for i in delivered.indices where spares.count < Self.maximumSpares {
                 guard case .output(_, let output) = delivered[i],
-                      output.frames.capacity <= Self.largestKeptCapacity, output.gestures.capacity <= Self.largestKeptCapacity else { continue }
+                    output.frames.capacity <= Self.largestKeptCapacity,
+                    output.gestures.capacity <= Self.largestKeptCapacity
+                else { continue }
                 spares.append(output)
             }
         }

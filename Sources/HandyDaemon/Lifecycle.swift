@@ -1,8 +1,9 @@
+import Logging
+import NIOConcurrencyHelpers
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Logging
-import NIOConcurrencyHelpers
 
 /// SIGTERM, SIGINT and SIGHUP, taken synchronously by the daemon's main thread.
 ///

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandyCore
 import HandyInput
 import HandyProtocol
 import HandySettings
 import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The devices that are there but cannot be opened (no permission, most often): listed with the
 /// reason and the fix, and tried again when their node's attributes change (inotify on the
@@ -15,23 +16,27 @@ extension LiveSource {
     static let transientRetrySeconds = 5.0
 
     /// Lists a device that could not be opened, with the reason and the fix, and watches its node's directory.
-    func markUnreadable(_ found: DiscoveredDevice, baseID: String, error: InputError, into notices: inout InputNotices) {
+    func markUnreadable(_ found: DiscoveredDevice, baseID: String, error: InputError, into notices: inout InputNotices)
+    {
         let node = found.devnode
         if Self.isTransient(error), transientRetryAt == nil {
             transientRetryAt = MonotonicInstant.now().adding(nanoseconds: Int64(Self.transientRetrySeconds * 1e9))
         }
         let fix = Self.fix(for: error, node: node)
         let id = unreadable[node]?.info.id ?? uniqueID(baseID, excludingNode: node)
-        let info = DeviceInfo(id: id, name: found.name, path: node, node: found.sysname,
-                              problems: wireProblems(found.configuration.problems),
-                              readable: false, reason: error.description, fix: fix)
+        let info = DeviceInfo(
+            id: id, name: found.name, path: node, node: found.sysname,
+            problems: wireProblems(found.configuration.problems),
+            readable: false, reason: error.description, fix: fix)
         // Said when it changes, not at every retry (a transient failure is tried every few seconds).
         if unreadable[node]?.info != info {
             var metadata: Logger.Metadata = ["device.path": "\(node)", "device.id": "\(id)", "error": "\(error)"]
             if let fix { metadata["fix"] = "\(fix)" }
-            logger.warning(Self.isTransient(error) ? "touchscreen present but cannot be read now; will try again"
-                                                   : "touchscreen present but cannot be read; will open it when its permissions change",
-                           metadata: metadata)
+            logger.warning(
+                Self.isTransient(error)
+                    ? "touchscreen present but cannot be read now; will try again"
+                    : "touchscreen present but cannot be read; will open it when its permissions change",
+                metadata: metadata)
         }
         if var known = unreadable[node] {
             guard known.info != info else { return }
@@ -50,7 +55,8 @@ extension LiveSource {
         var changed = Set<String>()
         let directoryByWatch = Dictionary(directoryWatches.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
         let bufferSize = 4096
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: MemoryLayout<inotify_event>.alignment)
+        let buffer = UnsafeMutableRawPointer.allocate(
+            byteCount: bufferSize, alignment: MemoryLayout<inotify_event>.alignment)
         defer { buffer.deallocate() }
         while true {
             let n = read(inotify, buffer, bufferSize)
@@ -85,8 +91,9 @@ extension LiveSource {
             // uaccess, a rule's GROUP=/MODE= applied by a trigger).
             let watch = inotify_add_watch(inotify, directory, UInt32(IN_ATTRIB))
             if watch < 0 {
-                logger.warning("cannot watch the device directory; only udev change events and SIGHUP retry its devices",
-                               metadata: ["directory": "\(directory)", "error": "\(String(cString: strerror(errno)))"])
+                logger.warning(
+                    "cannot watch the device directory; only udev change events and SIGHUP retry its devices",
+                    metadata: ["directory": "\(directory)", "error": "\(String(cString: strerror(errno)))"])
                 continue
             }
             directoryWatches[directory] = watch
@@ -121,7 +128,8 @@ extension LiveSource {
             let baseID = found.stableID
             let id = baseID == known.baseID ? known.info.id : uniqueID(baseID, excludingNode: node)
             if id != known.info.id { notices.append(.removed(known.info)) }
-            let device = OpenDevice(evdev: evdev, configuration: found.configuration, id: id, baseID: baseID, node: found.sysname)
+            let device = OpenDevice(
+                evdev: evdev, configuration: found.configuration, id: id, baseID: baseID, node: found.sysname)
             resumeGestureIDs(of: device)
             applyHandProfile(device)
             devices[node] = device
@@ -151,7 +159,8 @@ extension LiveSource {
     /// What an operator can do when a node cannot be opened.
     static func fix(for error: InputError, node: String) -> String? {
         if Self.isTransient(error) {
-            return "handyd has no file descriptor or memory to spare (\(error.errno == ENOMEM ? "out of memory" : "too many open files")); "
+            return
+                "handyd has no file descriptor or memory to spare (\(error.errno == ENOMEM ? "out of memory" : "too many open files")); "
                 + "it tries again every \(Int(Self.transientRetrySeconds)) s"
         }
         guard error.isPermissionDenied else { return nil }

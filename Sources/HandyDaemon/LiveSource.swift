@@ -1,11 +1,12 @@
+import HandyCore
+import HandyInput
+import HandyProtocol
+import HandySettings
+import Logging
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HandyCore
-import HandyInput
-import HandySettings
-import HandyProtocol
-import Logging
 
 /// The machine's touchscreens: found through udev (enumeration + hotplug monitor), read through
 /// libevdev. Event times are CLOCK_MONOTONIC (``EvdevDevice``), the same clock as
@@ -30,9 +31,11 @@ public final class LiveSource: DeviceSource {
             let geometry = configuration.geometry(for: evdev.description)
             // Thresholds were checked against their ranges when the properties were read; what
             // was refused is in configuration.problems (logged, and on the wire in info).
-            self.pipeline = GesturePipeline(deviceID: id, description: evdev.description, geometry: geometry,
-                                            configuration: configuration.thresholds, stuckAfterSeconds: configuration.stuckTouchSeconds)
-            self.info = LiveSource.info(id: id, node: node, evdev: evdev, geometry: geometry, problems: configuration.problems)
+            self.pipeline = GesturePipeline(
+                deviceID: id, description: evdev.description, geometry: geometry,
+                configuration: configuration.thresholds, stuckAfterSeconds: configuration.stuckTouchSeconds)
+            self.info = LiveSource.info(
+                id: id, node: node, evdev: evdev, geometry: geometry, problems: configuration.problems)
         }
     }
 
@@ -58,7 +61,10 @@ public final class LiveSource: DeviceSource {
     /// Keyed by device node.
     var devices: [String: OpenDevice] = [:] {
         // Polled on every turn of the input loop, changed only when a device comes or goes.
-        didSet { pollDescriptors = [discovery.monitorFileDescriptor, inotify] + devices.values.map { $0.evdev.fileDescriptor } }
+        didSet {
+            pollDescriptors =
+                [discovery.monitorFileDescriptor, inotify] + devices.values.map { $0.evdev.fileDescriptor }
+        }
     }
     /// A device's events read in one turn, at most: a device that sends without a pause (a storm,
     /// a broken panel) is read in turns with the others and the timers, and each turn's output is
@@ -82,8 +88,10 @@ public final class LiveSource: DeviceSource {
     /// an idle daemon with readable devices has no watch to wake it.
     var directoryWatches: [String: Int32] = [:]
 
-    public init(logger: Logger, handProfileDirectory: String? = DeviceConfiguration.handProfileDirectory,
-                healthBoard: DeviceHealthBoard = DeviceHealthBoard()) throws {
+    public init(
+        logger: Logger, handProfileDirectory: String? = DeviceConfiguration.handProfileDirectory,
+        healthBoard: DeviceHealthBoard = DeviceHealthBoard()
+    ) throws {
         self.handProfileDirectory = handProfileDirectory
         self.healthBoard = healthBoard
         self.journal = HealthJournal(logger: logger)
@@ -108,7 +116,9 @@ public final class LiveSource: DeviceSource {
         // Asked twice per turn of the input loop: a loop, not an array.
         var earliest: Timestamp?
         for device in devices.values {
-            if let deadline = device.pipeline.nextDeadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+            if let deadline = device.pipeline.nextDeadline, earliest.map({ deadline < $0 }) ?? true {
+                earliest = deadline
+            }
         }
         let timers = earliest.map { MonotonicInstant(deviceTime: $0) }
         guard let retry = transientRetryAt else { return timers }
@@ -165,13 +175,16 @@ public final class LiveSource: DeviceSource {
                     }
                 }
             } catch {
-                logger.error("read failed, closing device", metadata: ["device.path": "\(node(of: device))", "error": "\(error)"])
+                logger.error(
+                    "read failed, closing device",
+                    metadata: ["device.path": "\(node(of: device))", "error": "\(error)"])
                 status = .gone
             }
             device.faults.checkIfChanged(device.pipeline.tracker.counters, device: id, logger: logger)
-            device.health.afterTurn(now: now, events: events, touched: touched, kernelDrops: device.pipeline.tracker.counters.resyncs,
-                                    faults: device.pipeline.tracker.counters.faultCount,
-                                    stuck: stuck, info: device.info, board: healthBoard, journal: journal, into: &notices)
+            device.health.afterTurn(
+                now: now, events: events, touched: touched, kernelDrops: device.pipeline.tracker.counters.resyncs,
+                faults: device.pipeline.tracker.counters.faultCount,
+                stuck: stuck, info: device.info, board: healthBoard, journal: journal, into: &notices)
             if status == .gone { close(node: node(of: device), lost: true, into: &notices) }
             if status == .more { unfinished.append(device.evdev.fileDescriptor) }
         }
@@ -200,7 +213,8 @@ public final class LiveSource: DeviceSource {
         }
         // Devices that could not be read may be readable now; ignored ones may be wanted now.
         retryUnreadable(nodes: Array(unreadable.keys), into: &notices)
-        for device in discovery.enumerateTouchscreens() where devices[device.devnode] == nil && unreadable[device.devnode] == nil {
+        for device in discovery.enumerateTouchscreens()
+        where devices[device.devnode] == nil && unreadable[device.devnode] == nil {
             open(device, into: &notices)
         }
     }
@@ -226,8 +240,9 @@ public final class LiveSource: DeviceSource {
         rememberGestureIDs(of: device)
         let baseID = current.stableID
         let id = baseID == device.baseID ? device.info.id : uniqueID(baseID, excludingNode: node)
-        let replacement = OpenDevice(evdev: device.evdev, configuration: current.configuration, id: id,
-                                     baseID: baseID, node: current.sysname)
+        let replacement = OpenDevice(
+            evdev: device.evdev, configuration: current.configuration, id: id,
+            baseID: baseID, node: current.sysname)
         resumeGestureIDs(of: replacement)
         applyHandProfile(replacement)
         devices[node] = replacement
@@ -242,8 +257,9 @@ public final class LiveSource: DeviceSource {
 
     /// Reads the device's hand profile (again) and applies it: the next gesture's hand uses it.
     func applyHandProfile(_ device: OpenDevice) {
-        let profile = HandProfileFile.load(configuration: device.configuration, deviceID: device.info.id,
-                                           directory: handProfileDirectory, logger: logger)
+        let profile = HandProfileFile.load(
+            configuration: device.configuration, deviceID: device.info.id,
+            directory: handProfileDirectory, logger: logger)
         guard device.pipeline.arena.handProfile != profile else { return }
         device.pipeline.arena.setHandProfile(profile)
     }
@@ -305,8 +321,9 @@ public final class LiveSource: DeviceSource {
             return
         }
         guard isTouchDevice(evdev, path: found.devnode) else { return }
-        let device = OpenDevice(evdev: evdev, configuration: found.configuration, id: uniqueID(baseID, excludingNode: found.devnode),
-                                baseID: baseID, node: found.sysname)
+        let device = OpenDevice(
+            evdev: evdev, configuration: found.configuration, id: uniqueID(baseID, excludingNode: found.devnode),
+            baseID: baseID, node: found.sysname)
         resumeGestureIDs(of: device)
         applyHandProfile(device)
         devices[found.devnode] = device
@@ -322,7 +339,8 @@ public final class LiveSource: DeviceSource {
             return false
         }
         if let problem = evdev.description.positionRangeProblem {
-            logger.warning("device's axes are broken, skipping", metadata: ["device.path": "\(path)", "problem": "\(problem)"])
+            logger.warning(
+                "device's axes are broken, skipping", metadata: ["device.path": "\(path)", "problem": "\(problem)"])
             return false
         }
         return true
@@ -358,7 +376,8 @@ public final class LiveSource: DeviceSource {
 
     /// Keeps where `device`'s gesture ids got to (after its last events: it is going or being rebuilt).
     private func rememberGestureIDs(of device: OpenDevice) {
-        nextGestureIDs[device.info.id] = Swift.max(nextGestureIDs[device.info.id] ?? 1, device.pipeline.arena.nextGestureID)
+        nextGestureIDs[device.info.id] = Swift.max(
+            nextGestureIDs[device.info.id] ?? 1, device.pipeline.arena.nextGestureID)
     }
 
     /// A new pipeline for a device id seen before goes on from where its ids got to.
@@ -375,14 +394,19 @@ public final class LiveSource: DeviceSource {
 
     private func logProblems(_ found: DiscoveredDevice) {
         for problem in found.configuration.problems {
-            logger.warning("bad udev property, default used", metadata: ["device.path": "\(found.devnode)", "problem": "\(problem)"])
+            logger.warning(
+                "bad udev property, default used",
+                metadata: ["device.path": "\(found.devnode)", "problem": "\(problem)"])
         }
     }
 
-    static func info(id: String, node: String?, evdev: EvdevDevice, geometry: DeviceGeometry, problems: [String] = []) -> DeviceInfo {
+    static func info(id: String, node: String?, evdev: EvdevDevice, geometry: DeviceGeometry, problems: [String] = [])
+        -> DeviceInfo
+    {
         let d = evdev.description
-        return DeviceInfo(id: id, name: d.name, path: evdev.path, node: node, vendor: Int(d.vendor), product: Int(d.product),
-                          slots: d.trackedSlotCount, widthMm: wireSizeMm(geometry.displayWidthMm),
-                          heightMm: wireSizeMm(geometry.displayHeightMm), problems: wireProblems(problems))
+        return DeviceInfo(
+            id: id, name: d.name, path: evdev.path, node: node, vendor: Int(d.vendor), product: Int(d.product),
+            slots: d.trackedSlotCount, widthMm: wireSizeMm(geometry.displayWidthMm),
+            heightMm: wireSizeMm(geometry.displayHeightMm), problems: wireProblems(problems))
     }
 }

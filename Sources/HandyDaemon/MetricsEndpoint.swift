@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandyFiles
 import HandyProtocol
 import Logging
@@ -8,6 +5,10 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where the metrics go (docs/FLEET.md): an HTTP endpoint, a textfile for node_exporter, or both.
 public struct MetricsOptions: Hashable, Sendable {
@@ -18,8 +19,11 @@ public struct MetricsOptions: Hashable, Sendable {
     public var textfilePath: String?
     public var textfileIntervalSeconds: Double = 15
 
-    public init(host: String? = nil, port: Int? = nil, textfilePath: String? = nil, textfileIntervalSeconds: Double = 15) {
-        self.host = host; self.port = port; self.textfilePath = textfilePath; self.textfileIntervalSeconds = textfileIntervalSeconds
+    public init(
+        host: String? = nil, port: Int? = nil, textfilePath: String? = nil, textfileIntervalSeconds: Double = 15
+    ) {
+        self.host = host; self.port = port; self.textfilePath = textfilePath;
+        self.textfileIntervalSeconds = textfileIntervalSeconds
     }
 }
 
@@ -34,8 +38,10 @@ final class MetricsEndpoint: Sendable {
 
     private init(channel: any Channel) { self.channel = channel }
 
-    static func start(host: String, port: Int, group: any EventLoopGroup, logger: Logger,
-                      exposition: @escaping @Sendable () -> EventLoopFuture<[UInt8]>) throws -> MetricsEndpoint {
+    static func start(
+        host: String, port: Int, group: any EventLoopGroup, logger: Logger,
+        exposition: @escaping @Sendable () -> EventLoopFuture<[UInt8]>
+    ) throws -> MetricsEndpoint {
         let open = NIOLockedConnectionCount(maximum: maximumConnections)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 16)
@@ -43,7 +49,9 @@ final class MetricsEndpoint: Sendable {
             .childChannelInitializer { channel in
                 guard open.enter() else { return channel.close() }
                 let timeout = channel.eventLoop.scheduleTask(in: requestTimeout) { channel.close(promise: nil) }
-                channel.closeFuture.whenComplete { _ in open.leave(); timeout.cancel() }
+                channel.closeFuture.whenComplete { _ in
+                    open.leave(); timeout.cancel()
+                }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(MetricsHTTPHandler(exposition: exposition))
@@ -66,7 +74,11 @@ final class NIOLockedConnectionCount: Sendable {
     private let count: NIOLockedValueBox<Int>
     let maximum: Int
     init(maximum: Int) { self.maximum = maximum; count = NIOLockedValueBox(0) }
-    func enter() -> Bool { count.withLockedValue { guard $0 < maximum else { return false }; $0 += 1; return true } }
+    func enter() -> Bool {
+        count.withLockedValue {
+            guard $0 < maximum else { return false }; $0 += 1; return true
+        }
+    }
     func leave() { count.withLockedValue { $0 -= 1 } }
 }
 
@@ -80,7 +92,9 @@ private final class MetricsHTTPHandler: ChannelInboundHandler, Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(let head) = unwrapInboundIn(data) else { return }
         let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
-        guard path == "/metrics" else { return respond(context, .notFound, Array("only /metrics is here\n".utf8), head) }
+        guard path == "/metrics" else {
+            return respond(context, .notFound, Array("only /metrics is here\n".utf8), head)
+        }
         guard head.method == .GET || head.method == .HEAD else {
             return respond(context, .methodNotAllowed, Array("GET /metrics\n".utf8), head, allow: true)
         }
@@ -88,20 +102,27 @@ private final class MetricsHTTPHandler: ChannelInboundHandler, Sendable {
         exposition().hop(to: context.eventLoop).whenComplete { result in
             let (handler, context) = loopBound.value
             switch result {
-            case .success(let text): handler.respond(context, .ok, head.method == .HEAD ? [] : text, head, length: text.count)
+            case .success(let text):
+                handler.respond(context, .ok, head.method == .HEAD ? [] : text, head, length: text.count)
             case .failure: handler.respond(context, .serviceUnavailable, Array("metrics unavailable\n".utf8), head)
             }
         }
     }
 
-    private func respond(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ body: [UInt8], _ request: HTTPRequestHead,
-                         allow: Bool = false, length: Int? = nil) {
+    private func respond(
+        _ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ body: [UInt8], _ request: HTTPRequestHead,
+        allow: Bool = false, length: Int? = nil
+    ) {
         var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: status == .ok ? "text/plain; version=0.0.4; charset=utf-8" : "text/plain; charset=utf-8")
+        headers.add(
+            name: "Content-Type",
+            value: status == .ok ? "text/plain; version=0.0.4; charset=utf-8" : "text/plain; charset=utf-8")
         headers.add(name: "Content-Length", value: "\(length ?? body.count)")
         headers.add(name: "Connection", value: "close")
         if allow { headers.add(name: "Allow", value: "GET, HEAD") }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))),
+            promise: nil)
         if !body.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil) }
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
     }
@@ -147,14 +168,18 @@ final class MetricsOutlets: Sendable {
     let exposition: @Sendable () -> EventLoopFuture<[UInt8]>
     let write: (@Sendable ([UInt8]) -> Void)?
 
-    private init(group: MultiThreadedEventLoopGroup, endpoint: MetricsEndpoint?, textfile: RepeatedTask?,
-                 exposition: @escaping @Sendable () -> EventLoopFuture<[UInt8]>, write: (@Sendable ([UInt8]) -> Void)?) {
+    private init(
+        group: MultiThreadedEventLoopGroup, endpoint: MetricsEndpoint?, textfile: RepeatedTask?,
+        exposition: @escaping @Sendable () -> EventLoopFuture<[UInt8]>, write: (@Sendable ([UInt8]) -> Void)?
+    ) {
         self.group = group
         (self.endpoint, self.textfile, self.exposition, self.write) = (endpoint, textfile, exposition, write)
     }
 
-    static func start(options: MetricsOptions, metrics: DaemonMetrics, broadcasters: BroadcasterGroup,
-                      logger: Logger) throws -> MetricsOutlets {
+    static func start(
+        options: MetricsOptions, metrics: DaemonMetrics, broadcasters: BroadcasterGroup,
+        logger: Logger
+    ) throws -> MetricsOutlets {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
         let exposition: @Sendable () -> EventLoopFuture<[UInt8]> = {
@@ -164,8 +189,9 @@ final class MetricsOutlets: Sendable {
         var endpoint: MetricsEndpoint?
         if let port = options.port {
             do {
-                endpoint = try MetricsEndpoint.start(host: options.host ?? "127.0.0.1", port: port, group: group, logger: logger,
-                                                     exposition: exposition)
+                endpoint = try MetricsEndpoint.start(
+                    host: options.host ?? "127.0.0.1", port: port, group: group, logger: logger,
+                    exposition: exposition)
             } catch {
                 try? group.syncShutdownGracefully()
                 throw error
@@ -187,7 +213,8 @@ final class MetricsOutlets: Sendable {
                 let text = "\(error)"
                 if lastFailure.withLockedValue({ $0 }) != text {
                     lastFailure.withLockedValue { $0 = text }
-                    logger.warning("cannot write the metrics textfile; trying again every period", metadata: ["error": "\(text)"])
+                    logger.warning(
+                        "cannot write the metrics textfile; trying again every period", metadata: ["error": "\(text)"])
                 }
             }
         }

@@ -29,7 +29,9 @@ public enum RealtimeScheduling {
     /// - Returns: nil on success, else why not (errno text) — the caller logs it and carries on at
     ///   normal priority: a daemon that cannot get real-time scheduling still works.
     public static func enter(priority: Int32) -> String? {
-        guard priorities.contains(priority) else { return "priority \(priority) is outside \(priorities.lowerBound) … \(priorities.upperBound)" }
+        guard priorities.contains(priority) else {
+            return "priority \(priority) is outside \(priorities.lowerBound) … \(priorities.upperBound)"
+        }
         var parameters = sched_param()
         parameters.sched_priority = priority
         // 0: the calling thread (Linux schedules threads, not processes).

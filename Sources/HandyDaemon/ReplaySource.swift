@@ -1,8 +1,8 @@
 import HandyCore
 import HandyInput
-import HandySettings
 import HandyProtocol
 import HandyRecording
+import HandySettings
 import Logging
 
 /// Plays a recording as if it were a device, in real time (scaled by `speed`), through the same
@@ -21,8 +21,11 @@ public final class ReplaySource: DeviceSource {
         /// The replayed device's properties, as udev would give a live one (`--device-property`):
         /// thresholds, calibration, size. Bad ones are logged and listed in the device's problems.
         public var deviceProperties: [String: String] = [:]
-        public init(loop: Bool = false, speed: Double = 1, startPaused: Bool = false, deviceProperties: [String: String] = [:]) {
-            self.loop = loop; self.speed = speed; self.startPaused = startPaused; self.deviceProperties = deviceProperties
+        public init(
+            loop: Bool = false, speed: Double = 1, startPaused: Bool = false, deviceProperties: [String: String] = [:]
+        ) {
+            self.loop = loop; self.speed = speed; self.startPaused = startPaused;
+            self.deviceProperties = deviceProperties
         }
     }
 
@@ -76,8 +79,9 @@ public final class ReplaySource: DeviceSource {
         self.events = events
         self.options = options
         self.logger = logger
-        self.pipeline = GesturePipeline(deviceID: info.id, description: description, geometry: geometry,
-                                        configuration: configuration.thresholds, stuckAfterSeconds: configuration.stuckTouchSeconds)
+        self.pipeline = GesturePipeline(
+            deviceID: info.id, description: description, geometry: geometry,
+            configuration: configuration.thresholds, stuckAfterSeconds: configuration.stuckTouchSeconds)
         self.healthBoard = healthBoard
         self.journal = HealthJournal(logger: logger)
         self.firstTime = events.first?.time ?? .zero
@@ -93,8 +97,10 @@ public final class ReplaySource: DeviceSource {
     /// - Parameters:
     ///   - path: the recording.
     ///   - descPath: a device description overriding the recording's own (or the `.desc` found beside it).
-    public static func load(path: String, descPath: String?, options: Options, logger: Logger,
-                            healthBoard: DeviceHealthBoard = DeviceHealthBoard()) throws -> ReplaySource {
+    public static func load(
+        path: String, descPath: String?, options: Options, logger: Logger,
+        healthBoard: DeviceHealthBoard = DeviceHealthBoard()
+    ) throws -> ReplaySource {
         let recording: Recording
         do { recording = try Recording.load(path: path, descriptionPath: descPath) } catch {
             throw DaemonError("cannot replay: \(error)")
@@ -120,7 +126,8 @@ public final class ReplaySource: DeviceSource {
     /// The replayed device's hand profile: HANDYD_HAND_PROFILE from ``Options/deviceProperties``
     /// (no default file: a replay is not the kiosk's device). Read at start and on every reload.
     private func applyHandProfile() {
-        let profile = HandProfileFile.load(configuration: configuration, deviceID: info.id, directory: nil, logger: logger)
+        let profile = HandProfileFile.load(
+            configuration: configuration, deviceID: info.id, directory: nil, logger: logger)
         if profile != pipeline.arena.handProfile { pipeline.arena.setHandProfile(profile) }
     }
 
@@ -131,15 +138,21 @@ public final class ReplaySource: DeviceSource {
     public func start(now: MonotonicInstant, into notices: inout InputNotices) {
         applyHandProfile()
         for problem in configuration.problems {
-            logger.warning("bad --device-property, default used", metadata: ["device.id": "\(info.id)", "problem": "\(problem)"])
+            logger.warning(
+                "bad --device-property, default used", metadata: ["device.id": "\(info.id)", "problem": "\(problem)"])
         }
         if !configuration.applied.isEmpty {
-            logger.info("device properties", metadata: ["device.id": "\(info.id)", "properties": "\(configuration.applied)"])
+            logger.info(
+                "device properties", metadata: ["device.id": "\(info.id)", "properties": "\(configuration.applied)"])
         }
         notices.append(.added(info))
-        logger.info("replaying", metadata: ["device.id": "\(info.id)", "replay.events": "\(events.count)",
-                                            "replay.loop": "\(options.loop)", "replay.speed": "\(options.speed)",
-                                            "replay.paused": "\(options.startPaused)"])
+        logger.info(
+            "replaying",
+            metadata: [
+                "device.id": "\(info.id)", "replay.events": "\(events.count)",
+                "replay.loop": "\(options.loop)", "replay.speed": "\(options.speed)",
+                "replay.paused": "\(options.startPaused)",
+            ])
         if !options.startPaused { startedAt = now }
     }
 
@@ -180,7 +193,8 @@ public final class ReplaySource: DeviceSource {
             // Next pass: continue after the last event plus a pause.
             passes += 1
             let length = passMicroseconds
-            shiftMicroseconds = Timestamp.saturatingSum(shiftMicroseconds, Timestamp.saturatingSum(length, Self.loopPauseMicroseconds))
+            shiftMicroseconds = Timestamp.saturatingSum(
+                shiftMicroseconds, Timestamp.saturatingSum(length, Self.loopPauseMicroseconds))
             index = 0
             logger.debug("replay pass finished", metadata: ["replay.passes": "\(passes)"])
             if monotonic(deviceTime: shifted(events[0].time)) > now { break }
@@ -197,9 +211,10 @@ public final class ReplaySource: DeviceSource {
         }
         stuck += output.stuckContacts
         if !output.isEmpty { notices.append(.output(device: info.id, output)) }
-        health.afterTurn(now: now, events: eventCount, touched: touched, kernelDrops: pipeline.tracker.counters.resyncs,
-                         faults: pipeline.tracker.counters.faultCount,
-                         stuck: stuck, info: info, board: healthBoard, journal: journal, into: &notices)
+        health.afterTurn(
+            now: now, events: eventCount, touched: touched, kernelDrops: pipeline.tracker.counters.resyncs,
+            faults: pipeline.tracker.counters.faultCount,
+            stuck: stuck, info: info, board: healthBoard, journal: journal, into: &notices)
     }
 
     public func stop() {}

@@ -59,10 +59,12 @@ func startThread(stackBytes: Int, _ body: @escaping @Sendable () -> Void) throws
     pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
     let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
     var thread = pthread_t()
-    let rc = pthread_create(&thread, &attributes, { raw in
-        Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()
-        return nil
-    }, context)
+    let rc = pthread_create(
+        &thread, &attributes,
+        { raw in
+            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()
+            return nil
+        }, context)
     if rc != 0 {
         Unmanaged<ThreadBody>.fromOpaque(context).release()
         throw DaemonError("cannot start a thread: \(String(cString: strerror(rc)))")

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLibsystemd
 import HandyProtocol
 import Logging
 import NIOCore
 import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where the listening socket comes from.
 public enum ListenAddress: Hashable, Sendable {
@@ -47,8 +48,10 @@ public final class UnixSocketListener: Sendable {
     /// Binds (or, under socket activation, accepts on) `address`. Errors name the path and the
     /// errno in one line; a socket whose permissions cannot be set is closed and removed. `group`:
     /// the loops of `broadcasters`, over which the clients are spread.
-    public static func start(address: ListenAddress, broadcasters: BroadcasterGroup, group: any EventLoopGroup,
-                             logger: Logger) throws -> UnixSocketListener {
+    public static func start(
+        address: ListenAddress, broadcasters: BroadcasterGroup, group: any EventLoopGroup,
+        logger: Logger
+    ) throws -> UnixSocketListener {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 64)
             // A client's half-close (SHUT_WR) is its last request, not its departure: see
@@ -99,7 +102,9 @@ public final class UnixSocketListener: Sendable {
     static func prepare(path: String) throws {
         // sockaddr_un's sun_path: 108 bytes with the terminating NUL.
         if path.utf8.count > 107 {
-            throw DaemonError("cannot create socket \(path): \(path.utf8.count) bytes, a Unix socket path has at most 107: \(errnoText(ENAMETOOLONG))")
+            throw DaemonError(
+                "cannot create socket \(path): \(path.utf8.count) bytes, a Unix socket path has at most 107: \(errnoText(ENAMETOOLONG))"
+            )
         }
         try makeDirectories(for: path)
         var info = stat()

@@ -35,13 +35,17 @@ public final class Watchdog: Sendable {
     public static func fromEnvironment(eventLoops: [any EventLoop], logger: Logger) -> Watchdog? {
         var usec: UInt64 = 0
         guard sd_watchdog_enabled(0, &usec) > 0, usec > 0 else { return nil }
-        return Watchdog(intervalNanoseconds: Int64(min(usec, UInt64(Int64.max / 1000))) * 1000 / 2, eventLoops: eventLoops,
-                        logger: logger) { _ = sd_notify(0, $0) }
+        return Watchdog(
+            intervalNanoseconds: Int64(min(usec, UInt64(Int64.max / 1000))) * 1000 / 2, eventLoops: eventLoops,
+            logger: logger
+        ) { _ = sd_notify(0, $0) }
     }
 
     /// - Parameter notify: sends one sd_notify state string (tests collect them).
-    public init(intervalNanoseconds: Int64, eventLoops: [any EventLoop], logger: Logger,
-                now: MonotonicInstant = .now(), notify: @escaping @Sendable (String) -> Void) {
+    public init(
+        intervalNanoseconds: Int64, eventLoops: [any EventLoop], logger: Logger,
+        now: MonotonicInstant = .now(), notify: @escaping @Sendable (String) -> Void
+    ) {
         self.intervalNanoseconds = max(1_000_000, intervalNanoseconds)
         self.eventLoops = eventLoops
         self.notify = notify
@@ -68,7 +72,9 @@ public final class Watchdog: Sendable {
         guard lateTicks >= 0 else { return false }
         guard answered else {
             if lateTicks == 1 {
-                logger.warning("watchdog: an event loop did not run for half the watchdog interval; not telling systemd all is well")
+                logger.warning(
+                    "watchdog: an event loop did not run for half the watchdog interval; not telling systemd all is well"
+                )
             }
             return false
         }

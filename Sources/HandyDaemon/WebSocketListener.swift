@@ -23,8 +23,10 @@ public struct WebSocketOptions: Hashable, Sendable {
 
     public static let defaultMaximumClients = 16
 
-    public init(host: String = "127.0.0.1", port: Int, allowedOrigins: Set<String> = [], sendsTouches: Bool = false,
-                maximumClients: Int = defaultMaximumClients) {
+    public init(
+        host: String = "127.0.0.1", port: Int, allowedOrigins: Set<String> = [], sendsTouches: Bool = false,
+        maximumClients: Int = defaultMaximumClients
+    ) {
         self.host = host
         self.port = port
         self.allowedOrigins = allowedOrigins
@@ -33,11 +35,14 @@ public struct WebSocketOptions: Hashable, Sendable {
     }
 
     /// `PORT` (loopback), `HOST:PORT` or `[IPv6]:PORT`; nil if it is none of them.
-    public init?(listen: String, allowedOrigins: Set<String> = [], sendsTouches: Bool = false,
-                 maximumClients: Int = defaultMaximumClients) {
+    public init?(
+        listen: String, allowedOrigins: Set<String> = [], sendsTouches: Bool = false,
+        maximumClients: Int = defaultMaximumClients
+    ) {
         guard let address = TCPListenAddress(listen) else { return nil }
-        self.init(host: address.host, port: address.port, allowedOrigins: allowedOrigins, sendsTouches: sendsTouches,
-                  maximumClients: maximumClients)
+        self.init(
+            host: address.host, port: address.port, allowedOrigins: allowedOrigins, sendsTouches: sendsTouches,
+            maximumClients: maximumClients)
     }
 
     /// Whether an upgrade request with these headers may proceed.
@@ -67,8 +72,10 @@ public final class WebSocketListener: Sendable {
     public static let handshakeTimeout = TimeAmount.seconds(5)
 
     /// Binds `options.host:options.port`; an error names the address and the errno in one line.
-    public static func start(options: WebSocketOptions, broadcasters: BroadcasterGroup, group: any EventLoopGroup,
-                             logger: Logger) throws -> WebSocketListener {
+    public static func start(
+        options: WebSocketOptions, broadcasters: BroadcasterGroup, group: any EventLoopGroup,
+        logger: Logger
+    ) throws -> WebSocketListener {
         let handshakes = HandshakeCount(maximum: maximumHandshakes)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 64)
@@ -114,13 +121,17 @@ public final class WebSocketListener: Sendable {
                             try sync.addHandler(WebSocketFrameCheck())
                             // Empty fragments are legal (RFC 6455 5.4); their count is bounded
                             // so that they cannot pile up without bytes to count.
-                            try sync.addHandler(NIOWebSocketFrameAggregator(
-                                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: WebSocketLineBridge.maximumFragments,
-                                maxAccumulatedFrameSize: JSONLines.maximumLineLength))
+                            try sync.addHandler(
+                                NIOWebSocketFrameAggregator(
+                                    minNonFinalFragmentSize: 0,
+                                    maxAccumulatedFrameCount: WebSocketLineBridge.maximumFragments,
+                                    maxAccumulatedFrameSize: JSONLines.maximumLineLength))
                             try sync.addHandler(WebSocketLineBridge(logger: logger))
-                            try sync.addHandler(ClientConnection(broadcaster: broadcasters.broadcaster(on: channel.eventLoop), logger: logger,
-                                                                 mayReceiveTouches: options.sendsTouches,
-                                                                 webLimit: options.maximumClients))
+                            try sync.addHandler(
+                                ClientConnection(
+                                    broadcaster: broadcasters.broadcaster(on: channel.eventLoop), logger: logger,
+                                    mayReceiveTouches: options.sendsTouches,
+                                    webLimit: options.maximumClients))
                         }
                     })
                 return channel.pipeline.configureHTTPServerPipeline(
@@ -133,12 +144,17 @@ public final class WebSocketListener: Sendable {
         do {
             server = try bootstrap.bind(host: options.host, port: options.port).wait()
         } catch {
-            throw DaemonError("cannot listen for WebSocket clients on \(options.host):\(options.port): \(UnixSocketListener.reason(error))")
+            throw DaemonError(
+                "cannot listen for WebSocket clients on \(options.host):\(options.port): \(UnixSocketListener.reason(error))"
+            )
         }
-        logger.info("listening for WebSocket clients", metadata: [
-            "websocket.address": "\(server.localAddress.map { "\($0)" } ?? "\(options.host):\(options.port)")",
-            "websocket.origins": "\(options.allowedOrigins.sorted())", "websocket.touches": "\(options.sendsTouches)",
-        ])
+        logger.info(
+            "listening for WebSocket clients",
+            metadata: [
+                "websocket.address": "\(server.localAddress.map { "\($0)" } ?? "\(options.host):\(options.port)")",
+                "websocket.origins": "\(options.allowedOrigins.sorted())",
+                "websocket.touches": "\(options.sendsTouches)",
+            ])
         return WebSocketListener(server: server)
     }
 
@@ -203,10 +219,14 @@ final class HTTPRefusal: ChannelInboundHandler, RemovableChannelHandler, Sendabl
     static func malformation(of head: HTTPRequestHead) -> String? {
         guard head.headers["Upgrade"].contains(where: { $0.lowercased() == "websocket" }) else { return nil }
         if head.method != .GET { return "an upgrade must be a GET" }
-        if head.version.major < 1 || (head.version.major == 1 && head.version.minor < 1) { return "an upgrade needs HTTP/1.1" }
+        if head.version.major < 1 || (head.version.major == 1 && head.version.minor < 1) {
+            return "an upgrade needs HTTP/1.1"
+        }
         if head.headers["Host"].isEmpty { return "no Host header" }
         let keys = head.headers["Sec-WebSocket-Key"]
-        guard keys.count == 1, isSixteenBytesInBase64(keys[0]) else { return "Sec-WebSocket-Key must be 16 bytes in base64" }
+        guard keys.count == 1, isSixteenBytesInBase64(keys[0]) else {
+            return "Sec-WebSocket-Key must be 16 bytes in base64"
+        }
         return nil
     }
 
@@ -216,7 +236,8 @@ final class HTTPRefusal: ChannelInboundHandler, RemovableChannelHandler, Sendabl
         let bytes = Array(key.utf8)
         guard bytes.count == 24, bytes[22] == UInt8(ascii: "="), bytes[23] == UInt8(ascii: "=") else { return false }
         return bytes[..<22].allSatisfy { b in
-            (0x41...0x5a).contains(b) || (0x61...0x7a).contains(b) || (0x30...0x39).contains(b) || b == 0x2b || b == 0x2f
+            (0x41...0x5a).contains(b) || (0x61...0x7a).contains(b) || (0x30...0x39).contains(b) || b == 0x2b
+                || b == 0x2f
         }
     }
 
@@ -225,9 +246,11 @@ final class HTTPRefusal: ChannelInboundHandler, RemovableChannelHandler, Sendabl
         let refusedOrigin = !options.admits(head.headers)
         let malformed = refusedOrigin ? nil : Self.malformation(of: head)
         let status: HTTPResponseStatus = refusedOrigin ? .forbidden : malformed != nil ? .badRequest : .upgradeRequired
-        let text = refusedOrigin
+        let text =
+            refusedOrigin
             ? "origin not allowed (handyd --websocket-origin)\n"
-            : malformed.map { "bad WebSocket upgrade: \($0)\n" } ?? "handyd: WebSocket endpoint; connect with a WebSocket client\n"
+            : malformed.map { "bad WebSocket upgrade: \($0)\n" }
+                ?? "handyd: WebSocket endpoint; connect with a WebSocket client\n"
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         headers.add(name: "Content-Length", value: "\(text.utf8.count)")
@@ -236,7 +259,9 @@ final class HTTPRefusal: ChannelInboundHandler, RemovableChannelHandler, Sendabl
             headers.add(name: "Upgrade", value: "websocket")
             headers.add(name: "Sec-WebSocket-Version", value: "13")
         }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
+            promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
@@ -319,7 +344,8 @@ final class WebSocketLineBridge: ChannelDuplexHandler, RemovableChannelHandler {
                 refuse(context: context, code: .dataInconsistentWithMessage, "text that is not UTF-8")
                 return
             }
-            for i in line.readerIndex..<line.writerIndex where line.getInteger(at: i, as: UInt8.self).map({ $0 == 0x0a || $0 == 0x0d }) == true {
+            for i in line.readerIndex..<line.writerIndex
+            where line.getInteger(at: i, as: UInt8.self).map({ $0 == 0x0a || $0 == 0x0d }) == true {
                 line.setInteger(UInt8(ascii: " "), at: i)
             }
             line.writeInteger(UInt8(ascii: "\n"))
@@ -352,13 +378,17 @@ final class WebSocketLineBridge: ChannelDuplexHandler, RemovableChannelHandler {
     /// not UTF-8. Empty is a close without a code.
     static func closeProblem(_ body: ByteBuffer) -> (code: WebSocketErrorCode, what: String)? {
         guard body.readableBytes > 0 else { return nil }
-        guard let code = body.getInteger(at: body.readerIndex, as: UInt16.self) else { return (.protocolError, "a close body of 1 byte") }
+        guard let code = body.getInteger(at: body.readerIndex, as: UInt16.self) else {
+            return (.protocolError, "a close body of 1 byte")
+        }
         switch code {
         case 1000...1003, 1007...1014, 3000...4999: break
         default: return (.protocolError, "close code \(code)")
         }
         let reason = Array(body.readableBytesView.dropFirst(2))
-        guard String(validating: reason, as: UTF8.self) != nil else { return (.dataInconsistentWithMessage, "a close reason that is not UTF-8") }
+        guard String(validating: reason, as: UTF8.self) != nil else {
+            return (.dataInconsistentWithMessage, "a close reason that is not UTF-8")
+        }
         return nil
     }
 
@@ -416,7 +446,8 @@ final class WebSocketLineBridge: ChannelDuplexHandler, RemovableChannelHandler {
             sentClose = true
             var data = context.channel.allocator.buffer(capacity: 2)
             data.write(webSocketErrorCode: .goingAway)
-            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)), promise: nil)
+            context.writeAndFlush(
+                wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)), promise: nil)
         }
         context.close(mode: mode, promise: promise)
     }
@@ -427,8 +458,9 @@ final class WebSocketLineBridge: ChannelDuplexHandler, RemovableChannelHandler {
         var data = context.channel.allocator.buffer(capacity: 2)
         data.write(webSocketErrorCode: code)
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete { _ in
-            channel.close(promise: nil)
-        }
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)))
+            .whenComplete { _ in
+                channel.close(promise: nil)
+            }
     }
 }

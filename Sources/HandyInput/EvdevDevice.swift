@@ -1,5 +1,6 @@
 import CLibevdev
 import HandyCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

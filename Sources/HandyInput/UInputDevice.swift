@@ -1,5 +1,6 @@
 import CLibevdev
 import HandyCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -25,7 +26,9 @@ public final class UInputDevice {
 
     /// Creates the device through `controlPath`. Needs write access to it (usually root, or the
     /// group a udev rule gives it).
-    public init(description: DeviceDescription, controlPath: String = UInputDevice.defaultControlPath) throws(InputError) {
+    public init(description: DeviceDescription, controlPath: String = UInputDevice.defaultControlPath)
+        throws(InputError)
+    {
         guard let template = libevdev_new() else {
             throw InputError(path: controlPath, errno: ENOMEM, what: "libevdev_new")
         }

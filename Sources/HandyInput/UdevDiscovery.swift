@@ -1,5 +1,6 @@
 import CLibudev
 import HandySettings
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -109,7 +110,8 @@ public final class UdevDiscovery {
         while let current = entry {
             defer { entry = udev_list_entry_get_next(current) }
             guard let syspath = udev_list_entry_get_name(current),
-                  let dev = udev_device_new_from_syspath(udev, syspath) else { continue }
+                let dev = udev_device_new_from_syspath(udev, syspath)
+            else { continue }
             defer { udev_device_unref(dev) }
             guard udev_device_get_is_initialized(dev) != 0, let d = Self.discovered(dev) else { continue }
             guard d.isHandydCandidate, includingIgnored || !d.isIgnored else { continue }
@@ -134,8 +136,9 @@ public final class UdevDiscovery {
             }
             defer { udev_device_unref(dev) }
             guard let actionC = udev_device_get_action(dev),
-                  let action = UdevEvent.Action(rawValue: String(cString: actionC)),
-                  let d = Self.discovered(dev) else { continue }
+                let action = UdevEvent.Action(rawValue: String(cString: actionC)),
+                let d = Self.discovered(dev)
+            else { continue }
             if action != .removed && !d.isHandydCandidate { continue }
             return UdevEvent(action: action, device: d)
         }
@@ -174,11 +177,13 @@ public final class UdevDiscovery {
         // eventN's parent is inputN, which holds the name (NAME="…" in its properties, quoted).
         var name = ""
         if let parent = udev_device_get_parent_with_subsystem_devtype(dev, "input", nil),
-           let nameC = udev_device_get_sysattr_value(parent, "name") {
+            let nameC = udev_device_get_sysattr_value(parent, "name")
+        {
             name = String(cString: nameC)
         }
-        return DiscoveredDevice(sysname: sysname, devnode: String(cString: nodeC), syspath: syspath, name: name,
-                                properties: properties)
+        return DiscoveredDevice(
+            sysname: sysname, devnode: String(cString: nodeC), syspath: syspath, name: name,
+            properties: properties)
     }
 
     private static func eventNumber(_ sysname: String) -> Int { Int(sysname.dropFirst("event".count)) ?? Int.max }

@@ -1,5 +1,6 @@
 import CLibevdev
 import HandyCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -39,8 +40,10 @@ public final class VirtualKeyboard {
 
     /// Creates the device with ``KeyCodes/keyboardRange`` plus `extraKeys`, through the uinput
     /// node at `controlPath`.
-    public init(name: String = defaultName, extraKeys: Set<UInt16> = [],
-                controlPath: String = UInputDevice.defaultControlPath) throws(InputError) {
+    public init(
+        name: String = defaultName, extraKeys: Set<UInt16> = [],
+        controlPath: String = UInputDevice.defaultControlPath
+    ) throws(InputError) {
         let keys = Set(KeyCodes.keyboardRange).union(extraKeys)
         let description = DeviceDescription(
             name: name, bustype: 0x06 /* BUS_VIRTUAL */, vendor: 0x1d6b, product: 0x0105, version: 1,
@@ -62,7 +65,9 @@ public final class VirtualKeyboard {
     /// write fails; a failed write releases what it can so no key stays held.
     public func press(_ chord: [UInt16]) throws(InputError) {
         if let missing = chord.first(where: { !keys.contains($0) }) {
-            throw InputError(path: devnode ?? "/dev/uinput", what: "key \(KeyCodes.name(of: missing) ?? "\(missing)") is not on the virtual keyboard")
+            throw InputError(
+                path: devnode ?? "/dev/uinput",
+                what: "key \(KeyCodes.name(of: missing) ?? "\(missing)") is not on the virtual keyboard")
         }
         var failure: InputError?
         do {
@@ -74,7 +79,9 @@ public final class VirtualKeyboard {
         for code in chord.reversed() {
             do { try device.write(type: EventType.key, code: code, value: 0) } catch { failure = failure ?? error }
         }
-        do { try device.write(type: EventType.syn, code: SynCode.report, value: 0) } catch { failure = failure ?? error }
+        do { try device.write(type: EventType.syn, code: SynCode.report, value: 0) } catch {
+            failure = failure ?? error
+        }
         if let failure { throw failure }
     }
 

@@ -61,8 +61,10 @@ public struct PlotData: Sendable {
     /// Every gesture event, in the order the pipeline emitted them.
     public var gestures: [GestureEvent]
 
-    public init(deviceName: String, widthMm: Double, heightMm: Double, hasKernelResolution: Bool,
-                startTime: Timestamp, endTime: Timestamp, traces: [TouchTrace], gestures: [GestureEvent]) {
+    public init(
+        deviceName: String, widthMm: Double, heightMm: Double, hasKernelResolution: Bool,
+        startTime: Timestamp, endTime: Timestamp, traces: [TouchTrace], gestures: [GestureEvent]
+    ) {
         self.deviceName = deviceName
         self.widthMm = widthMm
         self.heightMm = heightMm
@@ -81,8 +83,9 @@ public struct PlotData: Sendable {
     /// what it produced.
     public init(recording: Recording, configuration: GestureConfiguration = .init()) {
         let geometry = DeviceGeometry(description: recording.description)
-        var pipeline = GesturePipeline(deviceID: recording.deviceID, description: recording.description,
-                                       geometry: geometry, configuration: configuration)
+        var pipeline = GesturePipeline(
+            deviceID: recording.deviceID, description: recording.description,
+            geometry: geometry, configuration: configuration)
         var collector = TraceCollector()
         var gestures: [GestureEvent] = []
         for event in recording.events {
@@ -103,9 +106,10 @@ public struct PlotData: Sendable {
             // Stretch the timeline only as far as a timer-fired gesture needs.
             if let latest = trailing.map(\.time).max() { end = max(end, Timestamp(seconds: latest)) }
         }
-        self.init(deviceName: recording.description.name, widthMm: geometry.displayWidthMm,
-                  heightMm: geometry.displayHeightMm, hasKernelResolution: geometry.hasKernelResolution,
-                  startTime: start, endTime: end, traces: collector.finish(), gestures: gestures)
+        self.init(
+            deviceName: recording.description.name, widthMm: geometry.displayWidthMm,
+            heightMm: geometry.displayHeightMm, hasKernelResolution: geometry.hasKernelResolution,
+            startTime: start, endTime: end, traces: collector.finish(), gestures: gestures)
     }
 }
 
@@ -117,8 +121,9 @@ struct TraceCollector {
 
     mutating func add(_ frame: TouchFrame) {
         for touch in frame.touches {
-            let sample = TouchTrace.Sample(time: frame.time, mm: touch.mm, majorMm: touch.majorMm,
-                                           minorMm: touch.minorMm, orientation: touch.orientation)
+            let sample = TouchTrace.Sample(
+                time: frame.time, mm: touch.mm, majorMm: touch.majorMm,
+                minorMm: touch.minorMm, orientation: touch.orientation)
             if touch.phase == .began || open[touch.id] == nil {
                 // A trace for the same id still open means its end was never seen: close it as lost.
                 if var stale = open.removeValue(forKey: touch.id) {

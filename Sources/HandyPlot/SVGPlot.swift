@@ -27,8 +27,10 @@ public struct SVGPlot: Sendable {
     public init(subtitle: String? = nil) { self.subtitle = subtitle }
 
     /// Colours for touches, in trace order (repeating after ten).
-    static let palette = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
-                          "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
+    static let palette = [
+        "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
+        "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+    ]
     static func colour(_ index: Int) -> String { palette[index % palette.count] }
     static func handColour(_ hand: Hand?) -> String {
         switch hand {
@@ -71,35 +73,59 @@ public struct SVGPlot: Sendable {
         if rotationChartTop != nil { y += chartH + 28 }
         let heightPx = y + 24
 
-        svg.open("svg", ["xmlns": "http://www.w3.org/2000/svg", "version": "1.1",
-                         "width": f(widthPx), "height": f(heightPx), "viewBox": "0 0 \(f(widthPx)) \(f(heightPx))",
-                         "font-family": "DejaVu Sans, Helvetica, Arial, sans-serif", "font-size": "11"])
+        svg.open(
+            "svg",
+            [
+                "xmlns": "http://www.w3.org/2000/svg", "version": "1.1",
+                "width": f(widthPx), "height": f(heightPx), "viewBox": "0 0 \(f(widthPx)) \(f(heightPx))",
+                "font-family": "DejaVu Sans, Helvetica, Arial, sans-serif", "font-size": "11",
+            ])
         svg.element("rect", ["x": "0", "y": "0", "width": f(widthPx), "height": f(heightPx), "fill": "#ffffff"])
 
         // Title.
-        let sizeNote = data.hasKernelResolution ? "kernel resolution" : "no resolution: \(Int(DeviceGeometry.fallbackWidthMm)) mm width assumed"
-        svg.text(m, m + 4, "\(data.deviceName) — \(f1(data.widthMm)) × \(f1(data.heightMm)) mm (\(sizeNote))",
-                 ["font-size": "15", "font-weight": "bold", "class": "title"])
+        let sizeNote =
+            data.hasKernelResolution
+            ? "kernel resolution" : "no resolution: \(Int(DeviceGeometry.fallbackWidthMm)) mm width assumed"
+        svg.text(
+            m, m + 4, "\(data.deviceName) — \(f1(data.widthMm)) × \(f1(data.heightMm)) mm (\(sizeNote))",
+            ["font-size": "15", "font-weight": "bold", "class": "title"])
         var legendY = m + 22
         if let subtitle {
             svg.text(m, m + 20, subtitle, ["fill": "#555", "class": "subtitle"])
             legendY += 16
         }
-        svg.text(m, legendY, "\(data.traces.count) touches, \(data.gestures.count) gesture events over \(f2(duration)) s · "
-                 + "○ put down  ■ lifted  ✕ lost  · dot every \(Int(dotStepMicroseconds / 1000)) ms", ["fill": "#555", "class": "legend"])
+        svg.text(
+            m, legendY,
+            "\(data.traces.count) touches, \(data.gestures.count) gesture events over \(f2(duration)) s · "
+                + "○ put down  ■ lifted  ✕ lost  · dot every \(Int(dotStepMicroseconds / 1000)) ms",
+            ["fill": "#555", "class": "legend"])
 
         // Surface with a 10 mm grid.
         svg.open("g", ["class": "surface"])
-        svg.element("rect", ["x": f(surfaceX), "y": f(surfaceY), "width": f(surfaceW * scale), "height": f(surfaceH * scale),
-                             "fill": "#f7f7f4", "stroke": "#888", "stroke-width": "1"])
+        svg.element(
+            "rect",
+            [
+                "x": f(surfaceX), "y": f(surfaceY), "width": f(surfaceW * scale), "height": f(surfaceH * scale),
+                "fill": "#f7f7f4", "stroke": "#888", "stroke-width": "1",
+            ])
         let gridMm = Self.niceStep(max(surfaceW, surfaceH) / 12, choices: [1, 2, 5, 10, 20, 50, 100])
         var grid = ""
         var gx = gridMm
-        while gx < surfaceW { let p = px(PhysicalPoint(x: gx, y: 0)); grid += "M\(f(p.x)) \(f(surfaceY))v\(f(surfaceH * scale))"; gx += gridMm }
+        while gx < surfaceW {
+            let p = px(PhysicalPoint(x: gx, y: 0)); grid += "M\(f(p.x)) \(f(surfaceY))v\(f(surfaceH * scale))";
+            gx += gridMm
+        }
         var gy = gridMm
-        while gy < surfaceH { let p = px(PhysicalPoint(x: 0, y: gy)); grid += "M\(f(surfaceX)) \(f(p.y))h\(f(surfaceW * scale))"; gy += gridMm }
-        if !grid.isEmpty { svg.element("path", ["class": "grid", "d": grid, "stroke": "#e2e2dc", "stroke-width": "0.7", "fill": "none"]) }
-        svg.text(surfaceX, surfaceY + surfaceH * scale + 14, "grid \(f(gridMm)) mm", ["fill": "#777", "font-size": "10"])
+        while gy < surfaceH {
+            let p = px(PhysicalPoint(x: 0, y: gy)); grid += "M\(f(surfaceX)) \(f(p.y))h\(f(surfaceW * scale))";
+            gy += gridMm
+        }
+        if !grid.isEmpty {
+            svg.element(
+                "path", ["class": "grid", "d": grid, "stroke": "#e2e2dc", "stroke-width": "0.7", "fill": "none"])
+        }
+        svg.text(
+            surfaceX, surfaceY + surfaceH * scale + 14, "grid \(f(gridMm)) mm", ["fill": "#777", "font-size": "10"])
         svg.close("g")
 
         // The region the hand covers (docs/HANDEDNESS.md "The covered region"), for each pinch with
@@ -108,11 +134,16 @@ public struct SVGPlot: Sendable {
         svg.open("g", ["class": "occlusions"])
         for g in data.gestures where g.gesture == .pinch && g.phase == .began && (g.hand == .left || g.hand == .right) {
             guard let o = g.occlusion, o.polygonMm.count >= 3 else { continue }
-            let points = o.polygonMm.map { px(PhysicalPoint(x: $0.x, y: $0.y)) }.map { "\(f($0.x)),\(f($0.y))" }.joined(separator: " ")
+            let points = o.polygonMm.map { px(PhysicalPoint(x: $0.x, y: $0.y)) }.map { "\(f($0.x)),\(f($0.y))" }.joined(
+                separator: " ")
             let colour = Self.handColour(g.hand)
-            svg.element("polygon", ["class": "occlusion", "points": points, "fill": colour, "fill-opacity": "0.08",
-                                    "stroke": colour, "stroke-opacity": "0.6", "stroke-dasharray": "5 3", "stroke-width": "1",
-                                    "data-gesture": g.gesture.rawValue, "data-hand": g.hand?.rawValue ?? "unknown"])
+            svg.element(
+                "polygon",
+                [
+                    "class": "occlusion", "points": points, "fill": colour, "fill-opacity": "0.08",
+                    "stroke": colour, "stroke-opacity": "0.6", "stroke-dasharray": "5 3", "stroke-width": "1",
+                    "data-gesture": g.gesture.rawValue, "data-hand": g.hand?.rawValue ?? "unknown",
+                ])
         }
         svg.close("g")
 
@@ -120,13 +151,19 @@ public struct SVGPlot: Sendable {
         svg.open("g", ["class": "contacts"])
         for trace in data.traces {
             for t in dotTimes(trace) {
-                guard let s = trace.sample(at: t), let major = s.majorMm, major > 0, let p = trace.position(at: t) else { continue }
+                guard let s = trace.sample(at: t), let major = s.majorMm, major > 0, let p = trace.position(at: t)
+                else { continue }
                 let minor = s.minorMm ?? major
                 let c = px(p)
-                var attributes = ["class": "contact", "cx": f(c.x), "cy": f(c.y), "rx": f(minor / 2 * scale), "ry": f(major / 2 * scale),
-                                  "fill": Self.colour(trace.index), "fill-opacity": "0.10", "stroke": "none"]
+                var attributes = [
+                    "class": "contact", "cx": f(c.x), "cy": f(c.y), "rx": f(minor / 2 * scale),
+                    "ry": f(major / 2 * scale),
+                    "fill": Self.colour(trace.index), "fill-opacity": "0.10", "stroke": "none",
+                ]
                 // Kernel orientation: 0 = major along Y, clockwise positive; SVG rotate() is clockwise in y-down too.
-                if let o = s.orientation, o != 0 { attributes["transform"] = "rotate(\(f(o * 180 / .pi)) \(f(c.x)) \(f(c.y)))" }
+                if let o = s.orientation, o != 0 {
+                    attributes["transform"] = "rotate(\(f(o * 180 / .pi)) \(f(c.x)) \(f(c.y)))"
+                }
                 svg.element("ellipse", attributes)
             }
         }
@@ -143,30 +180,50 @@ public struct SVGPlot: Sendable {
             }
             if trace.samples.count == 1, let p = trace.samples.first.map({ px($0.mm) }) { d += "L\(f(p.x)) \(f(p.y))" }
             svg.open("g", ["class": "trace", "id": "trace-\(trace.index)"])
-            svg.element("title", [:], text: "touch \(trace.id) (#\(trace.index)) \(trace.tool.rawValue): "
-                        + "\(f2(trace.beganAt.seconds(since: data.startTime)))–\(f2(trace.lastTime.seconds(since: data.startTime))) s, "
-                        + (trace.end?.rawValue ?? "still down"))
-            svg.element("path", ["class": "touch", "id": "touch-\(trace.index)", "d": d, "fill": "none", "stroke": colour,
-                                 "stroke-width": "2", "stroke-linecap": "round", "stroke-linejoin": "round",
-                                 "data-touch-id": "\(trace.id)"])
+            svg.element(
+                "title", [:],
+                text: "touch \(trace.id) (#\(trace.index)) \(trace.tool.rawValue): "
+                    + "\(f2(trace.beganAt.seconds(since: data.startTime)))–\(f2(trace.lastTime.seconds(since: data.startTime))) s, "
+                    + (trace.end?.rawValue ?? "still down"))
+            svg.element(
+                "path",
+                [
+                    "class": "touch", "id": "touch-\(trace.index)", "d": d, "fill": "none", "stroke": colour,
+                    "stroke-width": "2", "stroke-linecap": "round", "stroke-linejoin": "round",
+                    "data-touch-id": "\(trace.id)",
+                ])
             for t in dotTimes(trace).dropFirst() {
                 guard let p = trace.position(at: t).map(px) else { continue }
                 svg.element("circle", ["class": "time-dot", "cx": f(p.x), "cy": f(p.y), "r": "1.8", "fill": colour])
             }
             if let first = trace.samples.first {
                 let p = px(first.mm)
-                svg.element("circle", ["class": "touch-start", "cx": f(p.x), "cy": f(p.y), "r": "4.5", "fill": "#fff",
-                                       "stroke": colour, "stroke-width": "2"])
-                svg.text(p.x + 6, p.y - 6, "\(trace.index) @\(f2(first.time.seconds(since: data.startTime)))s",
-                         ["fill": colour, "font-size": "10", "class": "touch-label"])
+                svg.element(
+                    "circle",
+                    [
+                        "class": "touch-start", "cx": f(p.x), "cy": f(p.y), "r": "4.5", "fill": "#fff",
+                        "stroke": colour, "stroke-width": "2",
+                    ])
+                svg.text(
+                    p.x + 6, p.y - 6, "\(trace.index) @\(f2(first.time.seconds(since: data.startTime)))s",
+                    ["fill": colour, "font-size": "10", "class": "touch-label"])
             }
             if let last = trace.samples.last {
                 let p = px(last.mm)
                 if trace.end == .cancelled {
-                    svg.element("path", ["class": "touch-cancel", "d": "M\(f(p.x - 4)) \(f(p.y - 4))l8 8m0 -8l-8 8",
-                                         "stroke": "#c00", "stroke-width": "2"])
+                    svg.element(
+                        "path",
+                        [
+                            "class": "touch-cancel", "d": "M\(f(p.x - 4)) \(f(p.y - 4))l8 8m0 -8l-8 8",
+                            "stroke": "#c00", "stroke-width": "2",
+                        ])
                 } else if trace.end == .ended {
-                    svg.element("rect", ["class": "touch-end", "x": f(p.x - 3.5), "y": f(p.y - 3.5), "width": "7", "height": "7", "fill": colour])
+                    svg.element(
+                        "rect",
+                        [
+                            "class": "touch-end", "x": f(p.x - 3.5), "y": f(p.y - 3.5), "width": "7", "height": "7",
+                            "fill": colour,
+                        ])
                 }
             }
             svg.close("g")
@@ -177,12 +234,18 @@ public struct SVGPlot: Sendable {
         svg.open("g", ["class": "gesture-spots"])
         // Per-touch sub-gestures (touch-tap, touch-pan, ...) only on the timeline: on the surface they
         // would sit on top of the gesture they belong to.
-        for g in data.gestures where (g.phase == .began || g.phase == .recognized) && !g.gesture.rawValue.hasPrefix("touch-") {
+        for g in data.gestures
+        where (g.phase == .began || g.phase == .recognized) && !g.gesture.rawValue.hasPrefix("touch-") {
             guard let where_ = g.positionMm ?? g.centroidMm else { continue }
             let p = px(PhysicalPoint(x: where_.x, y: where_.y))
             let colour = Self.handColour(g.hand)
             svg.open("g", ["class": "gesture-spot", "data-gesture": g.gesture.rawValue])
-            svg.element("path", ["d": "M\(f(p.x)) \(f(p.y - 6))l6 6l-6 6l-6 -6z", "fill": "none", "stroke": colour, "stroke-width": "1.5"])
+            svg.element(
+                "path",
+                [
+                    "d": "M\(f(p.x)) \(f(p.y - 6))l6 6l-6 6l-6 -6z", "fill": "none", "stroke": colour,
+                    "stroke-width": "1.5",
+                ])
             svg.text(p.x + 8, p.y + 12, Self.shortLabel(g), ["fill": colour, "font-size": "10"])
             svg.close("g")
         }
@@ -196,8 +259,10 @@ public struct SVGPlot: Sendable {
         svg.text(m, timelineTop, "Timeline (s from the first event)", ["font-weight": "bold", "font-size": "12"])
         // Beyond the choices (a recording spanning days, or centuries), a plain twelfth: never more
         // than a dozen ticks, whatever the span.
-        let step = Swift.max(Self.niceStep(duration / 12, choices: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600]),
-                             duration / 12)
+        let step = Swift.max(
+            Self.niceStep(
+                duration / 12, choices: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600]),
+            duration / 12)
         var tick = 0.0
         var ticks = ""
         while tick <= duration + 1e-9 {
@@ -210,12 +275,18 @@ public struct SVGPlot: Sendable {
 
         // One lane per touch id: when each touch was down.
         for row in 0..<touchRows {
-            svg.text(x0 - 4, touchLanesTop + Double(row) * 14 + 9, "t\(row)", ["fill": "#777", "font-size": "9", "text-anchor": "end"])
+            svg.text(
+                x0 - 4, touchLanesTop + Double(row) * 14 + 9, "t\(row)",
+                ["fill": "#777", "font-size": "9", "text-anchor": "end"])
         }
         for trace in data.traces {
             let a = tx(trace.beganAt.seconds), b = max(tx(trace.lastTime.seconds), a + 1.5)
-            svg.element("rect", ["class": "touch-span", "x": f(a), "y": f(touchLanesTop + Double(trace.id) * 14), "width": f(b - a),
-                                 "height": "9", "rx": "2", "fill": Self.colour(trace.index)])
+            svg.element(
+                "rect",
+                [
+                    "class": "touch-span", "x": f(a), "y": f(touchLanesTop + Double(trace.id) * 14), "width": f(b - a),
+                    "height": "9", "rx": "2", "fill": Self.colour(trace.index),
+                ])
         }
 
         // One lane per gesture kind.
@@ -229,15 +300,21 @@ public struct SVGPlot: Sendable {
         }
         for (i, kind) in kinds.enumerated() {
             let laneY = gestureLanesTop + Double(i) * rowH
-            svg.text(x0 - 4, laneY + 13, kind.rawValue, ["fill": "#333", "font-size": "10", "text-anchor": "end", "class": "lane-label"])
+            svg.text(
+                x0 - 4, laneY + 13, kind.rawValue,
+                ["fill": "#333", "font-size": "10", "text-anchor": "end", "class": "lane-label"])
             svg.element("path", ["d": "M\(f(x0)) \(f(laneY + rowH - 1))H\(f(x1))", "stroke": "#f0f0f0"])
         }
         for (id, span) in instanceSpans.sorted(by: { $0.key < $1.key }) where span.last > span.first {
             guard let lane = kinds.firstIndex(of: span.kind) else { continue }
             let laneY = gestureLanesTop + Double(lane) * rowH
-            svg.element("rect", ["class": "gesture-span", "data-id": "\(id)", "x": f(tx(span.first)), "y": f(laneY + 6),
-                                 "width": f(max(tx(span.last) - tx(span.first), 1)), "height": "8", "rx": "2",
-                                 "fill": span.cancelled ? "#e8b4b4" : "#cfd8e3"])
+            svg.element(
+                "rect",
+                [
+                    "class": "gesture-span", "data-id": "\(id)", "x": f(tx(span.first)), "y": f(laneY + 6),
+                    "width": f(max(tx(span.last) - tx(span.first), 1)), "height": "8", "rx": "2",
+                    "fill": span.cancelled ? "#e8b4b4" : "#cfd8e3",
+                ])
         }
         for g in data.gestures {
             guard let lane = kinds.firstIndex(of: g.gesture) else { continue }
@@ -246,8 +323,12 @@ public struct SVGPlot: Sendable {
             switch g.phase {
             case .began, .recognized:
                 let colour = Self.handColour(g.hand)
-                svg.open("g", ["class": "gesture-mark", "id": "gesture-\(g.id)-\(g.phase.rawValue)",
-                               "data-gesture": g.gesture.rawValue, "data-phase": g.phase.rawValue])
+                svg.open(
+                    "g",
+                    [
+                        "class": "gesture-mark", "id": "gesture-\(g.id)-\(g.phase.rawValue)",
+                        "data-gesture": g.gesture.rawValue, "data-phase": g.phase.rawValue,
+                    ])
                 svg.element("title", [:], text: Self.longLabel(g, start: data.startTime))
                 if g.phase == .began {
                     svg.element("path", ["d": "M\(f(x - 5)) \(f(laneY + 3))l10 7l-10 7z", "fill": colour])
@@ -257,11 +338,17 @@ public struct SVGPlot: Sendable {
                 svg.text(x + 7, laneY + 9, Self.shortLabel(g), ["fill": colour, "font-size": "9"])
                 svg.close("g")
             case .cancelled:
-                svg.element("path", ["class": "gesture-cancel", "d": "M\(f(x - 4)) \(f(laneY + 6))l8 8m0 -8l-8 8",
-                                     "stroke": "#c00", "stroke-width": "2"])
+                svg.element(
+                    "path",
+                    [
+                        "class": "gesture-cancel", "d": "M\(f(x - 4)) \(f(laneY + 6))l8 8m0 -8l-8 8",
+                        "stroke": "#c00", "stroke-width": "2",
+                    ])
                 svg.text(x + 6, laneY + 20, g.reason ?? "cancelled", ["fill": "#c00", "font-size": "8"])
             case .ended:
-                svg.element("path", ["class": "gesture-end", "d": "M\(f(x)) \(f(laneY + 4))v12", "stroke": "#333", "stroke-width": "2"])
+                svg.element(
+                    "path",
+                    ["class": "gesture-end", "d": "M\(f(x)) \(f(laneY + 4))v12", "stroke": "#333", "stroke-width": "2"])
             case .changed:
                 break
             }
@@ -269,21 +356,26 @@ public struct SVGPlot: Sendable {
 
         // Pinch scale and rotation over time, one curve per gesture instance.
         if let top = scaleChartTop {
-            drawChart(&svg, top: top, height: chartH, title: "pinch scale", events: pinchScales, value: { $0.scale ?? 1 },
-                      reference: 1, unit: "×", className: "scale-curve", tx: tx)
+            drawChart(
+                &svg, top: top, height: chartH, title: "pinch scale", events: pinchScales, value: { $0.scale ?? 1 },
+                reference: 1, unit: "×", className: "scale-curve", tx: tx)
         }
         if let top = rotationChartTop {
-            drawChart(&svg, top: top, height: chartH, title: "rotation", events: rotations, value: { ($0.rotation ?? 0) * 180 / .pi },
-                      reference: 0, unit: "°", className: "rotation-curve", tx: tx)
+            drawChart(
+                &svg, top: top, height: chartH, title: "rotation", events: rotations,
+                value: { ($0.rotation ?? 0) * 180 / .pi },
+                reference: 0, unit: "°", className: "rotation-curve", tx: tx)
         }
         svg.close("g")
         svg.close("svg")
         return svg.text
     }
 
-    private func drawChart(_ svg: inout SVGBuffer, top: Double, height: Double, title: String, events: [GestureEvent],
-                           value: (GestureEvent) -> Double, reference: Double, unit: String, className: String,
-                           tx: (Double) -> Double) {
+    private func drawChart(
+        _ svg: inout SVGBuffer, top: Double, height: Double, title: String, events: [GestureEvent],
+        value: (GestureEvent) -> Double, reference: Double, unit: String, className: String,
+        tx: (Double) -> Double
+    ) {
         let x0 = Self.timelineLeftPx, x1 = widthPx - Self.marginPx
         let values = events.map(value)
         var low = min(values.min() ?? reference, reference), high = max(values.max() ?? reference, reference)
@@ -292,12 +384,21 @@ public struct SVGPlot: Sendable {
         low -= pad; high += pad
         func vy(_ v: Double) -> Double { top + height - (v - low) / (high - low) * height }
         svg.open("g", ["class": "chart", "data-chart": className])
-        svg.element("rect", ["x": f(x0), "y": f(top), "width": f(x1 - x0), "height": f(height), "fill": "none", "stroke": "#ddd"])
+        svg.element(
+            "rect",
+            ["x": f(x0), "y": f(top), "width": f(x1 - x0), "height": f(height), "fill": "none", "stroke": "#ddd"])
         svg.text(Self.marginPx, top - 4, title, ["font-weight": "bold", "font-size": "11"])
-        svg.element("path", ["d": "M\(f(x0)) \(f(vy(reference)))H\(f(x1))", "stroke": "#bbb", "stroke-dasharray": "4 3"])
-        svg.text(x0 - 4, vy(reference) + 3, "\(f2(reference))\(unit)", ["fill": "#777", "font-size": "9", "text-anchor": "end"])
-        svg.text(x0 - 4, vy(high - pad) + 3, "\(f2(high - pad))\(unit)", ["fill": "#777", "font-size": "9", "text-anchor": "end"])
-        svg.text(x0 - 4, vy(low + pad) + 3, "\(f2(low + pad))\(unit)", ["fill": "#777", "font-size": "9", "text-anchor": "end"])
+        svg.element(
+            "path", ["d": "M\(f(x0)) \(f(vy(reference)))H\(f(x1))", "stroke": "#bbb", "stroke-dasharray": "4 3"])
+        svg.text(
+            x0 - 4, vy(reference) + 3, "\(f2(reference))\(unit)",
+            ["fill": "#777", "font-size": "9", "text-anchor": "end"])
+        svg.text(
+            x0 - 4, vy(high - pad) + 3, "\(f2(high - pad))\(unit)",
+            ["fill": "#777", "font-size": "9", "text-anchor": "end"])
+        svg.text(
+            x0 - 4, vy(low + pad) + 3, "\(f2(low + pad))\(unit)",
+            ["fill": "#777", "font-size": "9", "text-anchor": "end"])
         var byInstance: [UInt64: [GestureEvent]] = [:]
         var order: [UInt64] = []
         for e in events {
@@ -308,10 +409,16 @@ public struct SVGPlot: Sendable {
             let instance = byInstance[id] ?? []
             let colour = Self.handColour(instance.first { $0.hand != nil }?.hand)
             let points = instance.map { "\(f(tx($0.time))),\(f(vy(value($0))))" }.joined(separator: " ")
-            svg.element("polyline", ["class": className, "data-id": "\(id)", "points": points, "fill": "none",
-                                     "stroke": colour, "stroke-width": "2"])
+            svg.element(
+                "polyline",
+                [
+                    "class": className, "data-id": "\(id)", "points": points, "fill": "none",
+                    "stroke": colour, "stroke-width": "2",
+                ])
             if let last = instance.last {
-                svg.text(tx(last.time) + 4, vy(value(last)) + 3, "\(f2(value(last)))\(unit)", ["fill": colour, "font-size": "9"])
+                svg.text(
+                    tx(last.time) + 4, vy(value(last)) + 3, "\(f2(value(last)))\(unit)",
+                    ["fill": colour, "font-size": "9"])
             }
         }
         svg.close("g")

@@ -29,7 +29,9 @@ extension GestureEvent {
 
     /// Appends the compact object of the event at `e`, read where it lies (see
     /// ``writeLine(at:quotedDevice:into:)``). `package`: a pointer in, for the daemon and the tests.
-    @inline(__always) package static func writeCompactObject(at e: UnsafePointer<GestureEvent>, into bytes: inout [UInt8]) {
+    @inline(__always) package static func writeCompactObject(
+        at e: UnsafePointer<GestureEvent>, into bytes: inout [UInt8]
+    ) {
         writeCompactObject(at: e, after: "", into: &bytes)
     }
 
@@ -37,11 +39,15 @@ extension GestureEvent {
     /// same pass: appended on its own, each literal cost an array append of its own (~50
     /// instructions, a few a frame).
     /// `memo`: the numbers written lately (``JSONNumberMemo``).
-    @inline(__always) package static func writeCompactObject(at e: UnsafePointer<GestureEvent>, after prefix: StaticString,
-                                                            memo: JSONNumberMemo? = nil, into bytes: inout [UInt8]) {
+    @inline(__always) package static func writeCompactObject(
+        at e: UnsafePointer<GestureEvent>, after prefix: StaticString,
+        memo: JSONNumberMemo? = nil, into bytes: inout [UInt8]
+    ) {
         let carriesHand = e.pointee.phase != .changed || e.pointee.occlusion != nil
         // The full line's bound covers the object: it has a subset of the line's fields.
-        JSONWriter.append(to: &bytes, bound: prefix.utf8CodeUnitCount + lineBound(at: e, appendingTo: bytes), memo: memo) { w in
+        JSONWriter.append(
+            to: &bytes, bound: prefix.utf8CodeUnitCount + lineBound(at: e, appendingTo: bytes), memo: memo
+        ) { w in
             w.raw(prefix)
             w.field("{\"gesture\":", name: e.pointee.gesture.literal)
             w.field(",\"phase\":", name: e.pointee.phase.literal)
@@ -86,7 +92,9 @@ extension TouchesMessage {
     /// that is not stationary: then true; otherwise nothing is written (one pass finds out, where
     /// ``hasCompactTouches`` first was another).
     @discardableResult
-    public func writeCompactTouches(after prefix: StaticString, memo: JSONNumberMemo? = nil, into bytes: inout [UInt8]) -> Bool {
+    public func writeCompactTouches(after prefix: StaticString, memo: JSONNumberMemo? = nil, into bytes: inout [UInt8])
+        -> Bool
+    {
         // Read where they lie: iterated, each touch was copied (its two strings retained and
         // released, ~150 instructions a touch).
         touches.withUnsafeBufferPointer { touches in
@@ -125,9 +133,13 @@ extension WireTouch {
 public enum CompactFrameHeader {
     /// `quotedDevice`: the device id made once for many lines (used when it is `device`).
     /// `memo`: the numbers written lately (``JSONNumberMemo``).
-    public static func write(device: String, quotedDevice: JSONQuotedString? = nil, time: Double, memo: JSONNumberMemo? = nil,
-                             into bytes: inout [UInt8]) {
-        JSONWriter.append(to: &bytes, bound: 40 + JSONWriter.maximumStringBytes(device) + JSONWriter.maximumNumberBytes, memo: memo) { w in
+    public static func write(
+        device: String, quotedDevice: JSONQuotedString? = nil, time: Double, memo: JSONNumberMemo? = nil,
+        into bytes: inout [UInt8]
+    ) {
+        JSONWriter.append(
+            to: &bytes, bound: 40 + JSONWriter.maximumStringBytes(device) + JSONWriter.maximumNumberBytes, memo: memo
+        ) { w in
             w.field("{\"type\":\"frame\",\"device\":", device, quoted: quotedDevice)
             w.field(",\"time\":", time)
         }

@@ -30,7 +30,8 @@ public enum JSONLines {
     private static let encoder: JSONEncoder = {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        e.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return e
     }()
 
@@ -63,8 +64,10 @@ public enum JSONLines {
     /// events; the same bytes line by line (tested).
     /// `quotedDevice`: the device id made once for many lines (used when it is the event's).
     /// `memo`: the numbers written lately, kept from line to line (``JSONNumberMemo``).
-    @inline(__always) package static func encode(eventAt event: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString? = nil,
-                                                memo: JSONNumberMemo? = nil, into buffer: inout [UInt8]) {
+    @inline(__always) package static func encode(
+        eventAt event: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString? = nil,
+        memo: JSONNumberMemo? = nil, into buffer: inout [UInt8]
+    ) {
         GestureEvent.writeLine(at: event, quotedDevice: quotedDevice, memo: memo, into: &buffer)
     }
 
@@ -72,20 +75,29 @@ public enum JSONLines {
     /// to `ends`: the bytes of encoding them one by one, written in one pass (the daemon encodes
     /// each frame's events so). `package`, as the other forms that take a pointer: nothing unsafe
     /// is public (docs/ARCHITECTURE.md).
-    package static func encode(eventsIn events: UnsafeBufferPointer<GestureEvent>, quotedDevice: JSONQuotedString? = nil,
-                               memo: JSONNumberMemo? = nil, into buffer: inout [UInt8], ends: inout [Int]) {
+    package static func encode(
+        eventsIn events: UnsafeBufferPointer<GestureEvent>, quotedDevice: JSONQuotedString? = nil,
+        memo: JSONNumberMemo? = nil, into buffer: inout [UInt8], ends: inout [Int]
+    ) {
         GestureEvent.writeLines(events, quotedDevice: quotedDevice, memo: memo, into: &buffer, ends: &ends)
     }
 
     /// ``encode(eventsIn:quotedDevice:memo:into:ends:)`` for an array's events.
-    public static func encode(_ events: [GestureEvent], quotedDevice: JSONQuotedString? = nil,
-                              memo: JSONNumberMemo? = nil, into buffer: inout [UInt8], ends: inout [Int]) {
-        events.withUnsafeBufferPointer { encode(eventsIn: $0, quotedDevice: quotedDevice, memo: memo, into: &buffer, ends: &ends) }
+    public static func encode(
+        _ events: [GestureEvent], quotedDevice: JSONQuotedString? = nil,
+        memo: JSONNumberMemo? = nil, into buffer: inout [UInt8], ends: inout [Int]
+    ) {
+        events.withUnsafeBufferPointer {
+            encode(eventsIn: $0, quotedDevice: quotedDevice, memo: memo, into: &buffer, ends: &ends)
+        }
     }
 
     /// Appends a `touches` line, the bytes of `encode(.touches(message), into:)`, with the device
     /// id made once (used when it is the message's), and the numbers written lately (`memo`).
-    public static func encode(_ message: TouchesMessage, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo? = nil, into buffer: inout [UInt8]) {
+    public static func encode(
+        _ message: TouchesMessage, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo? = nil,
+        into buffer: inout [UInt8]
+    ) {
         message.writeLine(into: &buffer, quotedDevice: quotedDevice, memo: memo)
     }
 
@@ -187,14 +199,17 @@ public enum JSONLines {
     public static let maximumSubscribeNames = 256
 
     public static func decodeClientMessage(_ line: some Collection<UInt8>) throws(ProtocolError) -> ClientMessage {
-        guard line.count <= maximumLineLength else { throw ProtocolError(.lineTooLong, "line longer than \(maximumLineLength) bytes") }
+        guard line.count <= maximumLineLength else {
+            throw ProtocolError(.lineTooLong, "line longer than \(maximumLineLength) bytes")
+        }
         let (type, data) = try object(line)
         switch type {
         case "subscribe":
             let request = try decode(SubscribeRequest.self, data, type)
             // A name list longer than any real one costs the event loop every other client shares
             // (8,000 names: 68 ms a line in a debug build) and memory per client.
-            for (field, names) in [("gestures", request.gestures), ("devices", request.devices)] where (names?.count ?? 0) > maximumSubscribeNames {
+            for (field, names) in [("gestures", request.gestures), ("devices", request.devices)]
+            where (names?.count ?? 0) > maximumSubscribeNames {
                 throw ProtocolError(.invalidMessage, "\(field): at most \(maximumSubscribeNames) names")
             }
             return .subscribe(request)
@@ -221,7 +236,8 @@ public enum JSONLines {
     static func shortDescription(_ error: any Error) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, _): return "missing field \"\(key.stringValue)\""
-        case DecodingError.typeMismatch(_, let ctx), DecodingError.valueNotFound(_, let ctx), DecodingError.dataCorrupted(let ctx):
+        case DecodingError.typeMismatch(_, let ctx), DecodingError.valueNotFound(_, let ctx),
+            DecodingError.dataCorrupted(let ctx):
             let path = ctx.codingPath.map(\.stringValue).joined(separator: ".")
             return path.isEmpty ? ctx.debugDescription : "field \"\(path)\": \(ctx.debugDescription)"
         default: return "\(error)"

@@ -33,7 +33,8 @@ public final class JSONNumberMemo: @unchecked Sendable {
         entries = .allocate(capacity: Self.entryCount)
         // Every entry starts as 0 (the bits of +0.0) and its text "0": a true pair, so no entry is
         // ever empty or wrong.
-        entries.initialize(repeating: Entry(bits: 0, head: UInt64(UInt8(ascii: "0")), tail: 0, count: 1), count: Self.entryCount)
+        entries.initialize(
+            repeating: Entry(bits: 0, head: UInt64(UInt8(ascii: "0")), tail: 0, count: 1), count: Self.entryCount)
     }
 
     deinit { entries.deallocate() }

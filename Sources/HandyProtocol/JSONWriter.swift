@@ -30,7 +30,9 @@ struct JSONWriter {
     @inline(__always) static func maximumStringBytes(_ s: String) -> Int { 2 + 6 * s.utf8.count }
 
     /// A writer for the `capacity` bytes at `cursor`.
-    @inline(__always) init(cursor: UnsafeMutablePointer<UInt8>, capacity: Int, memo: UnsafeMutablePointer<JSONNumberMemo.Entry>? = nil) {
+    @inline(__always) init(
+        cursor: UnsafeMutablePointer<UInt8>, capacity: Int, memo: UnsafeMutablePointer<JSONNumberMemo.Entry>? = nil
+    ) {
         self.cursor = cursor
         self.end = cursor + capacity
         self.memo = memo
@@ -47,7 +49,9 @@ struct JSONWriter {
     /// straight into the array's spare capacity (no zero fill, no trimming afterwards).
     /// `memo`: numbers written lately, kept by the caller from line to line (``JSONNumberMemo``).
     @inline(__always)
-    static func append(to bytes: inout [UInt8], bound: Int, memo: JSONNumberMemo? = nil, _ body: (inout JSONWriter) -> Void) {
+    static func append(
+        to bytes: inout [UInt8], bound: Int, memo: JSONNumberMemo? = nil, _ body: (inout JSONWriter) -> Void
+    ) {
         // The entries' address read here, once: the closure then holds no reference to retain.
         let entries = memo?.entries
         bytes.append(addingCapacity: bound) { span in
@@ -81,10 +85,12 @@ struct JSONWriter {
         let to = UnsafeMutableRawPointer(cursor)
         if n >= 8 && n <= 16 {
             to.storeBytes(of: from.loadUnaligned(as: UInt64.self), as: UInt64.self)
-            to.storeBytes(of: from.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self), toByteOffset: n &- 8, as: UInt64.self)
+            to.storeBytes(
+                of: from.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self), toByteOffset: n &- 8, as: UInt64.self)
         } else if n >= 4 && n < 8 {
             to.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
-            to.storeBytes(of: from.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self), toByteOffset: n &- 4, as: UInt32.self)
+            to.storeBytes(
+                of: from.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self), toByteOffset: n &- 4, as: UInt32.self)
         } else {
             cursor.update(from: from.assumingMemoryBound(to: UInt8.self), count: n)
         }
@@ -189,8 +195,8 @@ struct JSONWriter {
 
     /// A double as JSONEncoder writes it: Swift's shortest round-trip form, `2` not `2.0`.
     /// With a memo, a number written lately is copied from it, and a number printed is kept there.
-    /// The lookup and the copy are inlined (~16 instructions where a call was ~33, half the numbers
-    /// are found); printing stays out of line.
+    /// The lookup and the copy are inlined (about half the numbers are found, and a call would
+    /// double their cost); printing stays out of line.
     @inline(__always) private mutating func putNumber(_ v: Double) {
         guard let memo else { return printNumber(v, keepingIn: nil) }
         let bits = v.bitPattern
@@ -218,8 +224,9 @@ struct JSONWriter {
                 // The 16 bytes from the text's start, past its end too: within the number's bound,
                 // and only `count` of them are ever used.
                 let from = UnsafeRawPointer(start)
-                entry.pointee = JSONNumberMemo.Entry(bits: v.bitPattern, head: from.loadUnaligned(as: UInt64.self),
-                                                     tail: from.loadUnaligned(fromByteOffset: 8, as: UInt64.self), count: count)
+                entry.pointee = JSONNumberMemo.Entry(
+                    bits: v.bitPattern, head: from.loadUnaligned(as: UInt64.self),
+                    tail: from.loadUnaligned(fromByteOffset: 8, as: UInt64.self), count: count)
             }
         }
     }
@@ -245,7 +252,9 @@ struct JSONWriter {
         var s = v.description
         s.withUTF8 { u in
             // JSONEncoder drops a trailing ".0" (only reachable here for e.g. "1e+16", never, but kept exact).
-            let n = u.count > 2 && u[u.count - 2] == UInt8(ascii: ".") && u[u.count - 1] == UInt8(ascii: "0") ? u.count - 2 : u.count
+            let n =
+                u.count > 2 && u[u.count - 2] == UInt8(ascii: ".") && u[u.count - 1] == UInt8(ascii: "0")
+                ? u.count - 2 : u.count
             cursor.update(from: u.baseAddress!, count: n)
             cursor += n
         }
@@ -267,20 +276,24 @@ struct JSONWriter {
         guard (shifted - 0x1p52) / 1e6 == a else { return false }
         let n = shifted.bitPattern &- (0x1p52 as Double).bitPattern
         var p = cursor
-        if v.sign == .minus { p.initialize(to: UInt8(ascii: "-")); p += 1 }   // "-0" for -0.0, as JSONEncoder
+        if v.sign == .minus { p.initialize(to: UInt8(ascii: "-")); p += 1 }  // "-0" for -0.0, as JSONEncoder
         let whole = n / 1_000_000
         let frac = n &- whole &* 1_000_000
         let pairs = UnsafeRawPointer(Self.digitPairs.utf8Start)
         if whole < 10 {
             p.initialize(to: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: whole)); p += 1
         } else if whole < 100 {
-            UnsafeMutableRawPointer(p).storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(whole) &* 2, as: UInt16.self), as: UInt16.self); p += 2
+            UnsafeMutableRawPointer(p).storeBytes(
+                of: pairs.loadUnaligned(fromByteOffset: Int(whole) &* 2, as: UInt16.self), as: UInt16.self);
+            p += 2
         } else if whole < 1000 {
-            // Millimetres and mm/s are often 100…999: a digit and a pair here, where `unsigned`
-            // was a call and a loop (~30 instructions more).
+            // Millimetres and mm/s are often 100…999: a digit and a pair here, without the call
+            // and loop of `unsigned`.
             let hundreds = whole / 100
             p.initialize(to: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: hundreds))
-            UnsafeMutableRawPointer(p + 1).storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(whole &- hundreds &* 100) &* 2, as: UInt16.self), as: UInt16.self)
+            UnsafeMutableRawPointer(p + 1).storeBytes(
+                of: pairs.loadUnaligned(fromByteOffset: Int(whole &- hundreds &* 100) &* 2, as: UInt16.self),
+                as: UInt16.self)
             p += 3
         } else {
             cursor = p
@@ -292,8 +305,12 @@ struct JSONWriter {
             let hi = frac / 10_000, lo = frac &- hi &* 10_000, mid = lo / 100
             let raw = UnsafeMutableRawPointer(p)
             raw.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(hi) &* 2, as: UInt16.self), as: UInt16.self)
-            raw.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(mid) &* 2, as: UInt16.self), toByteOffset: 2, as: UInt16.self)
-            raw.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(lo &- mid &* 100) &* 2, as: UInt16.self), toByteOffset: 4, as: UInt16.self)
+            raw.storeBytes(
+                of: pairs.loadUnaligned(fromByteOffset: Int(mid) &* 2, as: UInt16.self), toByteOffset: 2,
+                as: UInt16.self)
+            raw.storeBytes(
+                of: pairs.loadUnaligned(fromByteOffset: Int(lo &- mid &* 100) &* 2, as: UInt16.self), toByteOffset: 4,
+                as: UInt16.self)
             p += 6
             // Two zeros at a time, then one: stops at a digit, frac is not 0.
             while UnsafeRawPointer(p - 2).loadUnaligned(as: UInt16.self) == Self.twoZeros { p -= 2 }
@@ -319,8 +336,8 @@ struct JSONWriter {
         // Int64, not UInt64: on x86-64 the unsigned conversions take a dozen instructions each way.
         let signed = Int64(a * 1e9 + 0.5)
         guard Double(signed) / 1e9 == a else { return false }
-        let n = UInt64(bitPattern: signed)   // ≥ 0; unsigned for the divisions below
-        if v.sign == .minus { put(UInt8(ascii: "-")) }   // "-0" for -0.0, as JSONEncoder
+        let n = UInt64(bitPattern: signed)  // ≥ 0; unsigned for the divisions below
+        if v.sign == .minus { put(UInt8(ascii: "-")) }  // "-0" for -0.0, as JSONEncoder
         let whole = n / 1_000_000_000
         if whole < 10 { put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: whole)) } else { putUnsigned(whole) }
         var frac = n &- whole &* 1_000_000_000
@@ -369,14 +386,16 @@ struct JSONWriter {
     @inline(__always) private static var twoZeros: UInt16 { 0x3030 }
 
     /// "00" "01" … "99": two digits per division.
-    private static var digitPairs: StaticString { "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" }
+    private static var digitPairs: StaticString {
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+    }
 
     /// `value` in exactly `count` digits, zero-padded on the left.
     @inline(__always) private mutating func fixedDigits(_ value: UInt64, count: Int) {
         let pairs = Self.digitPairs.utf8Start
         var rest = value
         var i = count
-        while i >= 2 {   // written from the last digits
+        while i >= 2 {  // written from the last digits
             let k = Int(rest % 100) &* 2
             rest /= 100
             i -= 2
@@ -418,7 +437,6 @@ struct JSONWriter {
         fixedDigits(v, count: digits)
     }
 
-
     /// `s`, or `quoted`'s bytes when they are `s`'s (the same string: one comparison of its
     /// storage, then a copy).
     @inline(__always) private mutating func putString(_ s: String, quoted: JSONQuotedString?) {
@@ -446,7 +464,8 @@ struct JSONWriter {
         var clean = 0
         if u.count >= 8, let base = u.baseAddress {
             while clean + 8 <= u.count,
-                  !Self.mayNeedEscaping(UnsafeRawPointer(base + clean).loadUnaligned(as: UInt64.self)) {
+                !Self.mayNeedEscaping(UnsafeRawPointer(base + clean).loadUnaligned(as: UInt64.self))
+            {
                 clean += 8
             }
             if clean > 0 {
@@ -559,8 +578,8 @@ extension GestureEvent {
     private static var keyBytes: Int { 20 }
     private static var numberBytes: Int { keyBytes + JSONWriter.maximumNumberBytes }
     private static var integerBytes: Int { keyBytes + JSONWriter.maximumIntegerBytes }
-    private static var pointBytes: Int { keyBytes + 2 * JSONWriter.maximumNumberBytes + 11 }   // {"x":…,"y":…}
-    private static var nameBytes: Int { keyBytes + 14 }                                        // "touch-flick" and quotes
+    private static var pointBytes: Int { keyBytes + 2 * JSONWriter.maximumNumberBytes + 11 }  // {"x":…,"y":…}
+    private static var nameBytes: Int { keyBytes + 14 }  // "touch-flick" and quotes
     /// `rightHandProbability`: its key with separator (24 bytes, longer than ``keyBytes``) and a number.
     private static var rightHandProbabilityBytes: Int { 24 + JSONWriter.maximumNumberBytes }
     /// type, gesture, phase, id, time, the closing brace and newline, the device's key.
@@ -603,7 +622,9 @@ extension GestureEvent {
     @inline(__always) private static func growingBytes(at e: UnsafePointer<GestureEvent>) -> Int {
         var n = JSONWriter.maximumStringBytes(e.pointee.device)
         if let touches = e.pointee.touches { n += keyBytes + 2 + touches.count * (JSONWriter.maximumIntegerBytes + 1) }
-        if let occlusion = e.pointee.occlusion { n += keyBytes + 30 + (occlusion.polygon.count + occlusion.polygonMm.count) * (pointBytes - keyBytes + 1) }
+        if let occlusion = e.pointee.occlusion {
+            n += keyBytes + 30 + (occlusion.polygon.count + occlusion.polygonMm.count) * (pointBytes - keyBytes + 1)
+        }
         if let reason = e.pointee.reason { n += keyBytes + JSONWriter.maximumStringBytes(reason) }
         return n
     }
@@ -637,8 +658,10 @@ extension GestureEvent {
     /// retain and a release of each reference-counted field): ~1,000 instructions a frame in the
     /// guest (docs/PERFORMANCE.md section 5). `quotedDevice`: the device id made once (used when
     /// it is the event's). `memo`: numbers written lately (``JSONNumberMemo``).
-    @inline(__always) static func writeLine(at e: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo? = nil,
-                                            into bytes: inout [UInt8]) {
+    @inline(__always) static func writeLine(
+        at e: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo? = nil,
+        into bytes: inout [UInt8]
+    ) {
         JSONWriter.append(to: &bytes, bound: lineBound(at: e, appendingTo: bytes), memo: memo) { w in
             writeLine(at: e, quotedDevice: quotedDevice, into: &w)
         }
@@ -648,8 +671,10 @@ extension GestureEvent {
     /// once for them all, and where each line ends in `bytes` to `ends`. Line by line, each paid
     /// its own bound, the array's uniqueness check and the writer's setup (~100 instructions an
     /// event). Not generic over what is appended for a line: across modules it ran unspecialized.
-    @inline(__always) static func writeLines(_ events: UnsafeBufferPointer<GestureEvent>, quotedDevice: JSONQuotedString?,
-                                             memo: JSONNumberMemo?, into bytes: inout [UInt8], ends: inout [Int]) {
+    @inline(__always) static func writeLines(
+        _ events: UnsafeBufferPointer<GestureEvent>, quotedDevice: JSONQuotedString?,
+        memo: JSONNumberMemo?, into bytes: inout [UInt8], ends: inout [Int]
+    ) {
         guard let first = events.baseAddress, !events.isEmpty else { return }
         // As `lineBound(at:appendingTo:)`, for the lot: the cheap bound where the buffer has room.
         var bound = 0
@@ -669,7 +694,9 @@ extension GestureEvent {
     }
 
     /// Writes the line of the event at `e` with `w`.
-    @inline(__always) private static func writeLine(at e: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString?, into w: inout JSONWriter) {
+    @inline(__always) private static func writeLine(
+        at e: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString?, into w: inout JSONWriter
+    ) {
         w.raw("{\"type\":\"gesture\"")
         w.field(",\"centroid\":", e.pointee.centroid)
         w.field(",\"centroidMm\":", e.pointee.centroidMm)
@@ -687,7 +714,7 @@ extension GestureEvent {
         w.field(",\"handConfidence\":", e.pointee.handConfidence)
         w.field(",\"id\":", e.pointee.id)
         // Each reference-counted field asked first, read only when present: read out of the
-        // pointer, even a nil one was a retain and a release (~80 instructions a frame).
+        // pointer, even a nil one is a retain and a release.
         if e.pointee.occlusion != nil { w.field(",\"occlusion\":", e.pointee.occlusion) }
         w.field(",\"phase\":", name: e.pointee.phase.literal)
         writeFields(fromPositionOf: e, lineFields: true, into: &w)

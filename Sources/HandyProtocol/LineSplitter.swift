@@ -26,7 +26,9 @@ public struct LineSplitter: Sendable {
             } else {
                 pending.append(byte)
                 // The limit excludes the line end, CRLF's `\r` included: it may be one byte past it.
-                if pending.count > maximumLineLength, pending.count > maximumLineLength + 1 || byte != UInt8(ascii: "\r") {
+                if pending.count > maximumLineLength,
+                    pending.count > maximumLineLength + 1 || byte != UInt8(ascii: "\r")
+                {
                     throw ProtocolError(.lineTooLong, "line longer than \(maximumLineLength) bytes")
                 }
             }

@@ -30,9 +30,11 @@ public struct DeviceInfo: Codable, Hashable, Sendable {
     public var reason: String?
     /// What an operator can do about it.
     public var fix: String?
-    public init(id: String, name: String, path: String? = nil, node: String? = nil, vendor: Int? = nil, product: Int? = nil,
-                slots: Int? = nil, widthMm: Double? = nil, heightMm: Double? = nil, problems: [String]? = nil,
-                readable: Bool? = nil, reason: String? = nil, fix: String? = nil) {
+    public init(
+        id: String, name: String, path: String? = nil, node: String? = nil, vendor: Int? = nil, product: Int? = nil,
+        slots: Int? = nil, widthMm: Double? = nil, heightMm: Double? = nil, problems: [String]? = nil,
+        readable: Bool? = nil, reason: String? = nil, fix: String? = nil
+    ) {
         self.id = id; self.name = name; self.path = path; self.node = node; self.vendor = vendor; self.product = product
         self.slots = slots; self.widthMm = widthMm; self.heightMm = heightMm; self.problems = problems
         self.readable = readable; self.reason = reason; self.fix = fix
@@ -64,9 +66,11 @@ public struct WireTouch: Codable, Hashable, Sendable {
     /// mm/s
     public var vxMm: Double?
     public var vyMm: Double?
-    public init(id: Int, phase: String, tool: String, x: Double, y: Double, xMm: Double, yMm: Double,
-                majorMm: Double? = nil, minorMm: Double? = nil, orientation: Double? = nil, pressure: Double? = nil,
-                vxMm: Double? = nil, vyMm: Double? = nil) {
+    public init(
+        id: Int, phase: String, tool: String, x: Double, y: Double, xMm: Double, yMm: Double,
+        majorMm: Double? = nil, minorMm: Double? = nil, orientation: Double? = nil, pressure: Double? = nil,
+        vxMm: Double? = nil, vyMm: Double? = nil
+    ) {
         self.id = id; self.phase = phase; self.tool = tool; self.x = x; self.y = y; self.xMm = xMm; self.yMm = yMm
         self.majorMm = majorMm; self.minorMm = minorMm; self.orientation = orientation; self.pressure = pressure
         self.vxMm = vxMm; self.vyMm = vyMm
@@ -139,12 +143,17 @@ public struct DeviceHealth: Codable, Hashable, Sendable {
     /// Seconds since a finger last went down, moved or lifted; absent before the first.
     public var secondsSinceLastTouch: Double?
 
-    public init(touch: Int? = nil, xMm: Double? = nil, yMm: Double? = nil, seconds: Double? = nil, eventsPerSecond: Double? = nil,
-                stuckNow: Int = 0, stuckContacts: UInt64 = 0, losses: UInt64 = 0, kernelDrops: UInt64 = 0, floods: UInt64 = 0,
-                faults: UInt64 = 0, secondsSinceLastTouch: Double? = nil) {
+    public init(
+        touch: Int? = nil, xMm: Double? = nil, yMm: Double? = nil, seconds: Double? = nil,
+        eventsPerSecond: Double? = nil,
+        stuckNow: Int = 0, stuckContacts: UInt64 = 0, losses: UInt64 = 0, kernelDrops: UInt64 = 0, floods: UInt64 = 0,
+        faults: UInt64 = 0, secondsSinceLastTouch: Double? = nil
+    ) {
         self.faults = faults
-        self.touch = touch; self.xMm = xMm; self.yMm = yMm; self.seconds = seconds; self.eventsPerSecond = eventsPerSecond
-        self.stuckNow = stuckNow; self.stuckContacts = stuckContacts; self.losses = losses; self.kernelDrops = kernelDrops
+        self.touch = touch; self.xMm = xMm; self.yMm = yMm; self.seconds = seconds;
+        self.eventsPerSecond = eventsPerSecond
+        self.stuckNow = stuckNow; self.stuckContacts = stuckContacts; self.losses = losses;
+        self.kernelDrops = kernelDrops
         self.floods = floods; self.secondsSinceLastTouch = secondsSinceLastTouch
     }
 }
@@ -162,8 +171,10 @@ public struct StatusMessage: Codable, Hashable, Sendable {
     public var unreadable: [DeviceInfo]?
     /// Each device's health by its id (added within protocol 1); absent without devices.
     public var health: [String: DeviceHealth]?
-    public init(clients: Int, devices: Int, frames: UInt64, events: UInt64, drops: UInt64, uptime: Double? = nil,
-                unreadable: [DeviceInfo]? = nil, health: [String: DeviceHealth]? = nil) {
+    public init(
+        clients: Int, devices: Int, frames: UInt64, events: UInt64, drops: UInt64, uptime: Double? = nil,
+        unreadable: [DeviceInfo]? = nil, health: [String: DeviceHealth]? = nil
+    ) {
         self.clients = clients; self.devices = devices; self.frames = frames; self.events = events
         self.drops = drops; self.uptime = uptime; self.unreadable = unreadable; self.health = health
     }

@@ -12,7 +12,9 @@ public struct Subscription: Hashable, Sendable {
     /// How gestures and touches are written (docs/PROTOCOL.md "frame (compact form)").
     public var form: WireForm
 
-    public init(gestures: Set<String>? = nil, devices: Set<String>? = nil, touches: Bool = false, form: WireForm = .full) {
+    public init(
+        gestures: Set<String>? = nil, devices: Set<String>? = nil, touches: Bool = false, form: WireForm = .full
+    ) {
         self.gestures = gestures
         self.devices = devices
         self.touches = touches
@@ -33,7 +35,9 @@ public struct Subscription: Hashable, Sendable {
         wants(device: device, node: node) && (gestures?.contains(gesture.rawValue) ?? true)
     }
 
-    public func wantsTouches(device: String, node: String? = nil) -> Bool { touches && wants(device: device, node: node) }
+    public func wantsTouches(device: String, node: String? = nil) -> Bool {
+        touches && wants(device: device, node: node)
+    }
 
     /// Whether every gesture and every touches line of every device is wanted: no filter, touches on.
     public var wantsEveryLine: Bool { gestures == nil && devices == nil && touches }

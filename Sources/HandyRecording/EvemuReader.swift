@@ -42,7 +42,9 @@ enum EvemuReader {
             if content.isEmpty || content.first == "#" { return }
 
             guard content.count >= 2, content.dropFirst().first == ":" else {
-                throw fail(.malformed, "expected an evemu line (N:, I:, P:, B:, A:, L:, S:, E: or # comment), got \(quoted(content))")
+                throw fail(
+                    .malformed,
+                    "expected an evemu line (N:, I:, P:, B:, A:, L:, S:, E: or # comment), got \(quoted(content))")
             }
             let tag = content.first ?? " "
             if tag != "E", let eventLine = firstEventLine {
@@ -63,7 +65,9 @@ enum EvemuReader {
             case "I":
                 guard header.id == nil else { throw fail(.malformed, "second I: line") }
                 guard fields.count == 4 else {
-                    throw fail(.malformed, "expected 'I: <bustype> <vendor> <product> <version>' (hex), got \(quoted(content))")
+                    throw fail(
+                        .malformed, "expected 'I: <bustype> <vendor> <product> <version>' (hex), got \(quoted(content))"
+                    )
                 }
                 var id: [UInt16] = []
                 for f in fields {
@@ -76,23 +80,31 @@ enum EvemuReader {
                 sawHeader = true
             case "P":
                 for f in fields {
-                    guard let b = hexNumber(f, max: 0xff) else { throw fail(.malformed, "P: byte \(quoted(f)) is not hex 00…ff") }
+                    guard let b = hexNumber(f, max: 0xff) else {
+                        throw fail(.malformed, "P: byte \(quoted(f)) is not hex 00…ff")
+                    }
                     header.propertyBytes.append(UInt8(b))
                 }
                 sawHeader = true
             case "B":
-                guard let typeField = fields.first else { throw fail(.malformed, "expected 'B: <type> <bitmask bytes>', got \(quoted(content))") }
+                guard let typeField = fields.first else {
+                    throw fail(.malformed, "expected 'B: <type> <bitmask bytes>', got \(quoted(content))")
+                }
                 guard let type = hexNumber(typeField, max: Int(EventType.max)) else {
                     throw fail(.outOfRange, "B: event type \(quoted(typeField)) is not hex 00…1f")
                 }
                 for f in fields.dropFirst() {
-                    guard let b = hexNumber(f, max: 0xff) else { throw fail(.malformed, "B: byte \(quoted(f)) is not hex 00…ff") }
+                    guard let b = hexNumber(f, max: 0xff) else {
+                        throw fail(.malformed, "B: byte \(quoted(f)) is not hex 00…ff")
+                    }
                     header.codeBytes[UInt16(type), default: []].append(UInt8(b))
                 }
                 sawHeader = true
             case "A":
                 let (code, info) = try parseAxis(fields, line: content, fail: fail)
-                guard header.axes[code] == nil else { throw fail(.malformed, "second A: line for axis 0x\(String(code, radix: 16))") }
+                guard header.axes[code] == nil else {
+                    throw fail(.malformed, "second A: line for axis 0x\(String(code, radix: 16))")
+                }
                 header.axes[code] = info
                 sawHeader = true
             case "L", "S":
@@ -116,8 +128,12 @@ enum EvemuReader {
     ) throws(RecordingError) -> InputEvent {
         guard f.count == 4 else { throw fail(.malformed, "expected \(eventForm), got \(quoted(line))") }
         guard let time = parseTime(f[0]) else {
-            if isTimeForm(f[0]) { throw fail(.outOfRange, "event time \(quoted(f[0])) out of range in \(quoted(line))") }
-            throw fail(.malformed, "expected \(eventForm), got \(quoted(line)): bad time \(quoted(f[0])) (want <sec>.<6-digit usec>)")
+            if isTimeForm(f[0]) {
+                throw fail(.outOfRange, "event time \(quoted(f[0])) out of range in \(quoted(line))")
+            }
+            throw fail(
+                .malformed,
+                "expected \(eventForm), got \(quoted(line)): bad time \(quoted(f[0])) (want <sec>.<6-digit usec>)")
         }
         guard isHex(f[1]), isHex(f[2]) else {
             throw fail(.malformed, "expected \(eventForm) with hex type and code, got \(quoted(line))")
@@ -150,13 +166,18 @@ enum EvemuReader {
         var numbers: [Int32] = []
         for field in f.dropFirst() {
             guard isDecimal(field) else { throw fail(.malformed, "A: field \(quoted(field)) is not a decimal number") }
-            guard let v = Int32(field) else { throw fail(.outOfRange, "A: field \(quoted(field)) does not fit 32 bits") }
+            guard let v = Int32(field) else {
+                throw fail(.outOfRange, "A: field \(quoted(field)) does not fit 32 bits")
+            }
             numbers.append(v)
         }
-        let info = AbsInfo(minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
-                           resolution: numbers.count > 4 ? numbers[4] : 0)
+        let info = AbsInfo(
+            minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
+            resolution: numbers.count > 4 ? numbers[4] : 0)
         guard info.minimum <= info.maximum else {
-            throw fail(.outOfRange, "A: axis 0x\(String(code, radix: 16)) has minimum \(info.minimum) > maximum \(info.maximum)")
+            throw fail(
+                .outOfRange,
+                "A: axis 0x\(String(code, radix: 16)) has minimum \(info.minimum) > maximum \(info.maximum)")
         }
         return (UInt16(code), info)
     }
@@ -178,30 +199,38 @@ private struct HeaderBuilder {
             throw RecordingError(.malformed, file: file, "device description has no 'N: <name>' line")
         }
         guard let id else {
-            throw RecordingError(.malformed, file: file, "device description has no 'I: <bustype> <vendor> <product> <version>' line")
+            throw RecordingError(
+                .malformed, file: file, "device description has no 'I: <bustype> <vendor> <product> <version>' line")
         }
         var properties = Set<UInt16>()
         for bit in bits(propertyBytes) {
-            guard bit <= 0x1f else { throw RecordingError(.outOfRange, file: file, "P: property bit \(bit) out of range (max 0x1f)") }
+            guard bit <= 0x1f else {
+                throw RecordingError(.outOfRange, file: file, "P: property bit \(bit) out of range (max 0x1f)")
+            }
             properties.insert(UInt16(bit))
         }
         var supported: [UInt16: Set<UInt16>] = [:]
         // B: 00 is EVIOCGBIT(0): the mask of event *types*, not of SYN codes.
         for type in bits(codeBytes[EventType.syn] ?? []) {
-            guard type <= Int(EventType.max) else { throw RecordingError(.outOfRange, file: file, "B: 00 event type bit \(type) out of range") }
+            guard type <= Int(EventType.max) else {
+                throw RecordingError(.outOfRange, file: file, "B: 00 event type bit \(type) out of range")
+            }
             supported[UInt16(type), default: []] = []
         }
         for (type, bytes) in codeBytes where type != EventType.syn {
             for code in bits(bytes) {
                 guard code <= maximumCode else {
-                    throw RecordingError(.outOfRange, file: file, "B: \(String(type, radix: 16)) code bit \(code) out of range (max 0x2ff)")
+                    throw RecordingError(
+                        .outOfRange, file: file,
+                        "B: \(String(type, radix: 16)) code bit \(code) out of range (max 0x2ff)")
                 }
                 supported[type, default: []].insert(UInt16(code))
             }
         }
         if !supported.isEmpty { supported[EventType.syn] = synCodes }
-        return DeviceDescription(name: name, bustype: id[0], vendor: id[1], product: id[2], version: id[3],
-                                 properties: properties, supportedEvents: supported, absAxes: axes)
+        return DeviceDescription(
+            name: name, bustype: id[0], vendor: id[1], product: id[2], version: id[3],
+            properties: properties, supportedEvents: supported, absAxes: axes)
     }
 }
 
@@ -244,8 +273,9 @@ func parseTime(_ s: Substring) -> Timestamp? {
     guard let dot = s.firstIndex(of: ".") else { return nil }
     let sec = s[..<dot], usec = s[s.index(after: dot)...]
     guard !sec.isEmpty, sec.allSatisfy({ $0.isASCII && $0.isNumber }), usec.count == 6,
-          usec.allSatisfy({ $0.isASCII && $0.isNumber }),
-          let seconds = Int64(sec), let micro = Int64(usec) else { return nil }
+        usec.allSatisfy({ $0.isASCII && $0.isNumber }),
+        let seconds = Int64(sec), let micro = Int64(usec)
+    else { return nil }
     return timestamp(seconds: seconds, microseconds: micro)
 }
 

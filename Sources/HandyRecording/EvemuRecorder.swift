@@ -1,5 +1,6 @@
 import HandyCore
 import HandyFiles
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -67,12 +68,16 @@ public final class EvemuRecorder {
         _ = fsync(fd)
         let rc = Glibc.close(fd)
         fd = -1
-        guard rc == 0 else { throw RecordingError(.unreadable, file: path, "close failed: \(String(cString: strerror(errno)))") }
+        guard rc == 0 else {
+            throw RecordingError(.unreadable, file: path, "close failed: \(String(cString: strerror(errno)))")
+        }
     }
 
     private func writeAll(_ bytes: [UInt8]) throws(RecordingError) {
         guard fd >= 0 else { throw RecordingError(.unreadable, file: path, "recording already closed") }
         let code = POSIXFile.writeAll(fd, bytes)
-        guard code == 0 else { throw RecordingError(.unreadable, file: path, "write failed: \(POSIXFile.reason(code))") }
+        guard code == 0 else {
+            throw RecordingError(.unreadable, file: path, "write failed: \(POSIXFile.reason(code))")
+        }
     }
 }

@@ -35,7 +35,8 @@ public enum EvemuWriter {
             }
         }
         for (code, a) in d.absAxes.sorted(by: { $0.key < $1.key }) {
-            out += "A: \(hex2(UInt8(truncatingIfNeeded: code))) \(a.minimum) \(a.maximum) \(a.fuzz) \(a.flat) \(a.resolution)\n"
+            out +=
+                "A: \(hex2(UInt8(truncatingIfNeeded: code))) \(a.minimum) \(a.maximum) \(a.fuzz) \(a.flat) \(a.resolution)\n"
         }
         return out
     }
@@ -47,11 +48,13 @@ public enum EvemuWriter {
         let usec = us >= 0 ? us % 1_000_000 : 0
         let frac = String(usec)
         let value = e.value < 0 ? "-" + pad(String(-Int64(e.value)), 3) : pad(String(e.value), 4)
-        return "E: \(sec).\(String(repeating: "0", count: 6 - frac.count))\(frac) \(hex4(e.type)) \(hex4(e.code)) \(value)\n"
+        return
+            "E: \(sec).\(String(repeating: "0", count: 6 - frac.count))\(frac) \(hex4(e.type)) \(hex4(e.code)) \(value)\n"
     }
 
     /// A whole single-file recording.
-    public static func recording(description: DeviceDescription, events: [InputEvent], comment: String? = nil) -> String {
+    public static func recording(description: DeviceDescription, events: [InputEvent], comment: String? = nil) -> String
+    {
         var out = header(for: description, comment: comment)
         out.reserveCapacity(out.utf8.count + events.count * 28)
         for e in events { out += line(for: e) }

@@ -19,14 +19,16 @@ import HandyCore
 ///     - [  0,      0,   3,  57,       7]
 /// ```
 enum LibinputRecordReader {
-    static func parse(_ lines: [NumberedLine], file: String) throws(RecordingError) -> (DeviceDescription, [InputEvent]) {
+    static func parse(_ lines: [NumberedLine], file: String) throws(RecordingError) -> (DeviceDescription, [InputEvent])
+    {
         let root = try MiniYAML.parse(lines, file: file)
         let r = Reader(file: file)
 
         let version = try r.integer(try r.required(root, "version", at: "file"), at: "version", in: 0...Int64.max)
         guard version == 1 else {
-            throw RecordingError(.unsupported, file: file, line: root["version"]?.line,
-                                 "libinput record version \(version) is not supported (only version 1)")
+            throw RecordingError(
+                .unsupported, file: file, line: root["version"]?.line,
+                "libinput record version \(version) is not supported (only version 1)")
         }
         let devices = try r.list(try r.required(root, "devices", at: "file"), at: "devices")
         guard let device = devices.first else {
@@ -40,14 +42,16 @@ enum LibinputRecordReader {
         let idNode = try r.required(evdev, "id", at: "devices[0].evdev")
         let id = try r.integers(idNode, at: "devices[0].evdev.id", in: 0...0xffff)
         guard id.count == 4 else {
-            throw RecordingError(.malformed, file: file, line: idNode.line,
-                                 "devices[0].evdev.id: expected [bustype, vendor, product, version], got \(id.count) numbers")
+            throw RecordingError(
+                .malformed, file: file, line: idNode.line,
+                "devices[0].evdev.id: expected [bustype, vendor, product, version], got \(id.count) numbers")
         }
 
         var supported: [UInt16: Set<UInt16>] = [:]
         if let codes = evdev["codes"] {
             for (key, value) in try r.entries(codes, at: "devices[0].evdev.codes") {
-                let type = try r.integer(key, line: value.line, at: "devices[0].evdev.codes", in: 0...Int64(EventType.max))
+                let type = try r.integer(
+                    key, line: value.line, at: "devices[0].evdev.codes", in: 0...Int64(EventType.max))
                 let list = try r.integers(value, at: "devices[0].evdev.codes.\(key)", in: 0...Int64(maximumCode))
                 supported[UInt16(type)] = Set(list.map { UInt16($0) })
             }
@@ -58,31 +62,40 @@ enum LibinputRecordReader {
         var axes: [UInt16: AbsInfo] = [:]
         if let absinfo = evdev["absinfo"] {
             for (key, value) in try r.entries(absinfo, at: "devices[0].evdev.absinfo") {
-                let code = try r.integer(key, line: value.line, at: "devices[0].evdev.absinfo", in: 0...Int64(AbsCode.max))
-                let n = try r.integers(value, at: "devices[0].evdev.absinfo.\(key)", in: Int64(Int32.min)...Int64(Int32.max))
+                let code = try r.integer(
+                    key, line: value.line, at: "devices[0].evdev.absinfo", in: 0...Int64(AbsCode.max))
+                let n = try r.integers(
+                    value, at: "devices[0].evdev.absinfo.\(key)", in: Int64(Int32.min)...Int64(Int32.max))
                 guard n.count == 5 else {
-                    throw RecordingError(.malformed, file: file, line: value.line,
-                                         "devices[0].evdev.absinfo.\(key): expected [min, max, fuzz, flat, resolution], got \(n.count) numbers")
+                    throw RecordingError(
+                        .malformed, file: file, line: value.line,
+                        "devices[0].evdev.absinfo.\(key): expected [min, max, fuzz, flat, resolution], got \(n.count) numbers"
+                    )
                 }
                 guard n[0] <= n[1] else {
-                    throw RecordingError(.outOfRange, file: file, line: value.line,
-                                         "devices[0].evdev.absinfo.\(key): minimum \(n[0]) > maximum \(n[1])")
+                    throw RecordingError(
+                        .outOfRange, file: file, line: value.line,
+                        "devices[0].evdev.absinfo.\(key): minimum \(n[0]) > maximum \(n[1])")
                 }
-                axes[UInt16(code)] = AbsInfo(minimum: Int32(n[0]), maximum: Int32(n[1]), fuzz: Int32(n[2]),
-                                             flat: Int32(n[3]), resolution: Int32(n[4]))
+                axes[UInt16(code)] = AbsInfo(
+                    minimum: Int32(n[0]), maximum: Int32(n[1]), fuzz: Int32(n[2]),
+                    flat: Int32(n[3]), resolution: Int32(n[4]))
             }
         }
 
         var properties = Set<UInt16>()
         if let props = evdev["properties"] {
-            for p in try r.integers(props, at: "devices[0].evdev.properties", in: 0...0x1f) { properties.insert(UInt16(p)) }
+            for p in try r.integers(props, at: "devices[0].evdev.properties", in: 0...0x1f) {
+                properties.insert(UInt16(p))
+            }
         }
 
         var events: [InputEvent] = []
         if let eventList = device["events"] {
             for (index, entry) in try r.list(eventList, at: "devices[0].events").enumerated() {
                 guard case .mapping = entry else {
-                    throw r.wrongKind(entry, "devices[0].events[\(index)]", expected: "a mapping ('- evdev:' or '- libinput:')")
+                    throw r.wrongKind(
+                        entry, "devices[0].events[\(index)]", expected: "a mapping ('- evdev:' or '- libinput:')")
                 }
                 guard let frame = entry["evdev"] else { continue }
                 for item in try r.list(frame, at: "devices[0].events[\(index)].evdev") {
@@ -103,7 +116,9 @@ private struct Reader {
     let file: String
 
     func wrongKind(_ node: YAMLNode?, _ path: String, expected: String) -> RecordingError {
-        RecordingError(.malformed, file: file, line: node?.line, "\(path): expected \(expected), got \(node?.kindName ?? "nothing")")
+        RecordingError(
+            .malformed, file: file, line: node?.line,
+            "\(path): expected \(expected), got \(node?.kindName ?? "nothing")")
     }
 
     func required(_ node: YAMLNode, _ key: String, at path: String) throws(RecordingError) -> YAMLNode {
@@ -130,13 +145,18 @@ private struct Reader {
         }
     }
 
-    func integer(_ text: String, line: Int, at path: String, in range: ClosedRange<Int64>) throws(RecordingError) -> Int64 {
+    func integer(_ text: String, line: Int, at path: String, in range: ClosedRange<Int64>) throws(RecordingError)
+        -> Int64
+    {
         let s = Substring(text)
         guard isDecimal(s) else {
-            throw RecordingError(.malformed, file: file, line: line, "\(path): expected a decimal integer, got \(quoted(s))")
+            throw RecordingError(
+                .malformed, file: file, line: line, "\(path): expected a decimal integer, got \(quoted(s))")
         }
         guard let v = Int64(s), range.contains(v) else {
-            throw RecordingError(.outOfRange, file: file, line: line, "\(path): \(s) is out of range \(range.lowerBound)…\(range.upperBound)")
+            throw RecordingError(
+                .outOfRange, file: file, line: line,
+                "\(path): \(s) is out of range \(range.lowerBound)…\(range.upperBound)")
         }
         return v
     }
@@ -154,8 +174,9 @@ private struct Reader {
 
     func event(_ node: YAMLNode, at path: String) throws(RecordingError) -> InputEvent {
         guard case .sequence(let items, let line) = node, items.count == 5 else {
-            throw RecordingError(.malformed, file: file, line: node.line,
-                                 "\(path): expected [sec, usec, type, code, value], got \(node.kindName)\(countSuffix(node))")
+            throw RecordingError(
+                .malformed, file: file, line: node.line,
+                "\(path): expected [sec, usec, type, code, value], got \(node.kindName)\(countSuffix(node))")
         }
         let sec = try integer(items[0], at: path + " sec", in: 0...Int64.max)
         let usec = try integer(items[1], at: path + " usec", in: 0...999_999)

@@ -67,9 +67,13 @@ struct MiniYAML {
             let text = try stripYAMLComment(l.text, line: l.number)
             var indent = 0
             for c in text {
-                if c == " " { indent += 1 } else if c == "\t" {
+                if c == " " {
+                    indent += 1
+                } else if c == "\t" {
                     throw error(l.number, "tab in indentation (YAML indents with spaces)")
-                } else { break }
+                } else {
+                    break
+                }
             }
             var content = text.dropFirst(indent)
             while let last = content.last, last == " " || last == "\t" { content = content.dropLast() }
@@ -143,7 +147,9 @@ struct MiniYAML {
             let value: YAMLNode
             if valueText.isEmpty {
                 if pos < lines.count,
-                   lines[pos].indent > indent || (lines[pos].indent == indent && Self.isSequenceItem(lines[pos].content)) {
+                    lines[pos].indent > indent
+                        || (lines[pos].indent == indent && Self.isSequenceItem(lines[pos].content))
+                {
                     value = try block(indent: lines[pos].indent)
                 } else {
                     value = .null(line: line.number)
@@ -256,7 +262,9 @@ private struct FlowParser {
     private mutating func expect(_ c: Character) throws(RecordingError) {
         skipSpaces()
         guard i < text.endIndex, text[i] == c else {
-            throw error(atEnd ? "line ends before '\(c)' (unclosed bracket or quote)" : "expected '\(c)' at \(quoted(remainder))")
+            throw error(
+                atEnd
+                    ? "line ends before '\(c)' (unclosed bracket or quote)" : "expected '\(c)' at \(quoted(remainder))")
         }
         i = text.index(after: i)
     }
@@ -267,7 +275,9 @@ private struct FlowParser {
         switch text[i] {
         case "[", "{":
             depth += 1
-            guard depth <= MiniYAML.maximumDepth else { throw error("nested deeper than \(MiniYAML.maximumDepth) levels") }
+            guard depth <= MiniYAML.maximumDepth else {
+                throw error("nested deeper than \(MiniYAML.maximumDepth) levels")
+            }
             defer { depth -= 1 }
             return try collection()
         default:
@@ -323,7 +333,9 @@ private struct FlowParser {
                 i = text.index(after: i)
                 if c == q {
                     // '' is an escaped quote inside single quotes.
-                    if q == "'", i < text.endIndex, text[i] == "'" { out.append("'"); i = text.index(after: i); continue }
+                    if q == "'", i < text.endIndex, text[i] == "'" {
+                        out.append("'"); i = text.index(after: i); continue
+                    }
                     return .scalar(out, line: line)
                 }
                 if c == "\\" && q == "\"" {

@@ -1,3 +1,6 @@
+import HandyCore
+import HandyFiles
+
 // No Foundation: handyd links this module (replays), and the daemon keeps Foundation's mapped code
 // and ICU out of its memory (docs/PERFORMANCE.md, memory). Files and folders through POSIX.
 #if canImport(Glibc)
@@ -5,8 +8,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import HandyCore
-import HandyFiles
 
 /// A recorded device and its events, read from an evemu or `libinput record` file.
 ///
@@ -31,7 +32,10 @@ public struct Recording: Sendable, Equatable {
     /// Where the description came from when it was another file (`--desc`, or the `.desc` found beside).
     public var descriptionPath: String?
 
-    public init(description: DeviceDescription, events: [InputEvent], format: Format, path: String, descriptionPath: String? = nil) {
+    public init(
+        description: DeviceDescription, events: [InputEvent], format: Format, path: String,
+        descriptionPath: String? = nil
+    ) {
         self.description = description
         self.events = events
         self.format = format
@@ -64,30 +68,36 @@ public struct Recording: Sendable, Equatable {
         if isLibinputRecord(path: path, bytes: bytes) {
             let (description, events) = try LibinputRecordReader.parse(try textLines(bytes, file: path), file: path)
             if given == nil { try checkPositions(description, file: path) }  // a given one was checked as loaded
-            return Recording(description: given ?? description, events: events, format: .libinputRecord,
-                             path: path, descriptionPath: descriptionPath)
+            return Recording(
+                description: given ?? description, events: events, format: .libinputRecord,
+                path: path, descriptionPath: descriptionPath)
         }
 
         let parsed = try EvemuReader.parse(bytes, file: path)
         if let given {
-            return Recording(description: given, events: parsed.events, format: .evemu, path: path, descriptionPath: descriptionPath)
+            return Recording(
+                description: given, events: parsed.events, format: .evemu, path: path, descriptionPath: descriptionPath)
         }
         if let own = parsed.description {
             try checkPositions(own, file: path)
             return Recording(description: own, events: parsed.events, format: .evemu, path: path)
         }
         guard let found = findDescription(forEventsAt: path) else {
-            throw RecordingError(.missingDescription, file: path,
-                                 "no device description: the file has no N:/I:/A: header and no .desc file beside it "
-                                 + "has a name this file's name begins with (name one, e.g. handyctl replay --desc FILE)")
+            throw RecordingError(
+                .missingDescription, file: path,
+                "no device description: the file has no N:/I:/A: header and no .desc file beside it "
+                    + "has a name this file's name begins with (name one, e.g. handyctl replay --desc FILE)")
         }
-        return Recording(description: try loadDescription(path: found), events: parsed.events, format: .evemu,
-                         path: path, descriptionPath: found)
+        return Recording(
+            description: try loadDescription(path: found), events: parsed.events, format: .evemu,
+            path: path, descriptionPath: found)
     }
 
     /// Reads a recording from memory; `path` only names it in errors and the device id.
     /// There is no `.desc` lookup: evemu events without a header need `description`.
-    public static func parse(_ bytes: [UInt8], path: String, description: DeviceDescription? = nil) throws(RecordingError) -> Recording {
+    public static func parse(_ bytes: [UInt8], path: String, description: DeviceDescription? = nil)
+        throws(RecordingError) -> Recording
+    {
         if isLibinputRecord(path: path, bytes: bytes) {
             let (own, events) = try LibinputRecordReader.parse(try textLines(bytes, file: path), file: path)
             try checkPositions(description ?? own, file: path)
@@ -95,7 +105,8 @@ public struct Recording: Sendable, Equatable {
         }
         let parsed = try EvemuReader.parse(bytes, file: path)
         guard let d = description ?? parsed.description else {
-            throw RecordingError(.missingDescription, file: path, "no device description: the file has no N:/I:/A: header")
+            throw RecordingError(
+                .missingDescription, file: path, "no device description: the file has no N:/I:/A: header")
         }
         try checkPositions(d, file: path)
         return Recording(description: d, events: parsed.events, format: .evemu, path: path)
@@ -127,7 +138,8 @@ public struct Recording: Sendable, Equatable {
     public static func findDescription(forEventsAt path: String) -> String? {
         let (folder, fileName) = splitPath(path)
         guard let names = directoryEntries(folder.isEmpty ? "." : folder) else { return nil }
-        let best = names
+        let best =
+            names
             .filter { $0.hasSuffix(".desc") && $0 != fileName }
             .filter { fileName.hasPrefix(String($0.dropLast(".desc".count))) }
             .max { $0.count < $1.count }
@@ -188,7 +200,9 @@ public struct Recording: Sendable, Equatable {
 
     static func readFile(_ path: String) throws(RecordingError) -> [UInt8] {
         func failure(_ what: String, _ code: Int32) -> RecordingError {
-            RecordingError(.unreadable, file: path, code == ENOENT ? "no such file" : "\(what): \(String(cString: strerror(code)))")
+            RecordingError(
+                .unreadable, file: path, code == ENOENT ? "no such file" : "\(what): \(String(cString: strerror(code)))"
+            )
         }
         var info = stat()
         guard stat(path, &info) == 0 else { throw failure("cannot read", errno) }
@@ -196,7 +210,9 @@ public struct Recording: Sendable, Equatable {
         guard type != S_IFDIR else { throw RecordingError(.unreadable, file: path, "is a directory, not a recording") }
         guard type == S_IFREG else { throw RecordingError(.unreadable, file: path, "not a regular file") }
         guard info.st_size <= maximumFileBytes else {
-            throw RecordingError(.unreadable, file: path, "file is \(info.st_size) bytes, larger than any recording (limit \(maximumFileBytes))")
+            throw RecordingError(
+                .unreadable, file: path,
+                "file is \(info.st_size) bytes, larger than any recording (limit \(maximumFileBytes))")
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw failure("cannot read", errno) }
@@ -206,7 +222,8 @@ public struct Recording: Sendable, Equatable {
         case .success(let bytes): return bytes
         case .failure(.system(let code)): throw failure("cannot read", code)
         case .failure(.tooLarge):
-            throw RecordingError(.unreadable, file: path, "file grew larger than any recording (limit \(maximumFileBytes))")
+            throw RecordingError(
+                .unreadable, file: path, "file grew larger than any recording (limit \(maximumFileBytes))")
         }
     }
 }

@@ -22,8 +22,10 @@ func textLines(_ bytes: [UInt8], file: String) throws(RecordingError) -> [Number
 /// one line at a time beside the file's bytes: when every line of a 12,000-frame recording was kept
 /// as its own `String` until the end, a replaying daemon held 12 MB of freed heap for good
 /// (docs/PERFORMANCE.md, memory).
-func forEachTextLine(_ bytes: [UInt8], file: String,
-                     _ body: (NumberedLine) throws(RecordingError) -> Void) throws(RecordingError) {
+func forEachTextLine(
+    _ bytes: [UInt8], file: String,
+    _ body: (NumberedLine) throws(RecordingError) -> Void
+) throws(RecordingError) {
     // Validated in place: `String(validating:)` would build a second copy of the whole file only
     // to drop it (a 2.3 MB recording raised a replaying daemon's peak RSS by that much).
     guard (try? UTF8Span(validating: bytes.span)) != nil else {
@@ -48,8 +50,9 @@ func forEachTextLine(_ bytes: [UInt8], file: String,
     if bytes.last != newline {
         let count = bytes.reduce(0) { $0 + ($1 == newline ? 1 : 0) } + 1
         let start = bytes.lastIndex(of: newline).map { $0 + 1 } ?? 0
-        throw RecordingError(.truncated, file: file, line: count,
-                             "file ends in the middle of a line (truncated?): \(quoted(line(start, bytes.count)))")
+        throw RecordingError(
+            .truncated, file: file, line: count,
+            "file ends in the middle of a line (truncated?): \(quoted(line(start, bytes.count)))")
     }
     if let nul = bytes.firstIndex(of: 0) {
         let number = bytes[..<nul].reduce(1) { $0 + ($1 == newline ? 1 : 0) }

@@ -89,7 +89,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
             case Self.ignoreProperty, Self.deviceProperty:
                 if origin == .replay { problem(property, value, "has no effect on a replayed device") }
             case Self.calibrationProperty, Self.libinputCalibrationProperty, Self.sizeProperty, Self.idProperty,
-                 Self.handMinimumConfidenceProperty, Self.handProfileProperty, Self.stuckTouchProperty:
+                Self.handMinimumConfidenceProperty, Self.handProfileProperty, Self.stuckTouchProperty:
                 break
             default:
                 if property.hasBytePrefix(Self.thresholdPrefix) { break }
@@ -112,48 +112,77 @@ public struct DeviceConfiguration: Sendable, Equatable {
         if origin == .udev {
             // Exactly the values 90-handyd-systemd.rules matches (no trimming): a device the daemon
             // ignores is one udev does not start the service for, and the other way round.
-            ignore = read(Self.ignoreProperty, otherwise: "expected 1, true, yes, 0, false or no (any case); using 0") { value -> Bool? in
-                switch value.lowercased() {
-                case "1", "true", "yes": true
-                case "0", "false", "no", "": false
-                default: nil
+            ignore =
+                read(Self.ignoreProperty, otherwise: "expected 1, true, yes, 0, false or no (any case); using 0") {
+                    value -> Bool? in
+                    switch value.lowercased() {
+                    case "1", "true", "yes": true
+                    case "0", "false", "no", "": false
+                    default: nil
+                    }
+                } ?? ignore
+        }
+        id =
+            read(
+                Self.idProperty,
+                otherwise:
+                    "expected 1 to \(Self.idMaximumBytes) characters among A-Z a-z 0-9 . _ : @ / + -; using the id from ID_PATH/ID_SERIAL and the name"
+            ) {
+                DeviceIdentity.isValidID($0, maximumBytes: Self.idMaximumBytes) ? $0 : nil
+            } ?? id
+        handProfilePath =
+            read(
+                Self.handProfileProperty,
+                otherwise:
+                    "expected the path of a hand profile (1 to \(Self.handProfilePathMaximumBytes) bytes); using the default profile file if there is one"
+            ) {
+                !$0.isEmpty && $0.utf8.count <= Self.handProfilePathMaximumBytes && !$0.utf8.contains(0) ? $0 : nil
+            } ?? handProfilePath
+        stuckTouchSeconds =
+            read(
+                Self.stuckTouchProperty,
+                otherwise:
+                    "expected 0 (off) or seconds \(Self.rangeText(Self.stuckTouchRangeSeconds)); using \(GestureConfiguration.formatSetting(GesturePipeline.defaultStuckAfterSeconds))"
+            ) {
+                GestureConfiguration.parseDecimal($0).flatMap {
+                    $0 == 0 || Self.stuckTouchRangeSeconds.contains($0) ? $0 : nil
                 }
-            } ?? ignore
-        }
-        id = read(Self.idProperty,
-                  otherwise: "expected 1 to \(Self.idMaximumBytes) characters among A-Z a-z 0-9 . _ : @ / + -; using the id from ID_PATH/ID_SERIAL and the name") {
-            DeviceIdentity.isValidID($0, maximumBytes: Self.idMaximumBytes) ? $0 : nil
-        } ?? id
-        handProfilePath = read(Self.handProfileProperty,
-                               otherwise: "expected the path of a hand profile (1 to \(Self.handProfilePathMaximumBytes) bytes); using the default profile file if there is one") {
-            !$0.isEmpty && $0.utf8.count <= Self.handProfilePathMaximumBytes && !$0.utf8.contains(0) ? $0 : nil
-        } ?? handProfilePath
-        stuckTouchSeconds = read(Self.stuckTouchProperty,
-                                 otherwise: "expected 0 (off) or seconds \(Self.rangeText(Self.stuckTouchRangeSeconds)); using \(GestureConfiguration.formatSetting(GesturePipeline.defaultStuckAfterSeconds))") {
-            GestureConfiguration.parseDecimal($0).flatMap { $0 == 0 || Self.stuckTouchRangeSeconds.contains($0) ? $0 : nil }
-        } ?? stuckTouchSeconds
+            } ?? stuckTouchSeconds
 
-        let matrixExpected = "expected six numbers \"a b c d e f\", each \(Self.rangeText(Self.calibrationCoefficientRange))"
+        let matrixExpected =
+            "expected six numbers \"a b c d e f\", each \(Self.rangeText(Self.calibrationCoefficientRange))"
         let libinputMatrixParses = properties[Self.libinputCalibrationProperty].flatMap(Self.parseCalibration) != nil
-        calibration = read(Self.calibrationProperty,
-                           otherwise: "\(matrixExpected); using \(libinputMatrixParses ? Self.libinputCalibrationProperty : "none")",
-                           Self.parseCalibration)
+        calibration = read(
+            Self.calibrationProperty,
+            otherwise: "\(matrixExpected); using \(libinputMatrixParses ? Self.libinputCalibrationProperty : "none")",
+            Self.parseCalibration)
         if calibration == nil {
-            calibration = read(Self.libinputCalibrationProperty, otherwise: "\(matrixExpected); using none", Self.parseCalibration)
+            calibration = read(
+                Self.libinputCalibrationProperty, otherwise: "\(matrixExpected); using none", Self.parseCalibration)
         }
-        sizeMm = read(Self.sizeProperty,
-                      otherwise: "expected \"width height\", each \(Self.rangeText(Self.sizeRangeMm)) mm; using the kernel's resolution (or the 250 mm guess)") { value in
-            let parts = value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { GestureConfiguration.parseDecimal(String($0)) }
-            guard parts.count == 2, let w = parts[0], let h = parts[1], Self.sizeRangeMm.contains(w), Self.sizeRangeMm.contains(h) else { return nil }
-            return (w, h)
-        } ?? sizeMm
+        sizeMm =
+            read(
+                Self.sizeProperty,
+                otherwise:
+                    "expected \"width height\", each \(Self.rangeText(Self.sizeRangeMm)) mm; using the kernel's resolution (or the 250 mm guess)"
+            ) { value in
+                let parts = value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map {
+                    GestureConfiguration.parseDecimal(String($0))
+                }
+                guard parts.count == 2, let w = parts[0], let h = parts[1], Self.sizeRangeMm.contains(w),
+                    Self.sizeRangeMm.contains(h)
+                else { return nil }
+                return (w, h)
+            } ?? sizeMm
 
         // Thresholds: names in kebab case, values checked by GestureConfiguration's table.
         var overrides: [String: String] = [:]
         var propertyByName: [String: String] = [:]
         for (property, value) in properties.sorted(by: { $0.key < $1.key })
         where property.hasBytePrefix(Self.thresholdPrefix) || property == Self.handMinimumConfidenceProperty {
-            let name = property == Self.handMinimumConfidenceProperty ? "hand-minimum-confidence" : Self.thresholdName(property)
+            let name =
+                property == Self.handMinimumConfidenceProperty
+                ? "hand-minimum-confidence" : Self.thresholdName(property)
             guard !name.isEmpty else {
                 problem(property, value, "no threshold name after \(Self.thresholdPrefix)")
                 continue
@@ -195,7 +224,9 @@ public struct DeviceConfiguration: Sendable, Equatable {
     /// The hand profile file of the device with id `deviceID`: HANDYD_HAND_PROFILE, else
     /// `<directory>/<id>.json` (`/` in the id → `_`); `explicit` tells which (a missing default file
     /// is no problem, a missing named one is).
-    public func handProfileFile(deviceID: String, directory: String? = handProfileDirectory) -> (path: String, explicit: Bool)? {
+    public func handProfileFile(deviceID: String, directory: String? = handProfileDirectory) -> (
+        path: String, explicit: Bool
+    )? {
         if let handProfilePath { return (handProfilePath, true) }
         guard let directory, !directory.isEmpty else { return nil }
         let name = String(deviceID.map { $0 == "/" ? "_" : $0 })
@@ -253,7 +284,10 @@ extension DeviceConfiguration {
         var properties: [String: String] = [:]
         for assignment in assignments {
             guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
-                throw AssignmentError(description: "--device-property \"\(assignment)\": expected NAME=VALUE, e.g. HANDYD_THRESHOLD_TAP_TIMEOUT_MS=250")
+                throw AssignmentError(
+                    description:
+                        "--device-property \"\(assignment)\": expected NAME=VALUE, e.g. HANDYD_THRESHOLD_TAP_TIMEOUT_MS=250"
+                )
             }
             let name = String(assignment[..<equals])
             guard properties[name] == nil else {

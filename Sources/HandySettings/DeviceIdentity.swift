@@ -14,7 +14,8 @@ public enum DeviceIdentity {
     /// The id for a device called `name` with these udev properties.
     public static func id(name: String, properties: [String: String]) -> String {
         if let explicit = properties[DeviceConfiguration.idProperty],
-           isValidID(explicit, maximumBytes: DeviceConfiguration.idMaximumBytes) {
+            isValidID(explicit, maximumBytes: DeviceConfiguration.idMaximumBytes)
+        {
             return explicit
         }
         let place: String
@@ -63,10 +64,11 @@ public enum DeviceIdentity {
 
     private static func isIDByte(_ b: UInt8) -> Bool {
         switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         case UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"),
-             UInt8(ascii: "+"), UInt8(ascii: "-"):
+            UInt8(ascii: "+"), UInt8(ascii: "-"):
             return true
         default:
             return false

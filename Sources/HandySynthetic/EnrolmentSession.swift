@@ -38,7 +38,9 @@ public struct EnrolmentSession: Sendable {
     /// Right-hand pinches, left-hand pinches, then (with `taps` > 0) right-hand and left-hand taps.
     public init(pinches: Int, taps: Int) {
         var steps = [Step(hand: .right, kind: .pinch, count: pinches), Step(hand: .left, kind: .pinch, count: pinches)]
-        if taps > 0 { steps += [Step(hand: .right, kind: .tap, count: taps), Step(hand: .left, kind: .tap, count: taps)] }
+        if taps > 0 {
+            steps += [Step(hand: .right, kind: .tap, count: taps), Step(hand: .left, kind: .tap, count: taps)]
+        }
         self.steps = steps
     }
 

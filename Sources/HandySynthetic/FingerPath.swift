@@ -18,8 +18,10 @@ public struct FingerSample: Hashable, Sendable {
     public var tool: TouchTool
 
     /// A sample at (`xMm`, `yMm`); the other values are optional.
-    public init(xMm: Double, yMm: Double, majorMm: Double? = nil, minorMm: Double? = nil,
-                orientation: Radians? = nil, pressure: Double? = nil, tool: TouchTool = .finger) {
+    public init(
+        xMm: Double, yMm: Double, majorMm: Double? = nil, minorMm: Double? = nil,
+        orientation: Radians? = nil, pressure: Double? = nil, tool: TouchTool = .finger
+    ) {
         self.xMm = xMm
         self.yMm = yMm
         self.majorMm = majorMm
@@ -64,7 +66,9 @@ public struct FingerPath: Sendable {
     public var sample: @Sendable (Double) -> FingerSample
 
     /// A finger following `sample` from `downSeconds` to `upSeconds`.
-    public init(downSeconds: Double, upSeconds: Double, lifts: Bool = true, sample: @escaping @Sendable (Double) -> FingerSample) {
+    public init(
+        downSeconds: Double, upSeconds: Double, lifts: Bool = true, sample: @escaping @Sendable (Double) -> FingerSample
+    ) {
         self.downSeconds = downSeconds
         self.upSeconds = Swift.max(upSeconds, downSeconds)
         self.lifts = lifts
@@ -98,10 +102,21 @@ public struct FingerPath: Sendable {
         majorMm: Double? = nil, minorMm: Double? = nil, orientation: Radians? = nil, pressure: Double? = nil,
         tool: TouchTool = .finger, lifts: Bool = true
     ) -> FingerPath {
-        FingerPath(keyframes: [
-            (startSeconds, FingerSample(xMm: a.x, yMm: a.y, majorMm: majorMm, minorMm: minorMm, orientation: orientation, pressure: pressure, tool: tool)),
-            (startSeconds + durationSeconds, FingerSample(xMm: b.x, yMm: b.y, majorMm: majorMm, minorMm: minorMm, orientation: orientation, pressure: pressure, tool: tool)),
-        ], lifts: lifts)
+        FingerPath(
+            keyframes: [
+                (
+                    startSeconds,
+                    FingerSample(
+                        xMm: a.x, yMm: a.y, majorMm: majorMm, minorMm: minorMm, orientation: orientation,
+                        pressure: pressure, tool: tool)
+                ),
+                (
+                    startSeconds + durationSeconds,
+                    FingerSample(
+                        xMm: b.x, yMm: b.y, majorMm: majorMm, minorMm: minorMm, orientation: orientation,
+                        pressure: pressure, tool: tool)
+                ),
+            ], lifts: lifts)
     }
 
     /// A finger resting at one point (a tap when short, a long press when long).
@@ -110,8 +125,9 @@ public struct FingerPath: Sendable {
         majorMm: Double? = nil, minorMm: Double? = nil, orientation: Radians? = nil, pressure: Double? = nil,
         tool: TouchTool = .finger, lifts: Bool = true
     ) -> FingerPath {
-        line(fromMm: p, toMm: p, startSeconds: startSeconds, durationSeconds: durationSeconds, majorMm: majorMm,
-             minorMm: minorMm, orientation: orientation, pressure: pressure, tool: tool, lifts: lifts)
+        line(
+            fromMm: p, toMm: p, startSeconds: startSeconds, durationSeconds: durationSeconds, majorMm: majorMm,
+            minorMm: minorMm, orientation: orientation, pressure: pressure, tool: tool, lifts: lifts)
     }
 
     /// A finger on a circular arc around `centerMm` (angles in radians, 0 = +x, positive = clockwise on a y-down screen).
@@ -143,7 +159,9 @@ extension FingerPath {
     /// The same path, `seconds` later.
     public func delayed(bySeconds seconds: Double) -> FingerPath {
         let sample = self.sample
-        return FingerPath(downSeconds: downSeconds + seconds, upSeconds: upSeconds + seconds, lifts: lifts) { t in sample(t - seconds) }
+        return FingerPath(downSeconds: downSeconds + seconds, upSeconds: upSeconds + seconds, lifts: lifts) { t in
+            sample(t - seconds)
+        }
     }
 
     /// The same path moved by (`dx`, `dy`) mm.

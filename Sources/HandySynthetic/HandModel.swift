@@ -1,3 +1,6 @@
+import HandyCore
+import HandyProtocol
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +8,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HandyProtocol
-import HandyCore
 
 /// A small deterministic random number generator (SplitMix64), so a seed gives the same set on
 /// every machine.
@@ -129,19 +130,21 @@ public struct HandModel: Hashable, Sendable {
         let displayWidthMm = widths[Swift.min(Int(rng.uniform(0, Double(widths.count))), widths.count - 1)]
         let displayHeightMm = (displayWidthMm * rng.uniform(0.56, 0.75)).rounded()
         let rotation = rng.chance(rotatedShare) ? [90, 180, 270][Int(rng.uniform(0, 3))] : 0
-        let calibration: CalibrationMatrix = switch rotation {
-        case 90: .rotated90
-        case 180: .rotated180
-        case 270: .rotated270
-        default: .identity
-        }
+        let calibration: CalibrationMatrix =
+            switch rotation {
+            case 90: .rotated90
+            case 180: .rotated180
+            case 270: .rotated270
+            default: .identity
+            }
         let swapped = rotation == 90 || rotation == 270
         let sensorW = swapped ? displayHeightMm : displayWidthMm, sensorH = swapped ? displayWidthMm : displayHeightMm
         let resolution: Int32 = rng.chance(0.15) ? 0 : [10, 20, 40][Int(rng.uniform(0, 3))]
         let unitsPerMm = Double(resolution == 0 ? 20 : resolution)
         var device = SyntheticTouchscreen(
             name: "handyd synthetic \(tier.rawValue) touchscreen", mtProtocol: .slots(10),
-            maxX: Int32((sensorW * unitsPerMm).rounded()), maxY: Int32((sensorH * unitsPerMm).rounded()), resolution: resolution)
+            maxX: Int32((sensorW * unitsPerMm).rounded()), maxY: Int32((sensorH * unitsPerMm).rounded()),
+            resolution: resolution)
         switch tier {
         case .positions:
             break
@@ -149,10 +152,12 @@ public struct HandModel: Hashable, Sendable {
             switch Int(rng.uniform(0, 4)) {
             case 0: device.pressureMax = 255
             case 1: device.touchMajorMax = Int32(30 * unitsPerMm)
-            case 2: device.touchMajorMax = Int32(30 * unitsPerMm); device.hasTouchMinor = true; device.pressureMax = 1023
+            case 2:
+                device.touchMajorMax = Int32(30 * unitsPerMm); device.hasTouchMinor = true; device.pressureMax = 1023
             default:
                 // A [0,1] orientation is "wider than tall", not an angle: still the size tier.
-                device.touchMajorMax = Int32(30 * unitsPerMm); device.hasTouchMinor = true; device.orientationRange = 0...1
+                device.touchMajorMax = Int32(30 * unitsPerMm); device.hasTouchMinor = true;
+                device.orientationRange = 0...1
             }
         case .orientation:
             device.touchMajorMax = Int32(30 * unitsPerMm)
@@ -171,8 +176,10 @@ public struct HandModel: Hashable, Sendable {
         // Drawn only when the assumption is on, so the defaults' pinches stay what they were.
         let lineAngle = handAngle + (pinchLineSdDegrees > 0 ? rng.normal(0, pinchLineSdDegrees) * degree : 0)
         let closing = rng.chance(0.5)
-        let s0 = closing ? rng.uniform(closingStartMm.lowerBound, closingStartMm.upperBound)
-                         : rng.uniform(openingStartMm.lowerBound, openingStartMm.upperBound)
+        let s0 =
+            closing
+            ? rng.uniform(closingStartMm.lowerBound, closingStartMm.upperBound)
+            : rng.uniform(openingStartMm.lowerBound, openingStartMm.upperBound)
         let s1 = s0 * (closing ? rng.uniform(0.35, 0.6) : rng.uniform(1.8, 3))
         let share = Swift.min(Swift.max(rng.normal(indexMotionShare, indexMotionShareSd), 0.3), 0.95)
         let turnTotal = rng.normal(turnPerLogRatio, turnPerLogRatioSd) * log(s1 / s0)
@@ -182,8 +189,10 @@ public struct HandModel: Hashable, Sendable {
         if rng.chance(orientationGarbageShare) { thumbAxisDrawn = rng.uniform(0, Double.pi) }
         let indexAxis = indexAxisDrawn, thumbAxis = thumbAxisDrawn
         let margin = 0.5 * s0 + 10
-        let cx = rng.uniform(Swift.min(margin, displayWidthMm / 2), Swift.max(displayWidthMm - margin, displayWidthMm / 2))
-        let cy = rng.uniform(Swift.min(margin, displayHeightMm / 2), Swift.max(displayHeightMm - margin, displayHeightMm / 2))
+        let cx = rng.uniform(
+            Swift.min(margin, displayWidthMm / 2), Swift.max(displayWidthMm - margin, displayWidthMm / 2))
+        let cy = rng.uniform(
+            Swift.min(margin, displayHeightMm / 2), Swift.max(displayHeightMm - margin, displayHeightMm / 2))
         // Contacts.
         let indexMajor = indexMajorMm * rng.logNormal(0.12)
         let indexMinor = indexMajor * rng.uniform(0.6, 0.8)
@@ -213,7 +222,7 @@ public struct HandModel: Hashable, Sendable {
             let px = cx + (pivotFromThumb - 0.5) * s0 * cos(lineAngle)
             let py = cy - (pivotFromThumb - 0.5) * s0 * sin(lineAngle)
             var x = px + offset * cos(angle)
-            let y = py - offset * sin(angle)   // math y up → screen y down
+            let y = py - offset * sin(angle)  // math y up → screen y down
             var axis = (isThumb ? thumbAxis : indexAxis) + turnTotal * f
             if !rightHand { x = displayW - x; axis = Double.pi - axis }
             return (x, y, axis)
@@ -223,7 +232,9 @@ public struct HandModel: Hashable, Sendable {
             var d = displaySample(isThumb, t)
             if noiseSd > 0 {
                 // Deterministic per (pinch, finger, time): the same sample time gives the same noise.
-                var r = SeededRandom(seed: noiseSeed ^ UInt64(bitPattern: Int64((t * 1e6).rounded())) &* 0x9E37_79B9 ^ (isThumb ? 0x5bd1e995 : 0))
+                var r = SeededRandom(
+                    seed: noiseSeed ^ UInt64(bitPattern: Int64((t * 1e6).rounded())) &* 0x9E37_79B9
+                        ^ (isThumb ? 0x5bd1e995 : 0))
                 d.x += r.normal(0, noiseSd)
                 d.y += r.normal(0, noiseSd)
             }
@@ -235,14 +246,16 @@ public struct HandModel: Hashable, Sendable {
             if kernel > Double.pi / 2 { kernel -= Double.pi }
             if kernel <= -Double.pi / 2 { kernel += Double.pi }
             let major = isThumb ? thumbMajor : indexMajor, minor = isThumb ? thumbMinor : indexMinor
-            return FingerSample(xMm: n.x * sensorW * scale, yMm: n.y * sensorH * scale, majorMm: major * scale,
-                                minorMm: minor * scale, orientation: kernel, pressure: isThumb ? thumbPress : indexPress)
+            return FingerSample(
+                xMm: n.x * sensorW * scale, yMm: n.y * sensorH * scale, majorMm: major * scale,
+                minorMm: minor * scale, orientation: kernel, pressure: isThumb ? thumbPress : indexPress)
         }
         let thumbDown = thumbFirst ? 0 : gap, indexDown = thumbFirst ? gap : 0
         let thumb = FingerPath(downSeconds: thumbDown, upSeconds: thumbUp) { sensorSample(true, $0) }
         let index = FingerPath(downSeconds: indexDown, upSeconds: indexUp) { sensorSample(false, $0) }
-        return SyntheticPinch(hand: rightHand ? .right : .left, tier: tier, closing: closing, rotationDegrees: rotation,
-                              calibration: calibration, device: device, fingers: [thumb, index], frameRateHz: frameRateHz)
+        return SyntheticPinch(
+            hand: rightHand ? .right : .left, tier: tier, closing: closing, rotationDegrees: rotation,
+            calibration: calibration, device: device, fingers: [thumb, index], frameRateHz: frameRateHz)
     }
 
     /// The inverse of an invertible calibration (the rotations are).

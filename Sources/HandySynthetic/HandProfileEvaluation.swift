@@ -33,7 +33,9 @@ public enum HandProfileEvaluation {
     /// One row: `samples` (features at pinch begin, in order, and the label) split `draws` times
     /// into k per hand enrolled and the rest tested; draw 0 enrols the first k of each hand, the
     /// others k drawn at random (`seed`). A group with k or fewer pinches of a hand gives nil.
-    public static func row(group: String, samples: [(HandednessFeatures, Hand)], k: Int, draws: Int = 10, seed: UInt64 = 1) -> Row? {
+    public static func row(
+        group: String, samples: [(HandednessFeatures, Hand)], k: Int, draws: Int = 10, seed: UInt64 = 1
+    ) -> Row? {
         let lefts = samples.indices.filter { samples[$0].1 == .left }
         let rights = samples.indices.filter { samples[$0].1 == .right }
         guard k > 0, lefts.count > k, rights.count > k, draws > 0 else { return nil }
@@ -53,7 +55,8 @@ public enum HandProfileEvaluation {
                 refused += 1
             }
             if let profile { scales += profile.pinch.scale; biases += profile.pinch.bias }
-            let profiledClassifier: any HandednessClassifier = profile.map { ProfiledHandednessClassifier(profile: $0) } ?? evidence
+            let profiledClassifier: any HandednessClassifier =
+                profile.map { ProfiledHandednessClassifier(profile: $0) } ?? evidence
             for i in samples.indices where !enrolled.contains(i) {
                 let (f, truth) = samples[i]
                 profiled.append(outcome(profiledClassifier, f, truth))
@@ -62,15 +65,18 @@ public enum HandProfileEvaluation {
             }
         }
         let accepted = Double(Swift.max(draws - refused, 1))
-        return Row(group: group, enrolledPerHand: k, draws: draws, refused: refused, tested: profiled.count,
-                   profiled: HandednessMetrics(profiled), uncalibrated: HandednessMetrics(plain), seed: HandednessMetrics(seeded),
-                   meanScale: scales / accepted, meanBias: biases / accepted)
+        return Row(
+            group: group, enrolledPerHand: k, draws: draws, refused: refused, tested: profiled.count,
+            profiled: HandednessMetrics(profiled), uncalibrated: HandednessMetrics(plain),
+            seed: HandednessMetrics(seeded),
+            meanScale: scales / accepted, meanBias: biases / accepted)
     }
 
     /// What a classifier publishes for one pinch; its best guess (the side of P) when it declines.
     static func outcome(_ c: any HandednessClassifier, _ f: HandednessFeatures, _ truth: Hand) -> HandednessOutcome {
         let d = c.decide(f)
-        var o = HandednessOutcome(hand: d.hand, confidence: d.confidence, truth: truth, tier: EvidenceHandednessClassifier.tier(of: f))
+        var o = HandednessOutcome(
+            hand: d.hand, confidence: d.confidence, truth: truth, tier: EvidenceHandednessClassifier.tier(of: f))
         if d.hand == .unknown, let p = d.rightHandProbability, p != 0.5, !(c is SeedHandednessRule) {
             (o.guess, o.guessConfidence) = (p > 0.5 ? .right : .left, Swift.max(p, 1 - p))
         }
@@ -102,10 +108,12 @@ public enum HandProfileEvaluation {
     public static func table(_ rows: [Row]) -> String {
         func pct(_ v: Double) -> String { HandednessSensitivity.formatted(v * 100, digits: 1) + " %" }
         func two(_ v: Double) -> String { HandednessSensitivity.formatted(v, digits: 2) }
-        var out = "| device | k per hand | draws (refused) | tested | profiled acc | profiled cov | uncalibrated acc | uncalibrated cov | seed acc | seed cov | scale | bias |\n"
+        var out =
+            "| device | k per hand | draws (refused) | tested | profiled acc | profiled cov | uncalibrated acc | uncalibrated cov | seed acc | seed cov | scale | bias |\n"
         out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         for r in rows {
-            out += "| \(r.group) | \(r.enrolledPerHand) | \(r.draws) (\(r.refused)) | \(r.tested) | \(pct(r.profiled.accuracy)) | \(pct(r.profiled.coverage)) | "
+            out +=
+                "| \(r.group) | \(r.enrolledPerHand) | \(r.draws) (\(r.refused)) | \(r.tested) | \(pct(r.profiled.accuracy)) | \(pct(r.profiled.coverage)) | "
                 + "\(pct(r.uncalibrated.accuracy)) | \(pct(r.uncalibrated.coverage)) | \(pct(r.seed.accuracy)) | \(pct(r.seed.coverage)) | "
                 + "\(two(r.meanScale)) | \(two(r.meanBias)) |\n"
         }

@@ -1,3 +1,6 @@
+import HandyCore
+import HandyProtocol
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +8,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HandyProtocol
-import HandyCore
 
 /// One labelled recording for the evaluation: a device, its calibration, its events, the truth.
 public struct LabelledPinch: Sendable {
@@ -17,7 +18,10 @@ public struct LabelledPinch: Sendable {
     public var hand: Hand
     public var tier: HandednessTier
 
-    public init(name: String, description: DeviceDescription, calibration: CalibrationMatrix, events: [InputEvent], hand: Hand, tier: HandednessTier) {
+    public init(
+        name: String, description: DeviceDescription, calibration: CalibrationMatrix, events: [InputEvent], hand: Hand,
+        tier: HandednessTier
+    ) {
         self.name = name
         self.description = description
         self.calibration = calibration
@@ -27,18 +31,24 @@ public struct LabelledPinch: Sendable {
     }
 
     public init(name: String, _ p: SyntheticPinch) {
-        self.init(name: name, description: p.device.description, calibration: p.calibration, events: p.events, hand: p.hand, tier: p.tier)
+        self.init(
+            name: name, description: p.device.description, calibration: p.calibration, events: p.events, hand: p.hand,
+            tier: p.tier)
     }
 
     /// The label and display calibration in a recording's first 40 comment lines
     /// (`# handyd-label: hand=… tier=…`, `# handyd-calibration: a b c d e f`); the identity when it
     /// names no calibration.
-    public static func annotations(ofRecording text: String) -> (label: (hand: Hand, tier: HandednessTier)?, calibration: CalibrationMatrix) {
+    public static func annotations(ofRecording text: String) -> (
+        label: (hand: Hand, tier: HandednessTier)?, calibration: CalibrationMatrix
+    ) {
         var label: (hand: Hand, tier: HandednessTier)?
         var calibration = CalibrationMatrix.identity
         for line in text.split(separator: "\n", omittingEmptySubsequences: true).prefix(40) where line.hasPrefix("#") {
             if let r = line.firstRange(of: "handyd-label:") { label = parseLabel(String(line[r.upperBound...])) }
-            if let r = line.firstRange(of: "handyd-calibration:"), let m = CalibrationMatrix(parsing: String(line[r.upperBound...])) {
+            if let r = line.firstRange(of: "handyd-calibration:"),
+                let m = CalibrationMatrix(parsing: String(line[r.upperBound...]))
+            {
                 calibration = m
             }
         }
@@ -52,7 +62,9 @@ public struct LabelledPinch: Sendable {
         var m = self
         m.events = events.map { e in
             var e = e
-            if e.type == EventType.abs && (e.code == AbsCode.mtPositionX || e.code == AbsCode.x) { e.value = maxX - e.value }
+            if e.type == EventType.abs && (e.code == AbsCode.mtPositionX || e.code == AbsCode.x) {
+                e.value = maxX - e.value
+            }
             if e.type == EventType.abs && e.code == AbsCode.mtOrientation { e.value = -e.value }
             return e
         }
@@ -132,7 +144,8 @@ public struct HandednessMetrics: Hashable, Sendable, Codable {
             return o.guess == nil ? 0 : o.guessConfidence
         }
         // Stable on ties: the input order decides, so the metric is deterministic.
-        let ranked = seen.enumerated().sorted { (rank($0.element), -$0.offset) > (rank($1.element), -$1.offset) }.map(\.element)
+        let ranked = seen.enumerated().sorted { (rank($0.element), -$0.offset) > (rank($1.element), -$1.offset) }.map(
+            \.element)
         let k = Int((Double(ranked.count) * fixedCoverage).rounded())
         let top = ranked.prefix(k)
         let score = top.reduce(0.0) { total, o in
@@ -163,7 +176,9 @@ public struct HandednessMetrics: Hashable, Sendable, Codable {
 /// and collects the hand of the first pinch.
 public enum HandednessEvaluation {
     /// The hand and confidence of the first pinch `began` event, nil when none.
-    public static func firstPinch(_ p: LabelledPinch, classifier: any HandednessClassifier) -> (hand: Hand, confidence: Double)? {
+    public static func firstPinch(_ p: LabelledPinch, classifier: any HandednessClassifier) -> (
+        hand: Hand, confidence: Double
+    )? {
         let geometry = DeviceGeometry(description: p.description, calibration: p.calibration)
         var pipeline = GesturePipeline(deviceID: "eval:\(p.name)", description: p.description, geometry: geometry)
         pipeline.arena.setHandednessClassifier(classifier)
@@ -194,8 +209,10 @@ public enum HandednessEvaluation {
     /// contact as it was at its first per-touch gesture event (`touch-tap`, `touch-hold`, …; the
     /// arena decides a single contact's hand there), with the display's size in mm. What
     /// ``HandProfile/fit(pinches:taps:device:classifier:minimumConfidence:)`` refits the one-finger model on.
-    public static func tapContacts(description: DeviceDescription, calibration: CalibrationMatrix,
-                                   events: [InputEvent]) -> [(contact: HandednessContact, widthMm: Double, heightMm: Double)] {
+    public static func tapContacts(
+        description: DeviceDescription, calibration: CalibrationMatrix,
+        events: [InputEvent]
+    ) -> [(contact: HandednessContact, widthMm: Double, heightMm: Double)] {
         let geometry = DeviceGeometry(description: description, calibration: calibration)
         var pipeline = GesturePipeline(deviceID: "enrol", description: description, geometry: geometry)
         var last: [Int: Touch] = [:]
@@ -234,10 +251,14 @@ public enum HandednessEvaluation {
 
     /// `count` pinches of one tier from the hand model, alternately right and left hand; the same
     /// seed gives the same pinches (`handyctl generate pinches` writes exactly these).
-    public static func syntheticPinches(tier: HandednessTier, count: Int, seed: UInt64, model: HandModel = HandModel()) -> [SyntheticPinch] {
+    public static func syntheticPinches(tier: HandednessTier, count: Int, seed: UInt64, model: HandModel = HandModel())
+        -> [SyntheticPinch]
+    {
         // One generator per tier, so a tier's pinches do not depend on which other tiers are made.
         var rng = SeededRandom(seed: seed &* 1_000_003 &+ UInt64(HandednessTier.allCases.firstIndex(of: tier)!))
-        return (0..<Swift.max(count, 0)).map { i in model.pinch(hand: i % 2 == 0 ? .right : .left, tier: tier, rng: &rng) }
+        return (0..<Swift.max(count, 0)).map { i in
+            model.pinch(hand: i % 2 == 0 ? .right : .left, tier: tier, rng: &rng)
+        }
     }
 
     /// `count` pinches of one tier from the mixture over the sensitivity family: each pinch from its
@@ -255,15 +276,18 @@ public enum HandednessEvaluation {
     /// The outcome of one pinch for several classifiers from a single replay: the pipeline's hand
     /// is the classifier's answer on the features at the pinch's begin (`FrameMotion.decideHand`),
     /// so classifying those features gives exactly what a replay with that classifier reports.
-    public static func outcomes(_ p: LabelledPinch, classifiers: [any HandednessClassifier],
-                                slice: EvidenceHandednessClassifier = EvidenceHandednessClassifier()) -> [HandednessOutcome] {
+    public static func outcomes(
+        _ p: LabelledPinch, classifiers: [any HandednessClassifier],
+        slice: EvidenceHandednessClassifier = EvidenceHandednessClassifier()
+    ) -> [HandednessOutcome] {
         guard let f = features(p) else {
             return classifiers.map { _ in HandednessOutcome(hand: nil, confidence: 0, truth: p.hand, tier: p.tier) }
         }
         let ambiguous = slice.isAmbiguous(f)
         return classifiers.map { c in
             let r = c.classify(f)
-            var o = HandednessOutcome(hand: r.hand, confidence: r.confidence, truth: p.hand, tier: p.tier, ambiguous: ambiguous)
+            var o = HandednessOutcome(
+                hand: r.hand, confidence: r.confidence, truth: p.hand, tier: p.tier, ambiguous: ambiguous)
             if r.hand == .unknown, let evidence = c as? EvidenceHandednessClassifier {
                 let g = evidence.bestGuess(f)
                 if g.hand != .unknown { (o.guess, o.guessConfidence) = (g.hand, g.confidence) }
@@ -273,8 +297,10 @@ public enum HandednessEvaluation {
     }
 
     /// A labelled set of `count` pinches per tier from the hand model, half right, half left.
-    public static func syntheticSet(count: Int, seed: UInt64, tiers: [HandednessTier] = HandednessTier.allCases,
-                                    model: HandModel = HandModel()) -> [LabelledPinch] {
+    public static func syntheticSet(
+        count: Int, seed: UInt64, tiers: [HandednessTier] = HandednessTier.allCases,
+        model: HandModel = HandModel()
+    ) -> [LabelledPinch] {
         tiers.flatMap { tier in
             syntheticPinches(tier: tier, count: count, seed: seed, model: model).enumerated().map { i, p in
                 LabelledPinch(name: format4(i) + "-\(tier.rawValue)-\(p.hand.rawValue)", p)
@@ -289,8 +315,10 @@ public enum HandednessEvaluation {
 
     /// Fits a tier's weights by coordinate search on the log loss of `sigmoid(score)` (+ 1e-4 Σ w²); only the
     /// weights in `free` (indices into ``EvidenceHandednessClassifier/Weights/values``) move.
-    public static func fit(_ samples: [(HandednessFeatures, Hand)], start: EvidenceHandednessClassifier.Weights,
-                           free: [Int], rounds: Int = 40) -> (weights: EvidenceHandednessClassifier.Weights, logLoss: Double) {
+    public static func fit(
+        _ samples: [(HandednessFeatures, Hand)], start: EvidenceHandednessClassifier.Weights,
+        free: [Int], rounds: Int = 40
+    ) -> (weights: EvidenceHandednessClassifier.Weights, logLoss: Double) {
         func loss(_ w: EvidenceHandednessClassifier.Weights) -> Double {
             var total = 0.0
             for (f, hand) in samples {
@@ -389,21 +417,25 @@ public struct SingleContactMetrics: Hashable, Sendable, Codable {
         let published = outcomes.filter { $0.hand != .unknown }
         self.published = published.count
         publishedRight = published.filter { $0.hand == $0.truth }.count
-        publishedMeanConfidence = published.isEmpty ? 0 : published.reduce(0) { $0 + $1.confidence } / Double(published.count)
+        publishedMeanConfidence =
+            published.isEmpty ? 0 : published.reduce(0) { $0 + $1.confidence } / Double(published.count)
         publishedBins = bins(published.map { ($0.confidence, $0.hand == $0.truth ? 1 : 0) })
         let withP = outcomes.compactMap { o in o.rightHandProbability.map { (p: $0, truth: o.truth) } }
         withProbability = withP.count
-        probabilityBins = bins(withP.map { item in
-            let favoured = Swift.max(item.p, 1 - item.p)
-            let right: Double = item.p == 0.5 ? 0.5 : ((item.p > 0.5) == (item.truth == .right) ? 1 : 0)
-            return (favoured, right)
-        })
+        probabilityBins = bins(
+            withP.map { item in
+                let favoured = Swift.max(item.p, 1 - item.p)
+                let right: Double = item.p == 0.5 ? 0.5 : ((item.p > 0.5) == (item.truth == .right) ? 1 : 0)
+                return (favoured, right)
+            })
     }
 }
 
 extension HandednessEvaluation {
     /// Every touch of a one-finger recording through the real pipeline: its first per-touch event.
-    public static func singleContactOutcomes(_ r: LabelledPinch, arena configure: (inout GesturePipeline) -> Void = { _ in }) -> [SingleContactOutcome] {
+    public static func singleContactOutcomes(
+        _ r: LabelledPinch, arena configure: (inout GesturePipeline) -> Void = { _ in }
+    ) -> [SingleContactOutcome] {
         let geometry = DeviceGeometry(description: r.description, calibration: r.calibration)
         var pipeline = GesturePipeline(deviceID: "eval:\(r.name)", description: r.description, geometry: geometry)
         configure(&pipeline)
@@ -413,8 +445,10 @@ extension HandednessEvaluation {
         func collect(_ gestures: [GestureEvent]) {
             for g in gestures {
                 guard let touch = g.touch, seen.insert(touch).inserted else { continue }
-                outcomes.append(SingleContactOutcome(hand: g.hand ?? .unknown, confidence: g.handConfidence ?? 0,
-                                                     rightHandProbability: g.rightHandProbability, truth: r.hand))
+                outcomes.append(
+                    SingleContactOutcome(
+                        hand: g.hand ?? .unknown, confidence: g.handConfidence ?? 0,
+                        rightHandProbability: g.rightHandProbability, truth: r.hand))
             }
         }
         for e in r.events {

@@ -90,13 +90,18 @@ public enum HandednessSensitivity {
     /// Every member (``memberNames``) × tier, `count` pinches each, alternately right and left
     /// hand, from `seed`. Each pinch is replayed once; both classifiers answer on the features the
     /// pipeline hands them (``HandednessEvaluation/outcomes(_:classifiers:slice:)``).
-    public static func rows(count: Int, seed: UInt64, classifier: EvidenceHandednessClassifier = EvidenceHandednessClassifier(),
-                            tiers: [HandednessTier] = HandednessTier.allCases) -> [Row] {
+    public static func rows(
+        count: Int, seed: UInt64, classifier: EvidenceHandednessClassifier = EvidenceHandednessClassifier(),
+        tiers: [HandednessTier] = HandednessTier.allCases
+    ) -> [Row] {
         var rows: [Row] = []
         for (name, model) in members {
             for tier in tiers {
                 let pinches = Self.pinches(model: model, tier: tier, count: count, seed: seed)
-                let both = pinches.map { HandednessEvaluation.outcomes($0, classifiers: [SeedHandednessRule(), classifier], slice: classifier) }
+                let both = pinches.map {
+                    HandednessEvaluation.outcomes(
+                        $0, classifiers: [SeedHandednessRule(), classifier], slice: classifier)
+                }
                 rows.append(row(member: name, tier: tier, seed: both.map { $0[0] }, evidence: both.map { $0[1] }))
             }
         }
@@ -105,14 +110,17 @@ public enum HandednessSensitivity {
 
     /// `count` pinches of one member (nil: the mixture) and tier from `seed`, as ``rows(count:seed:classifier:tiers:)`` replays them.
     public static func pinches(model: HandModel?, tier: HandednessTier, count: Int, seed: UInt64) -> [LabelledPinch] {
-        let generated = model.map { HandednessEvaluation.syntheticPinches(tier: tier, count: count, seed: seed, model: $0) }
+        let generated =
+            model.map { HandednessEvaluation.syntheticPinches(tier: tier, count: count, seed: seed, model: $0) }
             ?? HandednessEvaluation.mixturePinches(tier: tier, count: count, seed: seed)
         return generated.enumerated().map { i, p in LabelledPinch(name: "\(i)", p) }
     }
 
     /// One row from both classifiers' outcomes on the same pinches.
-    public static func row(member: String, tier: HandednessTier, seed seedOutcomes: [HandednessOutcome],
-                           evidence evidenceOutcomes: [HandednessOutcome]) -> Row {
+    public static func row(
+        member: String, tier: HandednessTier, seed seedOutcomes: [HandednessOutcome],
+        evidence evidenceOutcomes: [HandednessOutcome]
+    ) -> Row {
         let seedMetrics = HandednessMetrics(seedOutcomes)
         let evidenceMetrics = HandednessMetrics(evidenceOutcomes)
         let atSeed = HandednessMetrics(evidenceOutcomes, fixedCoverage: seedMetrics.coverage).accuracyAtFixedCoverage
@@ -123,14 +131,16 @@ public enum HandednessSensitivity {
         let answered = slice.filter { $0.hand != .unknown }
         let right = answered.filter { $0.hand == $0.truth }.count
         let accuracy = answered.isEmpty ? 0 : Double(right) / Double(answered.count)
-        return Row(member: member, tier: tier.rawValue, seed: seedMetrics, evidence: evidenceMetrics,
-                   evidenceAtSeedCoverage: atSeed, holds: atSeed + tolerance >= seedMetrics.accuracy,
-                   dominates: evidenceMetrics.coverage >= seedMetrics.coverage
-                       && evidenceMetrics.accuracy + 1 / Swift.max(1, (Double(seen) * evidenceMetrics.coverage).rounded()) >= seedMetrics.accuracy,
-                   ambiguousShare: seen == 0 ? 0 : Double(slice.count) / Double(seen),
-                   ambiguousCoverage: slice.isEmpty ? 0 : Double(answered.count) / Double(slice.count),
-                   ambiguousAccuracy: accuracy,
-                   ambiguousHolds: answered.isEmpty || accuracy >= 0.9)
+        return Row(
+            member: member, tier: tier.rawValue, seed: seedMetrics, evidence: evidenceMetrics,
+            evidenceAtSeedCoverage: atSeed, holds: atSeed + tolerance >= seedMetrics.accuracy,
+            dominates: evidenceMetrics.coverage >= seedMetrics.coverage
+                && evidenceMetrics.accuracy + 1 / Swift.max(1, (Double(seen) * evidenceMetrics.coverage).rounded())
+                    >= seedMetrics.accuracy,
+            ambiguousShare: seen == 0 ? 0 : Double(slice.count) / Double(seen),
+            ambiguousCoverage: slice.isEmpty ? 0 : Double(answered.count) / Double(slice.count),
+            ambiguousAccuracy: accuracy,
+            ambiguousHolds: answered.isEmpty || accuracy >= 0.9)
     }
 
     /// The rows as a fixed-width table, with a last line counting the rows that do not hold.
@@ -141,29 +151,40 @@ public enum HandednessSensitivity {
         }
         let width = Swift.max(30, rows.map(\.member.count).max() ?? 0)
         func pad(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: Swift.max(0, n - s.count)) }
-        var lines = [pad("member", width) + "  " + pad("tier", 11)
-                     + "  seed acc @ cov   handyd acc @ cov   dominates  handyd @ seed cov  ECE    holds"
-                     + "  ambiguous: share  acc @ cov          holds"]
+        var lines = [
+            pad("member", width) + "  " + pad("tier", 11)
+                + "  seed acc @ cov   handyd acc @ cov   dominates  handyd @ seed cov  ECE    holds"
+                + "  ambiguous: share  acc @ cov          holds"
+        ]
         for r in rows {
-            lines.append(pad(r.member, width) + "  " + pad(r.tier, 11)
-                         + "  \(pct(r.seed.accuracy)) % @ \(pct(r.seed.coverage)) %"
-                         + "  \(pct(r.evidence.accuracy)) % @ \(pct(r.evidence.coverage)) %"
-                         + "   " + pad(r.dominates ? "yes" : "NO", 9)
-                         + "   \(pct(r.evidenceAtSeedCoverage)) %        "
-                         + pad(formatted(r.evidence.calibrationError, digits: 3), 5) + "  " + pad(r.holds ? "yes" : "NO", 5)
-                         + "  \(pct(r.ambiguousShare)) %   \(pct(r.ambiguousAccuracy)) % @ \(pct(r.ambiguousCoverage)) %   "
-                         + (r.ambiguousHolds ? "yes" : "NO"))
+            lines.append(
+                pad(r.member, width) + "  " + pad(r.tier, 11)
+                    + "  \(pct(r.seed.accuracy)) % @ \(pct(r.seed.coverage)) %"
+                    + "  \(pct(r.evidence.accuracy)) % @ \(pct(r.evidence.coverage)) %"
+                    + "   " + pad(r.dominates ? "yes" : "NO", 9)
+                    + "   \(pct(r.evidenceAtSeedCoverage)) %        "
+                    + pad(formatted(r.evidence.calibrationError, digits: 3), 5) + "  " + pad(r.holds ? "yes" : "NO", 5)
+                    + "  \(pct(r.ambiguousShare)) %   \(pct(r.ambiguousAccuracy)) % @ \(pct(r.ambiguousCoverage)) %   "
+                    + (r.ambiguousHolds ? "yes" : "NO"))
         }
         let failing = rows.filter { !$0.holds }.count
         let notDominating = rows.filter { !$0.dominates }.count
         let sliceFailing = rows.filter { !$0.ambiguousHolds }.count
-        lines.append("\(rows.count - notDominating) of \(rows.count) rows dominate (handyd answers at least as many as the seed rule, at least as accurately)")
-        lines.append("\(rows.count - failing) of \(rows.count) rows hold (handyd at the seed rule's coverage is at least as accurate)")
-        lines.append("\(rows.count - sliceFailing) of \(rows.count) rows hold in the ambiguous slice (answered ≥ 90 % right, or unknown)")
+        lines.append(
+            "\(rows.count - notDominating) of \(rows.count) rows dominate (handyd answers at least as many as the seed rule, at least as accurately)"
+        )
+        lines.append(
+            "\(rows.count - failing) of \(rows.count) rows hold (handyd at the seed rule's coverage is at least as accurate)"
+        )
+        lines.append(
+            "\(rows.count - sliceFailing) of \(rows.count) rows hold in the ambiguous slice (answered ≥ 90 % right, or unknown)"
+        )
         for tier in HandednessTier.allCases {
             let eces = rows.filter { $0.tier == tier.rawValue }.map(\.evidence.calibrationError)
             guard let worst = eces.max() else { continue }
-            lines.append("ECE \(tier.rawValue): worst \(formatted(worst, digits: 3)), mean \(formatted(eces.reduce(0, +) / Double(eces.count), digits: 3))")
+            lines.append(
+                "ECE \(tier.rawValue): worst \(formatted(worst, digits: 3)), mean \(formatted(eces.reduce(0, +) / Double(eces.count), digits: 3))"
+            )
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -106,27 +106,39 @@ public enum SyntheticFault {
     }
 
     /// Inserts `events` into frame `index`, just before its SYN_REPORT.
-    public static func inserting(_ events: [InputEvent], intoFrame index: Int, _ frames: [[InputEvent]]) -> [[InputEvent]] {
+    public static func inserting(_ events: [InputEvent], intoFrame index: Int, _ frames: [[InputEvent]])
+        -> [[InputEvent]]
+    {
         guard frames.indices.contains(index) else { return frames }
         var out = frames
         var frame = out[index]
         let at = frame.lastIndex(where: { $0.isSynReport }) ?? frame.count
         let time = frame.first?.time ?? .zero
-        frame.insert(contentsOf: events.map { var e = $0; e.time = time; return e }, at: at)
+        frame.insert(
+            contentsOf: events.map {
+                var e = $0; e.time = time; return e
+            }, at: at)
         out[index] = frame
         return out
     }
 
     /// Events that touch slot `slot` (meant to be beyond the device's range) with a new contact,
     /// then return to `returnToSlot`.
-    public static func contactInSlot(_ slot: Int32, trackingID: Int32 = 9999, x: Int32 = 10, y: Int32 = 10, returnToSlot: Int32 = 0) -> [InputEvent] {
-        [(AbsCode.mtSlot, slot), (AbsCode.mtTrackingID, trackingID), (AbsCode.mtPositionX, x), (AbsCode.mtPositionY, y), (AbsCode.mtSlot, returnToSlot)]
-            .map { InputEvent(time: .zero, type: EventType.abs, code: $0.0, value: $0.1) }
+    public static func contactInSlot(
+        _ slot: Int32, trackingID: Int32 = 9999, x: Int32 = 10, y: Int32 = 10, returnToSlot: Int32 = 0
+    ) -> [InputEvent] {
+        [
+            (AbsCode.mtSlot, slot), (AbsCode.mtTrackingID, trackingID), (AbsCode.mtPositionX, x),
+            (AbsCode.mtPositionY, y), (AbsCode.mtSlot, returnToSlot),
+        ]
+        .map { InputEvent(time: .zero, type: EventType.abs, code: $0.0, value: $0.1) }
     }
 
     /// Replaces the value of every event with `code` (type EV_ABS) in frame `index` by `value`
     /// (e.g. a position beyond the axis maximum, or Int32.min).
-    public static func replacingValues(of code: UInt16, inFrame index: Int, with value: Int32, _ frames: [[InputEvent]]) -> [[InputEvent]] {
+    public static func replacingValues(of code: UInt16, inFrame index: Int, with value: Int32, _ frames: [[InputEvent]])
+        -> [[InputEvent]]
+    {
         guard frames.indices.contains(index) else { return frames }
         var out = frames
         out[index] = out[index].map { e in

@@ -32,8 +32,10 @@ public struct SyntheticStream: Sendable {
     public var firstTrackingID: Int32
 
     /// A stream for `device` at `frameRateHz`, frame 0 at `start`.
-    public init(device: SyntheticTouchscreen, frameRateHz: Double = 100, start: Timestamp = Timestamp(seconds: 100),
-                emitsUnchangedFrames: Bool = false, reversesContactOrderOnOddFrames: Bool = false, firstTrackingID: Int32 = 0) {
+    public init(
+        device: SyntheticTouchscreen, frameRateHz: Double = 100, start: Timestamp = Timestamp(seconds: 100),
+        emitsUnchangedFrames: Bool = false, reversesContactOrderOnOddFrames: Bool = false, firstTrackingID: Int32 = 0
+    ) {
         self.device = device
         self.frameRateHz = frameRateHz > 0 ? frameRateHz : 100
         self.start = start
@@ -77,7 +79,9 @@ public struct SyntheticStream: Sendable {
     /// The frames with their index and slot assignment (see ``FrameRecord``).
     public func frameRecords(_ fingers: [FingerPath]) -> [FrameRecord] {
         let geometry = device.geometry
-        let slotCount = device.mtProtocol == .contacts ? fingers.count : Swift.max(device.slotCount, device.mtProtocol == .singleTouch ? 1 : 0)
+        let slotCount =
+            device.mtProtocol == .contacts
+            ? fingers.count : Swift.max(device.slotCount, device.mtProtocol == .singleTouch ? 1 : 0)
         var states = [FingerState](repeating: .pending, count: fingers.count)
         var fingerInSlot = [Int](repeating: -1, count: slotCount)
         var slotValues = [SlotValues](repeating: SlotValues(), count: slotCount)
@@ -85,7 +89,7 @@ public struct SyntheticStream: Sendable {
         var nextTrackingID = firstTrackingID
         var lastPointer: (x: Int32, y: Int32)? = nil
         var touchDown = false
-        var downOrder: [Int] = []   // fingers in the order they went down (pointer emulation follows the oldest)
+        var downOrder: [Int] = []  // fingers in the order they went down (pointer emulation follows the oldest)
         var records: [FrameRecord] = []
         let endSeconds = fingers.map { $0.upSeconds }.max() ?? 0
         let epsilon = 1e-9
@@ -112,7 +116,11 @@ public struct SyntheticStream: Sendable {
             var began: [Int] = []
             for (i, f) in fingers.enumerated() {
                 if case .pending = states[i], t + epsilon >= f.downSeconds {
-                    guard let slot = (0..<slotCount).first(where: { fingerInSlot[$0] == -1 && !freedThisFrame.contains($0) }) else {
+                    guard
+                        let slot = (0..<slotCount).first(where: {
+                            fingerInSlot[$0] == -1 && !freedThisFrame.contains($0)
+                        })
+                    else {
                         continue  // no free slot: the device cannot report this finger (yet)
                     }
                     states[i] = .down(slot: slot)
@@ -138,7 +146,8 @@ public struct SyntheticStream: Sendable {
                             slotValues[slot].values[AbsCode.mtTrackingID] = nextTrackingID
                             nextTrackingID = nextTrackingID >= 65535 ? 0 : nextTrackingID + 1
                         }
-                        for (code, value) in mtValues(fingers[i].sample(t), geometry) where slotValues[slot].values[code] != value {
+                        for (code, value) in mtValues(fingers[i].sample(t), geometry)
+                        where slotValues[slot].values[code] != value {
                             slotEvents.append((code, value))
                             slotValues[slot].values[code] = value
                         }
@@ -200,13 +209,16 @@ public struct SyntheticStream: Sendable {
         let p = device.devicePoint(xMm: s.xMm, yMm: s.yMm, geometry: geometry)
         var out: [(UInt16, Int32)] = []
         if device.hasToolType {
-            out.append((AbsCode.mtToolType, s.tool == .palm ? MTTool.palm : s.tool == .pen ? MTTool.pen : MTTool.finger))
+            out.append(
+                (AbsCode.mtToolType, s.tool == .palm ? MTTool.palm : s.tool == .pen ? MTTool.pen : MTTool.finger))
         }
         out.append((AbsCode.mtPositionX, p.x))
         out.append((AbsCode.mtPositionY, p.y))
         if device.touchMajorMax != nil, let major = s.majorMm {
             out.append((AbsCode.mtTouchMajor, device.unitsAlongX(mm: major, geometry: geometry)))
-            if device.hasTouchMinor { out.append((AbsCode.mtTouchMinor, device.unitsAlongX(mm: s.minorMm ?? major, geometry: geometry))) }
+            if device.hasTouchMinor {
+                out.append((AbsCode.mtTouchMinor, device.unitsAlongX(mm: s.minorMm ?? major, geometry: geometry)))
+            }
         }
         if device.widthMajorMax != nil, let major = s.majorMm {
             out.append((AbsCode.mtWidthMajor, device.unitsAlongX(mm: major, geometry: geometry)))

@@ -69,7 +69,9 @@ public struct SyntheticTouchscreen: Hashable, Sendable {
 
     /// A protocol-B screen `widthMm` × `heightMm` with `unitsPerMm` resolution and every optional axis:
     /// touch ellipse, orientation ±90 (= ±π/2), pressure 0…255, tool type.
-    public static func fullFeatured(slots: Int = 10, widthMm: Double = 200, heightMm: Double = 120, unitsPerMm: Int32 = 20) -> SyntheticTouchscreen {
+    public static func fullFeatured(
+        slots: Int = 10, widthMm: Double = 200, heightMm: Double = 120, unitsPerMm: Int32 = 20
+    ) -> SyntheticTouchscreen {
         SyntheticTouchscreen(
             mtProtocol: .slots(slots),
             maxX: Int32((widthMm * Double(unitsPerMm)).rounded()) - 1,
@@ -105,10 +107,16 @@ public struct SyntheticTouchscreen: Hashable, Sendable {
             }
             if let m = touchMajorMax {
                 axes[AbsCode.mtTouchMajor] = AbsInfo(minimum: 0, maximum: m, resolution: resolution)
-                if hasTouchMinor { axes[AbsCode.mtTouchMinor] = AbsInfo(minimum: 0, maximum: m, resolution: resolution) }
+                if hasTouchMinor {
+                    axes[AbsCode.mtTouchMinor] = AbsInfo(minimum: 0, maximum: m, resolution: resolution)
+                }
             }
-            if let w = widthMajorMax { axes[AbsCode.mtWidthMajor] = AbsInfo(minimum: 0, maximum: w, resolution: resolution) }
-            if let o = orientationRange { axes[AbsCode.mtOrientation] = AbsInfo(minimum: o.lowerBound, maximum: o.upperBound) }
+            if let w = widthMajorMax {
+                axes[AbsCode.mtWidthMajor] = AbsInfo(minimum: 0, maximum: w, resolution: resolution)
+            }
+            if let o = orientationRange {
+                axes[AbsCode.mtOrientation] = AbsInfo(minimum: o.lowerBound, maximum: o.upperBound)
+            }
             if let p = pressureMax { axes[AbsCode.mtPressure] = AbsInfo(minimum: 0, maximum: p) }
             if hasToolType { axes[AbsCode.mtToolType] = AbsInfo(minimum: 0, maximum: MTTool.palm) }
         }

@@ -37,13 +37,17 @@ public struct WireTouchRecording: Sendable {
         let time = Timestamp(seconds: Swift.max(0, m.time - start))
         let wasDown = !slots.isEmpty
         var frame: [InputEvent] = []
-        func abs(_ code: UInt16, _ value: Int32) { frame.append(InputEvent(time: time, type: EventType.abs, code: code, value: value)) }
+        func abs(_ code: UInt16, _ value: Int32) {
+            frame.append(InputEvent(time: time, type: EventType.abs, code: code, value: value))
+        }
         func units(_ mm: Double) -> Int32 { Int32((Swift.min(Swift.max(mm, 0), 100_000) * Self.unitsPerMm).rounded()) }
         for t in m.touches {
             let lifted = t.phase == "ended" || t.phase == "cancelled"
             var slot = slots[t.id]
             if slot == nil {
-                guard !lifted, let free = (0..<Self.slotCount).first(where: { s in !slots.values.contains(s) }) else { continue }
+                guard !lifted, let free = (0..<Self.slotCount).first(where: { s in !slots.values.contains(s) }) else {
+                    continue
+                }
                 slot = free
                 slots[t.id] = free
                 abs(AbsCode.mtSlot, Int32(free))
@@ -66,7 +70,9 @@ public struct WireTouchRecording: Sendable {
             }
             if let o = t.orientation, o.isFinite {
                 hasOrientation = true
-                abs(AbsCode.mtOrientation, Int32((Swift.min(Swift.max(o, -Double.pi / 2), Double.pi / 2) * 180 / Double.pi).rounded()))
+                abs(
+                    AbsCode.mtOrientation,
+                    Int32((Swift.min(Swift.max(o, -Double.pi / 2), Double.pi / 2) * 180 / Double.pi).rounded()))
             }
             if let p = t.pressure, p.isFinite {
                 hasPressure = true
@@ -75,7 +81,8 @@ public struct WireTouchRecording: Sendable {
         }
         guard !frame.isEmpty else { return }
         if wasDown != !slots.isEmpty {
-            frame.append(InputEvent(time: time, type: EventType.key, code: KeyCode.btnTouch, value: slots.isEmpty ? 0 : 1))
+            frame.append(
+                InputEvent(time: time, type: EventType.key, code: KeyCode.btnTouch, value: slots.isEmpty ? 0 : 1))
         }
         frame.append(InputEvent(time: time, type: EventType.syn, code: SynCode.report, value: 0))
         events += frame

@@ -1,13 +1,14 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandyActions
 import HandyClient
 import HandyInput
 import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `handyctl actions CONFIG`: gestures to commands and key chords (docs/ACTIONS.md).
 struct ActionsCommand: AsyncParsableCommand {
@@ -71,7 +72,8 @@ struct ActionsCommand: AsyncParsableCommand {
         }
         let service: ActionsService
         do {
-            service = try ActionsService(configurationPath: config, socketPath: socket, keyboardName: keyboardName, logger: logger)
+            service = try ActionsService(
+                configurationPath: config, socketPath: socket, keyboardName: keyboardName, logger: logger)
         } catch {
             printError("handyctl actions: \(error)")
             throw ExitCode(Self.badConfigurationStatus)

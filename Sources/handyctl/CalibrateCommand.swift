@@ -51,16 +51,25 @@ struct CalibrateCommand: ParsableCommand {
                   handyctl eval handedness enrolment/ --hand-profile /var/lib/handyd/hands/front-screen.json
                 """)
 
-        @Option(name: .customLong("from"), help: ArgumentHelp("Folder of labelled recordings (pinches, and taps labelled gesture=tap).", valueName: "DIR"))
+        @Option(
+            name: .customLong("from"),
+            help: ArgumentHelp(
+                "Folder of labelled recordings (pinches, and taps labelled gesture=tap).", valueName: "DIR"))
         var directory: String?
 
-        @Option(help: ArgumentHelp("Enrol live on this device (its id, as `handyctl devices` shows it) through the daemon.", valueName: "ID"))
+        @Option(
+            help: ArgumentHelp(
+                "Enrol live on this device (its id, as `handyctl devices` shows it) through the daemon.",
+                valueName: "ID"))
         var device: String?
 
         @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the profile (JSON).", valueName: "PROFILE"))
         var output: String
 
-        @Option(name: .long, help: ArgumentHelp("The device id recorded in the profile (default: --device, or DIR's name).", valueName: "ID"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The device id recorded in the profile (default: --device, or DIR's name).", valueName: "ID"))
         var deviceID: String?
 
         @Option(help: "The confidence from which the profiled pinch hand is published (0.5 … 1).")
@@ -72,14 +81,18 @@ struct CalibrateCommand: ParsableCommand {
         @Option(help: "--device: one-finger taps to record with each hand (0 … 500).")
         var taps: Int = 10
 
-        @Option(help: ArgumentHelp("--device: where the labelled recordings go (default: PROFILE.recordings).", valueName: "DIR"))
+        @Option(
+            help: ArgumentHelp(
+                "--device: where the labelled recordings go (default: PROFILE.recordings).", valueName: "DIR"))
         var record: String?
 
         @Option(help: "--device: handyd's socket.")
         var socket: String = HandyClient.defaultSocketPath
 
         func validate() throws {
-            guard (directory == nil) != (device == nil) else { throw ValidationError("give --from DIR or --device ID (one of them)") }
+            guard (directory == nil) != (device == nil) else {
+                throw ValidationError("give --from DIR or --device ID (one of them)")
+            }
             guard (0.5...1).contains(minimumConfidence) else {
                 throw ValidationError("--minimum-confidence \(minimumConfidence): expected 0.5 … 1")
             }
@@ -91,11 +104,15 @@ struct CalibrateCommand: ParsableCommand {
         func run() async throws {
             if let device {
                 let folder = record ?? output + ".recordings"
-                try await LiveEnrolment(device: device, socket: socket, folder: folder, pinches: pinches, taps: taps).run()
-                try Self.fit(directory: folder, output: output, device: deviceID ?? device, minimumConfidence: minimumConfidence)
+                try await LiveEnrolment(device: device, socket: socket, folder: folder, pinches: pinches, taps: taps)
+                    .run()
+                try Self.fit(
+                    directory: folder, output: output, device: deviceID ?? device, minimumConfidence: minimumConfidence)
             } else if let directory {
-                try Self.fit(directory: directory, output: output, device: deviceID ?? URL(fileURLWithPath: directory).lastPathComponent,
-                             minimumConfidence: minimumConfidence)
+                try Self.fit(
+                    directory: directory, output: output,
+                    device: deviceID ?? URL(fileURLWithPath: directory).lastPathComponent,
+                    minimumConfidence: minimumConfidence)
             }
         }
 
@@ -107,14 +124,16 @@ struct CalibrateCommand: ParsableCommand {
             let pinches = folder.pinches.compactMap { p in HandednessEvaluation.features(p).map { ($0, p.hand) } }
             let profile: HandProfile
             do {
-                profile = try HandProfile.fit(pinches: pinches, taps: folder.taps.map { ($0.contact, $0.hand, $0.widthMm, $0.heightMm) },
-                                              device: device, minimumConfidence: minimumConfidence)
+                profile = try HandProfile.fit(
+                    pinches: pinches, taps: folder.taps.map { ($0.contact, $0.hand, $0.widthMm, $0.heightMm) },
+                    device: device, minimumConfidence: minimumConfidence)
             } catch {
                 StandardStream.error("\(command): \(directory): \(error.message); no profile written")
                 throw ExitCode.failure
             }
             guard let json = profile.json else {
-                StandardStream.error("\(command): the fitted profile has a number JSON cannot carry; no profile written")
+                StandardStream.error(
+                    "\(command): the fitted profile has a number JSON cannot carry; no profile written")
                 throw ExitCode.failure
             }
             do { try OutputFile.write(json, to: output) } catch {
@@ -122,14 +141,18 @@ struct CalibrateCommand: ParsableCommand {
                 throw ExitCode.failure
             }
             let e = profile.enrolled
-            var summary = "\(output): \(profile.pinches) pinches (\(e.leftPinches) left, \(e.rightPinches) right; "
+            var summary =
+                "\(output): \(profile.pinches) pinches (\(e.leftPinches) left, \(e.rightPinches) right; "
                 + "\(HandProfile.format(e.leftAccuracy * 100)) % and \(HandProfile.format(e.rightAccuracy * 100)) % after fitting), "
                 + "scale \(HandProfile.format(profile.pinch.scale)), bias \(HandProfile.format(profile.pinch.bias))"
             if let sc = profile.singleContact {
-                summary += "; \(profile.taps) taps: one finger "
-                    + (sc.minimumConfidence.map { "publishes a hand from \(HandProfile.format($0))" } ?? "publishes no hand (the taps held out do not support one)")
+                summary +=
+                    "; \(profile.taps) taps: one finger "
+                    + (sc.minimumConfidence.map { "publishes a hand from \(HandProfile.format($0))" }
+                        ?? "publishes no hand (the taps held out do not support one)")
             } else {
-                summary += "; one-finger model unchanged (\(folder.taps.count) taps, fewer than \(HandProfile.minimumTapsPerHand) a hand with an orientation)"
+                summary +=
+                    "; one-finger model unchanged (\(folder.taps.count) taps, fewer than \(HandProfile.minimumTapsPerHand) a hand with an orientation)"
             }
             print(summary)
         }
@@ -163,22 +186,31 @@ struct LiveEnrolment {
 
         func prompt() {
             guard let s = session.current else { return }
-            let what = s.kind == .pinch ? "pinch \(s.count) times (two fingers, lift between pinches)"
+            let what =
+                s.kind == .pinch
+                ? "pinch \(s.count) times (two fingers, lift between pinches)"
                 : "tap \(s.count) times with one finger (anywhere, one finger at a time)"
-            print("Step \(session.step + 1) of \(session.steps.count): with your \(s.hand.rawValue.uppercased()) hand, \(what). Press Enter to start.")
-            fflush(nil)   // the prompt before waiting, also into a pipe
+            print(
+                "Step \(session.step + 1) of \(session.steps.count): with your \(s.hand.rawValue.uppercased()) hand, \(what). Press Enter to start."
+            )
+            fflush(nil)  // the prompt before waiting, also into a pipe
             let index = session.step
-            Thread.detachNewThread { _ = readLine(); started.withLockedValue { $0 = index } }
+            Thread.detachNewThread {
+                _ = readLine(); started.withLockedValue { $0 = index }
+            }
         }
         func save(_ r: WireTouchRecording, step: Int, name: String) throws {
             let s = session.steps[step]
-            let label = "hand=\(s.hand.rawValue) tier=\(r.tier.rawValue)" + (s.kind == .tap ? " gesture=tap" : "")
+            let label =
+                "hand=\(s.hand.rawValue) tier=\(r.tier.rawValue)" + (s.kind == .tap ? " gesture=tap" : "")
                 + " source=calibrate:\(device):step\(step + 1)"
             let screen = r.device(name: "\(info?.name ?? device) (enrolment)")
-            let text = EvemuWriter.recording(description: screen.description, events: r.events,
-                                             comment: "handyd enrolment of \(device), written by handyctl calibrate hand\nhandyd-label: \(label)")
+            let text = EvemuWriter.recording(
+                description: screen.description, events: r.events,
+                comment: "handyd enrolment of \(device), written by handyctl calibrate hand\nhandyd-label: \(label)")
             written += 1
-            let path = (folder as NSString).appendingPathComponent(String(format: "%03d-%@-%@.evemu", written, s.hand.rawValue, name))
+            let path = (folder as NSString).appendingPathComponent(
+                String(format: "%03d-%@-%@.evemu", written, s.hand.rawValue, name))
             do { try OutputFile.write(text, to: path) } catch {
                 StandardStream.error("\(Self.command): \(error.description)")
                 throw ExitCode.failure
@@ -215,8 +247,9 @@ struct LiveEnrolment {
             throw ExitCode.failure
         }
         guard session.isFinished else {
-            StandardStream.error("\(Self.command): the daemon closed the connection at step \(session.step + 1) of \(session.steps.count); "
-                                 + "the recordings so far are in \(folder)")
+            StandardStream.error(
+                "\(Self.command): the daemon closed the connection at step \(session.step + 1) of \(session.steps.count); "
+                    + "the recordings so far are in \(folder)")
             throw ExitCode.failure
         }
         print("Recorded \(written) files in \(folder).")

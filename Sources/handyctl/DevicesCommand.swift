@@ -33,8 +33,12 @@ struct DevicesCommand: AsyncParsableCommand {
         for device in hello.devices {
             let health = status.health?[device.id]
             if json {
-                print(String(decoding: JSONLines.encode(.device(DeviceMessage(event: .added, device: device, health: health))).dropLast(),
-                             as: UTF8.self))
+                print(
+                    String(
+                        decoding: JSONLines.encode(
+                            .device(DeviceMessage(event: .added, device: device, health: health))
+                        ).dropLast(),
+                        as: UTF8.self))
                 continue
             }
             for line in device.listingLines { print(line) }

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import HandyCore
-import HandySynthetic
 import HandyProtocol
 import HandyRecording
+import HandySynthetic
 
 /// `handyctl eval`: measures recognizers on labelled recordings.
 struct EvalCommand: ParsableCommand {
@@ -64,18 +64,26 @@ struct EvalCommand: ParsableCommand {
         @Option(help: "The evidence classifier's minimum confidence in the ambiguous slice (default: its own).")
         var ambiguousMinimumConfidence: Double?
 
-        @Option(parsing: .singleValue, help: ArgumentHelp(
-            "Evaluate other weights for a tier: TIER=geometry,motion,landing,turn[,area,pressure,orientation,lean] (repeatable; to try a refit before pasting it).",
-            valueName: "TIER=W,…"))
+        @Option(
+            parsing: .singleValue,
+            help: ArgumentHelp(
+                "Evaluate other weights for a tier: TIER=geometry,motion,landing,turn[,area,pressure,orientation,lean] (repeatable; to try a refit before pasting it).",
+                valueName: "TIER=W,…"))
         var weights: [String] = []
 
         @Option(parsing: .singleValue, help: "--sensitivity: only this tier (repeatable; default all).")
         var tier: [HandednessTier] = []
 
-        @Option(help: ArgumentHelp("Also evaluate the evidence classifier with this hand profile applied (handyctl calibrate hand): rows \"profiled\".", valueName: "PATH"))
+        @Option(
+            help: ArgumentHelp(
+                "Also evaluate the evidence classifier with this hand profile applied (handyctl calibrate hand): rows \"profiled\".",
+                valueName: "PATH"))
         var handProfile: String?
 
-        @Option(help: ArgumentHelp("Leave the enrolment out: per device (the file name's prefix before the first -; with --sensitivity, a few synthetic members, --tier or positions), fit a hand profile on K pinches of each hand and measure it, the uncalibrated classifier and the seed rule on the rest.", valueName: "K"))
+        @Option(
+            help: ArgumentHelp(
+                "Leave the enrolment out: per device (the file name's prefix before the first -; with --sensitivity, a few synthetic members, --tier or positions), fit a hand profile on K pinches of each hand and measure it, the uncalibrated classifier and the seed rule on the rest.",
+                valueName: "K"))
         var enrolment: Int?
 
         @Option(help: "--enrolment: splits per device, the first K of each hand then random draws from --seed.")
@@ -84,7 +92,10 @@ struct EvalCommand: ParsableCommand {
         @Flag(help: "Fit the evidence classifier's weights on DIR and print them.")
         var fit = false
 
-        @Option(help: ArgumentHelp("Also write one JSON line per pinch (the features' top and bottom contact, both classifiers' answers, the score and its parts) to FILE, for analysis.", valueName: "FILE"))
+        @Option(
+            help: ArgumentHelp(
+                "Also write one JSON line per pinch (the features' top and bottom contact, both classifiers' answers, the score and its parts) to FILE, for analysis.",
+                valueName: "FILE"))
         var dump: String?
 
         func validate() throws {
@@ -92,19 +103,29 @@ struct EvalCommand: ParsableCommand {
                 throw ValidationError(sensitivity ? "--sensitivity takes no DIR" : "missing DIR (or --sensitivity)")
             }
             guard (1...100_000).contains(count) else { throw ValidationError("--count must be 1…100000") }
-            for (name, value) in [("--minimum-confidence", minimumConfidence), ("--ambiguous-minimum-confidence", ambiguousMinimumConfidence)] {
-                if let value, !(0...1).contains(value) { throw ValidationError("\(name) \(value): expected a probability, 0 … 1") }
+            for (name, value) in [
+                ("--minimum-confidence", minimumConfidence),
+                ("--ambiguous-minimum-confidence", ambiguousMinimumConfidence),
+            ] {
+                if let value, !(0...1).contains(value) {
+                    throw ValidationError("\(name) \(value): expected a probability, 0 … 1")
+                }
             }
             for spec in weights where Self.parseWeights(spec) == nil {
-                throw ValidationError("--weights \(spec): expected TIER=geometry,motion,landing,turn[,area,pressure,orientation,lean] "
-                                      + "(finite numbers) with TIER positions, size or orientation")
+                throw ValidationError(
+                    "--weights \(spec): expected TIER=geometry,motion,landing,turn[,area,pressure,orientation,lean] "
+                        + "(finite numbers) with TIER positions, size or orientation")
             }
             // Options that one mode reads and the other would silently ignore.
             if let enrolment, enrolment < 1 { throw ValidationError("--enrolment must be at least 1") }
             guard (1...1000).contains(draws) else { throw ValidationError("--draws must be 1…1000") }
-            if handProfile != nil, sensitivity || fit || enrolment != nil { throw ValidationError("--hand-profile needs DIR, without --fit or --enrolment") }
+            if handProfile != nil, sensitivity || fit || enrolment != nil {
+                throw ValidationError("--hand-profile needs DIR, without --fit or --enrolment")
+            }
             if !sensitivity, !tier.isEmpty { throw ValidationError("--tier needs --sensitivity") }
-            if fit, sensitivity || json { throw ValidationError("--fit prints Swift to paste: it takes neither --sensitivity nor --json") }
+            if fit, sensitivity || json {
+                throw ValidationError("--fit prints Swift to paste: it takes neither --sensitivity nor --json")
+            }
         }
 
         /// `TIER=w1,w2,…` (4 to 8 finite numbers), or nil.
@@ -145,17 +166,20 @@ struct EvalCommand: ParsableCommand {
             if sensitivity, let enrolment {
                 let t = tier.first ?? .positions
                 let rows = HandProfileEvaluation.syntheticMembers.compactMap { name, model in
-                    let samples = HandednessEvaluation.syntheticPinches(tier: t, count: count, seed: seed, model: model).enumerated().compactMap { i, p in
-                        HandednessEvaluation.features(LabelledPinch(name: "\(i)", p)).map { ($0, p.hand) }
-                    }
-                    return HandProfileEvaluation.row(group: "\(name) (\(t.rawValue))", samples: samples, k: enrolment, draws: draws, seed: seed)
+                    let samples = HandednessEvaluation.syntheticPinches(tier: t, count: count, seed: seed, model: model)
+                        .enumerated().compactMap { i, p in
+                            HandednessEvaluation.features(LabelledPinch(name: "\(i)", p)).map { ($0, p.hand) }
+                        }
+                    return HandProfileEvaluation.row(
+                        group: "\(name) (\(t.rawValue))", samples: samples, k: enrolment, draws: draws, seed: seed)
                 }
                 printEnrolment(rows)
                 return
             }
             if sensitivity {
-                let rows = HandednessSensitivity.rows(count: count, seed: seed, classifier: evidence,
-                                                      tiers: tier.isEmpty ? HandednessTier.allCases : tier)
+                let rows = HandednessSensitivity.rows(
+                    count: count, seed: seed, classifier: evidence,
+                    tiers: tier.isEmpty ? HandednessTier.allCases : tier)
                 if json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
@@ -166,14 +190,20 @@ struct EvalCommand: ParsableCommand {
                 return
             }
             guard let directory else { return }
-            let folder = try LabelledFolder.load(directory, command: "handyctl eval handedness",
-                                                 hint: "a folder of recordings from handyctl generate pinches")
+            let folder = try LabelledFolder.load(
+                directory, command: "handyctl eval handedness",
+                hint: "a folder of recordings from handyctl generate pinches")
             let pinches = folder.pinches
             let oneFinger = folder.oneFinger
             let skipped = folder.skipped
-            let profile = try handProfile.map { try LabelledFolder.profile(at: $0, command: "handyctl eval handedness") }
+            let profile = try handProfile.map {
+                try LabelledFolder.profile(at: $0, command: "handyctl eval handedness")
+            }
             if !oneFinger.isEmpty, enrolment == nil {
-                let metrics = SingleContactMetrics(oneFinger.flatMap { HandednessEvaluation.singleContactOutcomes($0, arena: { $0.arena.setHandProfile(profile) }) })
+                let metrics = SingleContactMetrics(
+                    oneFinger.flatMap {
+                        HandednessEvaluation.singleContactOutcomes($0, arena: { $0.arena.setHandProfile(profile) })
+                    })
                 if json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
@@ -198,10 +228,13 @@ struct EvalCommand: ParsableCommand {
                 }
                 var rows: [HandProfileEvaluation.Row] = []
                 for g in order {
-                    if let row = HandProfileEvaluation.row(group: g, samples: groups[g] ?? [], k: enrolment, draws: draws, seed: seed) {
+                    if let row = HandProfileEvaluation.row(
+                        group: g, samples: groups[g] ?? [], k: enrolment, draws: draws, seed: seed)
+                    {
                         rows.append(row)
                     } else {
-                        StandardStream.error("handyctl eval handedness: \(g): \(enrolment) or fewer pinches of a hand, left out")
+                        StandardStream.error(
+                            "handyctl eval handedness: \(g): \(enrolment) or fewer pinches of a hand, left out")
                     }
                 }
                 printEnrolment(rows)
@@ -232,14 +265,17 @@ struct EvalCommand: ParsableCommand {
         /// One-finger recordings: what was published, and how far the probability is to be trusted.
         static func oneFingerTable(_ m: SingleContactMetrics, recordings: Int) -> String {
             func pct(_ v: Double) -> String { String(format: "%.1f %%", v * 100) }
-            var out = "one finger: \(m.touches) touches in \(recordings) recordings, \(m.withProbability) with rightHandProbability\n"
+            var out =
+                "one finger: \(m.touches) touches in \(recordings) recordings, \(m.withProbability) with rightHandProbability\n"
             out += "published hands: \(m.published)"
             if m.published > 0 {
-                out += ", right \(pct(Double(m.publishedRight) / Double(m.published))), mean confidence \(String(format: "%.3f", m.publishedMeanConfidence))"
+                out +=
+                    ", right \(pct(Double(m.publishedRight) / Double(m.published))), mean confidence \(String(format: "%.3f", m.publishedMeanConfidence))"
             }
             out += "\n\n| favoured hand's probability | touches | mean | favoured hand right |\n|---|---:|---:|---:|\n"
             for b in m.probabilityBins {
-                out += "| \(String(format: "%.2f", b.lower))–\(String(format: "%.2f", b.lower + 0.05)) | \(b.count) | \(String(format: "%.3f", b.meanProbability)) | \(pct(b.accuracy)) |\n"
+                out +=
+                    "| \(String(format: "%.2f", b.lower))–\(String(format: "%.2f", b.lower + 0.05)) | \(b.count) | \(String(format: "%.3f", b.meanProbability)) | \(pct(b.accuracy)) |\n"
             }
             return out
         }
@@ -250,16 +286,19 @@ struct EvalCommand: ParsableCommand {
             var previous = EvidenceHandednessClassifier.fittedPositions
             for tier in HandednessTier.allCases {
                 let set = samples.filter { EvidenceHandednessClassifier.tier(of: $0.0) == tier }.map { ($0.0, $0.1) }
-                let free: [Int] = switch tier {
-                case .positions: [0, 1, 2, 3, 7]
-                case .size: [0, 1, 2, 3, 4, 5, 7]
-                case .orientation: [0, 1, 2, 3, 4, 5, 6, 7]
-                }
+                let free: [Int] =
+                    switch tier {
+                    case .positions: [0, 1, 2, 3, 7]
+                    case .size: [0, 1, 2, 3, 4, 5, 7]
+                    case .orientation: [0, 1, 2, 3, 4, 5, 6, 7]
+                    }
                 let (w, loss) = HandednessEvaluation.fit(set, start: previous, free: free)
                 previous = w
                 let v = w.values.map { String(format: "%.2f", $0) }
                 lines.append("// \(tier.rawValue): \(set.count) pinches, log loss \(String(format: "%.4f", loss))")
-                lines.append("Weights(geometry: \(v[0]), motion: \(v[1]), landing: \(v[2]), turn: \(v[3]), area: \(v[4]), pressure: \(v[5]), orientation: \(v[6]), lean: \(v[7]))")
+                lines.append(
+                    "Weights(geometry: \(v[0]), motion: \(v[1]), landing: \(v[2]), turn: \(v[3]), area: \(v[4]), pressure: \(v[5]), orientation: \(v[6]), lean: \(v[7]))"
+                )
             }
             print(lines.joined(separator: "\n"))
         }
@@ -312,7 +351,10 @@ struct HandednessReport {
     var rows: [Row] = []
     var skipped: Int
 
-    init(_ pinches: [LabelledPinch], evidence: EvidenceHandednessClassifier, profiled: ProfiledHandednessClassifier? = nil, skipped: Int) {
+    init(
+        _ pinches: [LabelledPinch], evidence: EvidenceHandednessClassifier,
+        profiled: ProfiledHandednessClassifier? = nil, skipped: Int
+    ) {
         self.skipped = skipped
         for tier in HandednessTier.allCases {
             let set = pinches.filter { $0.tier == tier }
@@ -321,9 +363,16 @@ struct HandednessReport {
             var classifiers: [any HandednessClassifier] = [SeedHandednessRule(), evidence]
             if let profiled { classifiers.append(profiled) }
             let both = set.map { HandednessEvaluation.outcomes($0, classifiers: classifiers, slice: evidence) }
-            let r = HandednessSensitivity.row(member: "", tier: tier, seed: both.map { $0[0] }, evidence: both.map { $0[1] })
-            if profiled != nil { rows.append(Row(tier: tier.rawValue, classifier: "profiled", metrics: HandednessMetrics(both.map { $0[2] }))) }
-            rows.append(Row(tier: tier.rawValue, classifier: "evidence", metrics: r.evidence, accuracyAtSeedCoverage: r.evidenceAtSeedCoverage))
+            let r = HandednessSensitivity.row(
+                member: "", tier: tier, seed: both.map { $0[0] }, evidence: both.map { $0[1] })
+            if profiled != nil {
+                rows.append(
+                    Row(tier: tier.rawValue, classifier: "profiled", metrics: HandednessMetrics(both.map { $0[2] })))
+            }
+            rows.append(
+                Row(
+                    tier: tier.rawValue, classifier: "evidence", metrics: r.evidence,
+                    accuracyAtSeedCoverage: r.evidenceAtSeedCoverage))
             rows.append(Row(tier: tier.rawValue, classifier: "seed", metrics: r.seed))
         }
     }
@@ -334,11 +383,15 @@ struct HandednessReport {
         out += "|---|---|---:|---:|---:|---:|---:|---:|\n"
         for r in rows {
             let m = r.metrics
-            out += "| \(r.tier) | \(r.classifier) | \(m.pinches) | \(m.missed) | \(pct(m.accuracy)) | \(pct(m.coverage)) | \(pct(m.accuracyAtFixedCoverage)) | \(String(format: "%.3f", m.calibrationError)) |\n"
+            out +=
+                "| \(r.tier) | \(r.classifier) | \(m.pinches) | \(m.missed) | \(pct(m.accuracy)) | \(pct(m.coverage)) | \(pct(m.accuracyAtFixedCoverage)) | \(String(format: "%.3f", m.calibrationError)) |\n"
         }
         for r in rows {
-            guard let a = r.accuracyAtSeedCoverage, let seed = rows.first(where: { $0.tier == r.tier && $0.classifier == "seed" }) else { continue }
-            out += "\n\(r.tier): evidence at the seed rule's coverage (\(pct(seed.metrics.coverage).trimmingCharacters(in: .whitespaces))): \(pct(a).trimmingCharacters(in: .whitespaces)) (seed \(pct(seed.metrics.accuracy).trimmingCharacters(in: .whitespaces)))"
+            guard let a = r.accuracyAtSeedCoverage,
+                let seed = rows.first(where: { $0.tier == r.tier && $0.classifier == "seed" })
+            else { continue }
+            out +=
+                "\n\(r.tier): evidence at the seed rule's coverage (\(pct(seed.metrics.coverage).trimmingCharacters(in: .whitespaces))): \(pct(a).trimmingCharacters(in: .whitespaces)) (seed \(pct(seed.metrics.accuracy).trimmingCharacters(in: .whitespaces)))"
         }
         if rows.contains(where: { $0.accuracyAtSeedCoverage != nil }) { out += "\n" }
         if skipped > 0 { out += "\n\(skipped) files skipped (no label or unreadable)\n" }

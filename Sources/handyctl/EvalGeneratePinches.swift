@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import HandyCore
-import HandySynthetic
 import HandyProtocol
 import HandyRecording
+import HandySynthetic
 
 extension GenerateCommand {
     /// `handyctl generate pinches DIR`: labelled synthetic pinches from the hand model.
@@ -35,7 +35,10 @@ extension GenerateCommand {
         @Option(help: "Random seed.")
         var seed: UInt64 = 2
 
-        @Flag(help: "Draw each pinch from its own member of the sensitivity family (every assumption uniform across its range): the training set of the fitted weights.")
+        @Flag(
+            help:
+                "Draw each pinch from its own member of the sensitivity family (every assumption uniform across its range): the training set of the fitted weights."
+        )
         var mixture = false
 
         func validate() throws {
@@ -46,13 +49,16 @@ extension GenerateCommand {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
-                StandardStream.error("handyctl generate pinches: cannot make the folder \(directory): \(OutputFile.reason(error))")
+                StandardStream.error(
+                    "handyctl generate pinches: cannot make the folder \(directory): \(OutputFile.reason(error))")
                 throw ExitCode.failure
             }
             var written = 0
             for tier in HandednessTier.allCases {
-                let pinches = mixture ? HandednessEvaluation.mixturePinches(tier: tier, count: count, seed: seed)
-                                      : HandednessEvaluation.syntheticPinches(tier: tier, count: count, seed: seed)
+                let pinches =
+                    mixture
+                    ? HandednessEvaluation.mixturePinches(tier: tier, count: count, seed: seed)
+                    : HandednessEvaluation.syntheticPinches(tier: tier, count: count, seed: seed)
                 for (i, p) in pinches.enumerated() {
                     let hand = p.hand
                     let m = p.calibration
@@ -61,7 +67,8 @@ extension GenerateCommand {
                         handyd-label: \(p.label)
                         handyd-calibration: \(m.a) \(m.b) \(m.c) \(m.d) \(m.e) \(m.f)
                         """
-                    let text = EvemuWriter.recording(description: p.device.description, events: p.events, comment: comment)
+                    let text = EvemuWriter.recording(
+                        description: p.device.description, events: p.events, comment: comment)
                     let name = "pinch-\(tier.rawValue)-\(String(format: "%05d", i))-\(hand.rawValue).evemu"
                     do { try OutputFile.write(text, to: (directory as NSString).appendingPathComponent(name)) } catch {
                         StandardStream.error("handyctl generate pinches: \(error)")

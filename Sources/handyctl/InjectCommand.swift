@@ -31,7 +31,11 @@ struct InjectCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("Device description (.desc or any evemu file with a header); overrides the recording's own.", valueName: "FILE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Device description (.desc or any evemu file with a header); overrides the recording's own.",
+            valueName: "FILE"))
     var desc: String?
 
     @Option(name: .long, help: ArgumentHelp("Playback speed factor (2 = twice as fast).", valueName: "X"))
@@ -40,13 +44,20 @@ struct InjectCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds to keep the device after the last event.", valueName: "SECONDS"))
     var hold: Double = 0
 
-    @Option(name: .long, help: ArgumentHelp("Seconds between the node appearing and the first event.", valueName: "SECONDS"))
+    @Option(
+        name: .long, help: ArgumentHelp("Seconds between the node appearing and the first event.", valueName: "SECONDS")
+    )
     var startDelay: Double = 0.5
 
-    @Option(name: .long, help: ArgumentHelp("Device name to use instead of the recording's (e.g. to match a udev rule).", valueName: "NAME"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Device name to use instead of the recording's (e.g. to match a udev rule).", valueName: "NAME"))
     var name: String?
 
-    @Argument(help: ArgumentHelp("The recording: .evemu, .events (+ .desc beside it), or libinput record .yml.", valueName: "RECORDING"))
+    @Argument(
+        help: ArgumentHelp(
+            "The recording: .evemu, .events (+ .desc beside it), or libinput record .yml.", valueName: "RECORDING"))
     var recording: String
 
     static let longestWaitSeconds: Double = 365 * 86_400
@@ -81,7 +92,8 @@ struct InjectCommand: ParsableCommand {
         } catch {
             StandardStream.error("handyctl inject: \(error)")
             if error.isPermissionDenied || error.errno == ENOENT {
-                StandardStream.error("handyctl inject: needs write access to /dev/uinput (run as root, `modprobe uinput`)")
+                StandardStream.error(
+                    "handyctl inject: needs write access to /dev/uinput (run as root, `modprobe uinput`)")
             }
             throw ExitCode.failure
         }

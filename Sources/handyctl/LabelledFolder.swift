@@ -22,13 +22,16 @@ struct LabelledFolder {
     static func load(_ directory: String, command: String, hint: String) throws -> LabelledFolder {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), isFolder.boolValue else {
-            StandardStream.error("\(command): \(directory): "
-                                 + (FileManager.default.fileExists(atPath: directory) ? "not a folder" : "no such folder") + " (\(hint))")
+            StandardStream.error(
+                "\(command): \(directory): "
+                    + (FileManager.default.fileExists(atPath: directory) ? "not a folder" : "no such folder")
+                    + " (\(hint))")
             throw ExitCode.failure
         }
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".evemu") }.sorted()
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".evemu") }
+                .sorted()
         } catch {
             StandardStream.error("\(command): cannot list \(directory): \(OutputFile.reason(error))")
             throw ExitCode.failure
@@ -41,13 +44,16 @@ struct LabelledFolder {
             guard let label else { folder.skipped += 1; continue }
             do {
                 let rec = try Recording.load(path: path)
-                let labelled = LabelledPinch(name: name, description: rec.description, calibration: calibration,
-                                             events: rec.events, hand: label.hand, tier: label.tier)
+                let labelled = LabelledPinch(
+                    name: name, description: rec.description, calibration: calibration,
+                    events: rec.events, hand: label.hand, tier: label.tier)
                 if LabelledPinch.isOneFinger(text) {
                     folder.oneFinger.append(labelled)
                     if gestureLabel(ofRecording: text) == "tap" {
                         folder.tapRecordings += 1
-                        for t in HandednessEvaluation.tapContacts(description: rec.description, calibration: calibration, events: rec.events) {
+                        for t in HandednessEvaluation.tapContacts(
+                            description: rec.description, calibration: calibration, events: rec.events)
+                        {
                             folder.taps.append((t.contact, label.hand, t.widthMm, t.heightMm))
                         }
                     }

@@ -6,7 +6,8 @@ extension ServerMessage {
     var humanReadableLine: String {
         switch self {
         case .hello(let m):
-            let devices = m.devices.map { "\($0.id) \"\($0.name)\"\($0.isReadable ? "" : " (not readable)")" }.joined(separator: ", ")
+            let devices = m.devices.map { "\($0.id) \"\($0.name)\"\($0.isReadable ? "" : " (not readable)")" }.joined(
+                separator: ", ")
             return "hello protocol=\(m.protocol) version=\(m.version) devices=[\(devices)]"
         case .device(let m):
             var line = "device \(m.event.rawValue) \(m.device.id) \"\(m.device.name)\""
@@ -14,7 +15,8 @@ extension ServerMessage {
             if !m.device.isReadable { line += " not readable: \(m.device.reason ?? "unknown reason")" }
             return line
         case .status(let m):
-            var line = "status clients=\(m.clients) devices=\(m.devices) frames=\(m.frames) events=\(m.events) drops=\(m.drops)"
+            var line =
+                "status clients=\(m.clients) devices=\(m.devices) frames=\(m.frames) events=\(m.events) drops=\(m.drops)"
             if let unreadable = m.unreadable, !unreadable.isEmpty {
                 line += " unreadable=[\(unreadable.map(\.id).joined(separator: ", "))]"
             }
@@ -102,10 +104,14 @@ extension DeviceInfo {
 extension DeviceHealth {
     /// `health: 1 stuck now (3 found), 2 losses, 0 floods, 5 kernel drops, 0 faults; last touch 12 s ago`.
     var listingLine: String {
-        var line = "health: \(stuckNow) stuck now (\(stuckContacts) found), \(losses) losses, \(floods) floods, "
+        var line =
+            "health: \(stuckNow) stuck now (\(stuckContacts) found), \(losses) losses, \(floods) floods, "
             + "\(kernelDrops) kernel drops, \(faults) faults"
-        if let age = secondsSinceLastTouch { line += "; last touch \(fixed(age, 0)) s ago" } else { line += "; no touch yet" }
+        if let age = secondsSinceLastTouch {
+            line += "; last touch \(fixed(age, 0)) s ago"
+        } else {
+            line += "; no touch yet"
+        }
         return line
     }
 }
-

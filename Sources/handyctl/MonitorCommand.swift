@@ -1,10 +1,11 @@
 import ArgumentParser
+import HandyClient
+import HandyProtocol
 import NIOConcurrencyHelpers
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HandyClient
-import HandyProtocol
 
 /// `handyctl monitor`: what the daemon publishes, live — a full-screen view in a terminal, lines
 /// otherwise — until interrupted.
@@ -53,7 +54,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only these gestures, comma-separated (e.g. pinch,rotate).", valueName: "NAMES"))
     var gestures: String?
 
-    @Option(help: ArgumentHelp("Only these devices, comma-separated: ids, or kernel node names (event5).", valueName: "IDS"))
+    @Option(
+        help: ArgumentHelp("Only these devices, comma-separated: ids, or kernel node names (event5).", valueName: "IDS")
+    )
     var devices: String?
 
     @Flag(help: "Also print touch frames (--lines, --json; the screen always shows touches).")
@@ -76,7 +79,11 @@ struct MonitorCommand: AsyncParsableCommand {
         let lastSaid = NIOLockedValueBox<String?>(nil)
         client.onConnectionFailure = { error in
             let text = "handyctl monitor: waiting for handyd: \(error)"
-            if lastSaid.withLockedValue({ said in defer { said = text }; return said != text }) { StandardStream.error(text) }
+            if lastSaid.withLockedValue({ said in
+                defer { said = text }; return said != text
+            }) {
+                StandardStream.error(text)
+            }
         }
         if showScreen {
             try await runScreen(client)
@@ -159,7 +166,8 @@ actor LiveScreen {
         lastDraw = .now
         let size = fullScreen ? Terminal.size : nil
         // Without a terminal each screen ends with a form feed, so a file of screens splits cleanly.
-        let text = screen.render(columns: size?.columns, rows: size.map { $0.rows - 1 }, colour: colour, inPlace: fullScreen)
+        let text = screen.render(
+            columns: size?.columns, rows: size.map { $0.rows - 1 }, colour: colour, inPlace: fullScreen)
         Terminal.write(fullScreen ? text : text + "\u{0C}\n")
     }
 

@@ -68,7 +68,9 @@ struct MonitorScreen: Sendable {
         header.append("handyd", .bold)
         if let version { header.append(" \(version)") }
         header.append("   \(devices.count) device\(devices.count == 1 ? "" : "s")", .dim)
-        if let status { header.append(", \(status.clients) clients, \(status.frames) frames, \(status.events) events", .dim) }
+        if let status {
+            header.append(", \(status.clients) clients, \(status.frames) frames, \(status.events) events", .dim)
+        }
         header.append("   Ctrl-C quits", .dim)
         top.append(header)
         top.append(TerminalLine())
@@ -116,7 +118,9 @@ struct MonitorScreen: Sendable {
         var middle = [gestureTitle]
         if gestures.isEmpty { middle.append(TerminalLine("  none yet")) }
         middle += gestures.prefix(rowsLeft).map(Self.gestureLine)
-        if rowsLeft < gestures.count { var l = TerminalLine(); l.append("  … \(gestures.count - rowsLeft) more", .dim); middle.append(l) }
+        if rowsLeft < gestures.count {
+            var l = TerminalLine(); l.append("  … \(gestures.count - rowsLeft) more", .dim); middle.append(l)
+        }
         return top + middle + bottom
     }
 
@@ -152,7 +156,9 @@ struct MonitorScreen: Sendable {
 
     static func touchLine(_ t: WireTouch) -> TerminalLine {
         var text = "      #\(t.id) \(pad(t.tool, 6)) \(padLeft(fixed(t.xMm, 1), 6)),\(padLeft(fixed(t.yMm, 1), 6)) mm"
-        if let major = t.majorMm { text += "  \(fixed(major, 1))" + (t.minorMm.map { "×\(fixed($0, 1))" } ?? "") + " mm" }
+        if let major = t.majorMm {
+            text += "  \(fixed(major, 1))" + (t.minorMm.map { "×\(fixed($0, 1))" } ?? "") + " mm"
+        }
         if let o = t.orientation { text += "  \(fixed(o * 180 / Double.pi, 0))°" }
         if let p = t.pressure { text += "  p=\(fixed(p, 2))" }
         if let vx = t.vxMm, let vy = t.vyMm { text += "  v=\(fixed(vx, 0)),\(fixed(vy, 0)) mm/s" }

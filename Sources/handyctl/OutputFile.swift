@@ -1,8 +1,9 @@
+import Foundation
+import HandyFiles
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import HandyFiles
 
 /// A command's `-o FILE`, written the way a shell's `>` writes it: into the file at the path
 /// (created 0644, or emptied), so `-o /dev/stdout`, a FIFO or a symlink receive the bytes. An

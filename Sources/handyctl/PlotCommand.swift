@@ -31,10 +31,17 @@ struct PlotCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("Device description (.desc or any evemu file with a header); overrides the recording's own.", valueName: "FILE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Device description (.desc or any evemu file with a header); overrides the recording's own.",
+            valueName: "FILE"))
     var desc: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output file (.svg, or .png to convert). Default: standard output (SVG).", valueName: "FILE"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("Output file (.svg, or .png to convert). Default: standard output (SVG).", valueName: "FILE")
+    )
     var output: String?
 
     @Flag(name: .long, help: "Also write a PNG beside the SVG (same name, .png) with rsvg-convert.")
@@ -43,13 +50,17 @@ struct PlotCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Milliseconds between the time dots along each path.", valueName: "MS"))
     var dotEvery: Double = 100
 
-    @Argument(help: ArgumentHelp("The recording: .evemu, .events (+ .desc beside it), or libinput record .yml.", valueName: "RECORDING"))
+    @Argument(
+        help: ArgumentHelp(
+            "The recording: .evemu, .events (+ .desc beside it), or libinput record .yml.", valueName: "RECORDING"))
     var recording: String
 
     func validate() throws {
         // Below 1 ms a touch gets a dot per microsecond (hours of rendering for nothing the eye
         // can see); above an hour no touch gets a second dot.
-        guard dotEvery >= 1, dotEvery <= 3_600_000 else { throw ValidationError("--dot-every must be 1…3600000 milliseconds") }
+        guard dotEvery >= 1, dotEvery <= 3_600_000 else {
+            throw ValidationError("--dot-every must be 1…3600000 milliseconds")
+        }
         if png && output == nil { throw ValidationError("--png needs -o FILE (the PNG is written beside it)") }
     }
 
@@ -61,7 +72,8 @@ struct PlotCommand: ParsableCommand {
             StandardStream.error("handyctl plot: \(error)")
             throw ExitCode.failure
         }
-        var plot = SVGPlot(subtitle: loaded.sourcePaths.map { ($0 as NSString).lastPathComponent }.joined(separator: " + "))
+        var plot = SVGPlot(
+            subtitle: loaded.sourcePaths.map { ($0 as NSString).lastPathComponent }.joined(separator: " + "))
         plot.timeDotMilliseconds = dotEvery
         let svg = plot.render(PlotData(recording: loaded))
 
@@ -71,8 +83,11 @@ struct PlotCommand: ParsableCommand {
         }
         let wantsOnlyPNG = output.lowercased().hasSuffix(".png")
         // Only a PNG wanted: the SVG goes to a file of our own, never to a NAME.svg the user may have.
-        let svgPath = wantsOnlyPNG
-            ? FileManager.default.temporaryDirectory.appendingPathComponent("handyctl-plot-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).svg").path
+        let svgPath =
+            wantsOnlyPNG
+            ? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "handyctl-plot-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).svg"
+            ).path
             : output
         defer { if wantsOnlyPNG { try? FileManager.default.removeItem(atPath: svgPath) } }
         do { try OutputFile.write(svg, to: svgPath) } catch {

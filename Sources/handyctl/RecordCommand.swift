@@ -3,6 +3,7 @@ import Foundation
 import HandyCore
 import HandyInput
 import HandyRecording
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,7 +37,9 @@ struct RecordCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The evdev node to record, e.g. /dev/input/event5.", valueName: "DEVICE"))
     var device: String?
 
-    @Flag(name: .long, help: "Record the first touchscreen udev lists (ID_INPUT_TOUCHSCREEN or HANDYD_DEVICE, not HANDYD_IGNORE).")
+    @Flag(
+        name: .long,
+        help: "Record the first touchscreen udev lists (ID_INPUT_TOUCHSCREEN or HANDYD_DEVICE, not HANDYD_IGNORE).")
     var auto = false
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output file (default: standard output).", valueName: "FILE"))
@@ -83,14 +86,17 @@ struct RecordCommand: ParsableCommand {
             let discovery: UdevDiscovery
             do { discovery = try UdevDiscovery() } catch { throw RecordFailure(message: "udev: \(error)") }
             guard let first = discovery.enumerateTouchscreens().first else {
-                throw RecordFailure(message: "--auto: udev lists no touchscreen (see `handyctl devices`, or name the node)")
+                throw RecordFailure(
+                    message: "--auto: udev lists no touchscreen (see `handyctl devices`, or name the node)")
             }
             node = first.devnode
         }
         let evdev: EvdevDevice
         do { evdev = try EvdevDevice(path: node) } catch { throw RecordFailure(message: "\(error)") }
         let recorder = try makeRecorder(path, evdev.description, source: node)
-        StandardStream.error("handyctl record: recording \(node) (\(evdev.description.name)) to \(output ?? "standard output"); Ctrl-C stops")
+        StandardStream.error(
+            "handyctl record: recording \(node) (\(evdev.description.name)) to \(output ?? "standard output"); Ctrl-C stops"
+        )
 
         let deadline = duration.map { EvdevDevice.monotonicNow().advanced(byMilliseconds: $0 * 1000) }
         var why = "interrupted"
@@ -103,8 +109,10 @@ struct RecordCommand: ParsableCommand {
                 if left <= 0 { why = "duration reached"; break }
                 timeoutMs = Int32(min(500, left.rounded(.up)))
             }
-            var fds = [pollfd(fd: evdev.fileDescriptor, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: StopRequest.readFD, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: evdev.fileDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: StopRequest.readFD, events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&fds, nfds_t(fds.count), timeoutMs)
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -140,7 +148,9 @@ struct RecordCommand: ParsableCommand {
         return try finish(recorder, why: why)
     }
 
-    private func makeRecorder(_ path: String, _ description: DeviceDescription, source: String) throws(RecordFailure) -> EvemuRecorder {
+    private func makeRecorder(_ path: String, _ description: DeviceDescription, source: String) throws(RecordFailure)
+        -> EvemuRecorder
+    {
         let comment = "recorded by handyctl record from \(source)"
         do { return try EvemuRecorder(path: path, description: description, comment: comment) } catch {
             throw RecordFailure(message: "\(error)")
@@ -149,7 +159,8 @@ struct RecordCommand: ParsableCommand {
 
     private func finish(_ recorder: EvemuRecorder, why: String) throws(RecordFailure) -> String {
         do { try recorder.close() } catch { throw RecordFailure(message: "\(error)") }
-        return "handyctl record: \(why); \(recorder.frameCount) frames, \(recorder.eventCount) events in \(output ?? "standard output")"
+        return
+            "handyctl record: \(why); \(recorder.frameCount) frames, \(recorder.eventCount) events in \(output ?? "standard output")"
     }
 }
 

@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import HandyCore
 import HandyInput
-import HandySettings
 import HandyProtocol
 import HandyRecording
+import HandySettings
 
 /// `handyctl replay`: runs a recording through the daemon's per-device pipeline (tracker and
 /// recognizers) and prints what a subscriber would receive, one JSON object per line.
@@ -44,7 +44,11 @@ struct ReplayCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("Device description (.desc or any evemu file with a header); overrides the recording's own.", valueName: "FILE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Device description (.desc or any evemu file with a header); overrides the recording's own.",
+            valueName: "FILE"))
     var desc: String?
 
     @Flag(name: .long, help: "Also print a {\"type\":\"touches\"} line for every frame with a change.")
@@ -53,17 +57,23 @@ struct ReplayCommand: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object with counts instead of the event lines.")
     var summary = false
 
-    @Option(name: .long, help: ArgumentHelp(
-        "A udev property for the replayed device (repeatable), e.g. HANDYD_THRESHOLD_TAP_TIMEOUT_MS=250.",
-        valueName: "NAME=VALUE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A udev property for the replayed device (repeatable), e.g. HANDYD_THRESHOLD_TAP_TIMEOUT_MS=250.",
+            valueName: "NAME=VALUE"))
     var deviceProperty: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp(
-        "A hand profile to apply (handyctl calibrate hand; wins over HANDYD_HAND_PROFILE). A bad one is an error.",
-        valueName: "PATH"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A hand profile to apply (handyctl calibrate hand; wins over HANDYD_HAND_PROFILE). A bad one is an error.",
+            valueName: "PATH"))
     var handProfile: String?
 
-    @Argument(help: ArgumentHelp("The recording: .evemu, .events (+ .desc beside it), or libinput record .yml.", valueName: "RECORDING"))
+    @Argument(
+        help: ArgumentHelp(
+            "The recording: .evemu, .events (+ .desc beside it), or libinput record .yml.", valueName: "RECORDING"))
     var recording: String
 
     func validate() throws {
@@ -129,11 +139,14 @@ enum Replay {
     /// How far time advances after the last event, so every pending timer fires.
     static let trailingMicroseconds: Int64 = 1_000_000
 
-    static func run(_ recording: Recording, configuration: DeviceConfiguration = .init(), handProfile: HandProfile? = nil,
-                    _ emit: (Step) -> Void) -> Result {
-        var pipeline = GesturePipeline(deviceID: configuration.id ?? recording.deviceID, description: recording.description,
-                                       geometry: configuration.geometry(for: recording.description),
-                                       configuration: configuration.thresholds)
+    static func run(
+        _ recording: Recording, configuration: DeviceConfiguration = .init(), handProfile: HandProfile? = nil,
+        _ emit: (Step) -> Void
+    ) -> Result {
+        var pipeline = GesturePipeline(
+            deviceID: configuration.id ?? recording.deviceID, description: recording.description,
+            geometry: configuration.geometry(for: recording.description),
+            configuration: configuration.thresholds)
         if let handProfile { pipeline.arena.setHandProfile(handProfile) }
         for event in recording.events {
             // Timers due before this event fire first, in their own right, so their gestures come
@@ -147,7 +160,9 @@ enum Replay {
             for g in out.gestures { emit(.gesture(g)) }
         }
         if let last = recording.events.last {
-            for g in pipeline.advanceTime(to: last.time.advanced(byMicroseconds: trailingMicroseconds)) { emit(.gesture(g)) }
+            for g in pipeline.advanceTime(to: last.time.advanced(byMicroseconds: trailingMicroseconds)) {
+                emit(.gesture(g))
+            }
         }
         return Result(counters: pipeline.tracker.counters)
     }
@@ -184,11 +199,16 @@ struct ReplayStatistics {
         for touch in frame.touches {
             if touch.phase == .began {
                 touchesBegan += 1
-                open[touch.id] = (TouchLife(id: touch.id, began: frame.time.seconds, durationMs: 0, end: "down"), frame.time)
+                open[touch.id] = (
+                    TouchLife(id: touch.id, began: frame.time.seconds, durationMs: 0, end: "down"), frame.time
+                )
             }
             if touch.phase.isFinished {
-                let opened = open.removeValue(forKey: touch.id)
-                    ?? (TouchLife(id: touch.id, began: touch.beganAt.seconds, durationMs: 0, end: "down"), touch.beganAt)
+                let opened =
+                    open.removeValue(forKey: touch.id)
+                    ?? (
+                        TouchLife(id: touch.id, began: touch.beganAt.seconds, durationMs: 0, end: "down"), touch.beganAt
+                    )
                 var life = opened.life
                 life.durationMs = frame.time.milliseconds(since: opened.since)
                 life.end = touch.phase.rawValue
@@ -221,7 +241,8 @@ struct ReplayStatistics {
     }
 
     private struct Counters: Encodable {
-        var frames, events, outOfRangeSlots, outOfRangeValues, reusedTrackingIDs, missingSynReports, droppedContacts, resyncs,
+        var frames, events, outOfRangeSlots, outOfRangeValues, reusedTrackingIDs, missingSynReports, droppedContacts,
+            resyncs,
             earlierTimes, cancelledTouches: UInt64
     }
 
@@ -242,10 +263,11 @@ struct ReplayStatistics {
             durationSeconds: rounded(last.seconds(since: first), 6), frames: frames, changedFrames: changedFrames,
             touches: touchesBegan, mostAtOnce: mostAtOnce, touchDurations: lives, gestures: gestures,
             gesturesByKind: gesturesByKind,
-            tracker: Counters(frames: c.frames, events: c.events, outOfRangeSlots: c.outOfRangeSlots,
-                              outOfRangeValues: c.outOfRangeValues, reusedTrackingIDs: c.reusedTrackingIDs,
-                              missingSynReports: c.missingSynReports, droppedContacts: c.droppedContacts, resyncs: c.resyncs,
-                              earlierTimes: c.earlierTimes, cancelledTouches: c.cancelledTouches))
+            tracker: Counters(
+                frames: c.frames, events: c.events, outOfRangeSlots: c.outOfRangeSlots,
+                outOfRangeValues: c.outOfRangeValues, reusedTrackingIDs: c.reusedTrackingIDs,
+                missingSynReports: c.missingSynReports, droppedContacts: c.droppedContacts, resyncs: c.resyncs,
+                earlierTimes: c.earlierTimes, cancelledTouches: c.cancelledTouches))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Only finite numbers and strings: encoding cannot fail; an empty object keeps the line valid JSON.

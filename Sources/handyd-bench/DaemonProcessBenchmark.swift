@@ -1,33 +1,37 @@
+import Foundation
+import HandyCore
+import HandyDaemon
+import HandyRecording
+import HandySynthetic
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import HandyCore
-import HandySynthetic
-import HandyDaemon
-import HandyRecording
 
 /// Figures 3 and 4: the real `handyd` binary as a separate process, observed through /proc.
 enum DaemonProcessBenchmark {
     /// `handyd` beside this executable (the same build configuration), or `--handyd PATH`.
     static func handydPath(override: String?) -> String? {
         if let override { return FileManager.default.isExecutableFile(atPath: override) ? override : nil }
-        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let me =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let candidate = (me as NSString).deletingLastPathComponent + "/handyd"
         return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
     }
 
     /// Writes an evemu recording of `seconds` of two fingers pinching, turning and drifting
     /// (1 s down, 0.2 s up, repeated) at `rateHz`; returns its path and its frame count.
-    static func writeRecording(seconds: Double, rateHz: Double, directory: String) throws -> (path: String, frames: Int) {
+    static func writeRecording(seconds: Double, rateHz: Double, directory: String) throws -> (path: String, frames: Int)
+    {
         let screen = BenchStreams.screen
         var episodes = 0
         while Double(episodes) * 1.2 + 1.0 <= seconds { episodes += 1 }
         let paths = BenchStreams.movingTogether(fingers: 2, episodes: episodes, downSeconds: 1.0, periodSeconds: 1.2)
         let frames = SyntheticStream(device: screen, frameRateHz: rateHz).frames(paths)
         let path = directory + "/pinch-\(frames.count).evemu"
-        let text = EvemuWriter.recording(description: screen.description, events: frames.flatMap { $0 },
-                                         comment: "handyd-bench: two fingers pinching, turning, drifting")
+        let text = EvemuWriter.recording(
+            description: screen.description, events: frames.flatMap { $0 },
+            comment: "handyd-bench: two fingers pinching, turning, drifting")
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return (path, frames.count)
     }
@@ -50,9 +54,11 @@ enum DaemonProcessBenchmark {
     static func idle(handyd: String, seconds: Double, directory: String) throws -> IdleResult {
         let recording = try writeRecording(seconds: 2.2, rateHz: 120, directory: directory)
         let socketPath = directory + "/idle.sock"
-        let daemon = try DaemonProcess(handyd: handyd, arguments: [
-            "--replay", recording.path, "--speed", "4", "--wait-clients", "1", "--socket", socketPath,
-        ], logPath: directory + "/idle.log")
+        let daemon = try DaemonProcess(
+            handyd: handyd,
+            arguments: [
+                "--replay", recording.path, "--speed", "4", "--wait-clients", "1", "--socket", socketPath,
+            ], logPath: directory + "/idle.log")
         defer { daemon.stop() }
         let client = try daemon.connect(socketPath: socketPath)
         defer { close(client) }
@@ -73,9 +79,10 @@ enum DaemonProcessBenchmark {
             total += w
             if w > 0 { wakers.append((a.name, w)) }
         }
-        return IdleResult(seconds: elapsed, wakeups: total, cpuSeconds: after.cpuSeconds - before.cpuSeconds,
-                          threads: after.threads.count, wakers: wakers.sorted { $0.1 > $1.1 },
-                          rssKiB: (try? ProcessSample.memoryKiB(pid: daemon.pid).rss) ?? 0)
+        return IdleResult(
+            seconds: elapsed, wakeups: total, cpuSeconds: after.cpuSeconds - before.cpuSeconds,
+            threads: after.threads.count, wakers: wakers.sorted { $0.1 > $1.1 },
+            rssKiB: (try? ProcessSample.memoryKiB(pid: daemon.pid).rss) ?? 0)
     }
 
     // MARK: figure 4
@@ -105,15 +112,20 @@ enum DaemonProcessBenchmark {
 
     /// handyd replays a long two-finger recording in a loop at `speed` to `subscribers` reading
     /// clients (gestures + touches); RSS is sampled every `window` frames up to `frames`.
-    static func memory(handyd: String, subscribers: Int, frames target: UInt64, window: UInt64, speed: Double,
-                       maximumSeconds: Double, directory: String) throws -> MemoryResult {
+    static func memory(
+        handyd: String, subscribers: Int, frames target: UInt64, window: UInt64, speed: Double,
+        maximumSeconds: Double, directory: String
+    ) throws -> MemoryResult {
         let recording = try writeRecording(seconds: 60, rateHz: 240, directory: directory)
         let socketPath = directory + "/memory.sock"
         // One more client than subscribers: the status connection that watches the frame count.
-        let daemon = try DaemonProcess(handyd: handyd, arguments: [
-            "--replay", recording.path, "--loop", "--speed", String(speed), "--wait-clients", String(subscribers + 1),
-            "--max-clients", String(subscribers + 1), "--socket", socketPath,
-        ], logPath: directory + "/memory.log")
+        let daemon = try DaemonProcess(
+            handyd: handyd,
+            arguments: [
+                "--replay", recording.path, "--loop", "--speed", String(speed), "--wait-clients",
+                String(subscribers + 1),
+                "--max-clients", String(subscribers + 1), "--socket", socketPath,
+            ], logPath: directory + "/memory.log")
         defer { daemon.stop() }
         var fds: [Int32] = []
         defer { for fd in fds { close(fd) } }
@@ -155,11 +167,12 @@ enum DaemonProcessBenchmark {
         let seconds = Double(MonotonicInstant.now().nanoseconds - start) / 1e9
         let memory = try ProcessSample.memoryKiB(pid: daemon.pid)
         let cpu = try ProcessSample.cpuSeconds(pid: daemon.pid) - cpuBefore
-        return MemoryResult(subscribers: subscribers, frames: last.frames, events: last.events, drops: last.drops,
-                            seconds: seconds, speed: speed, rssFirstKiB: series.first ?? memory.rss,
-                            rssLastKiB: series.last ?? memory.rss, window: window, peakKiB: memory.hwm, rssSeriesKiB: series,
-                            anonSeriesKiB: anonSeries, timedOut: timedOut,
-                            cpuSeconds: cpu)
+        return MemoryResult(
+            subscribers: subscribers, frames: last.frames, events: last.events, drops: last.drops,
+            seconds: seconds, speed: speed, rssFirstKiB: series.first ?? memory.rss,
+            rssLastKiB: series.last ?? memory.rss, window: window, peakKiB: memory.hwm, rssSeriesKiB: series,
+            anonSeriesKiB: anonSeries, timedOut: timedOut,
+            cpuSeconds: cpu)
     }
 
     /// Reads and discards until EOF.
@@ -195,7 +208,8 @@ final class StatusConnection {
                 let line = Array(pending[..<nl])
                 pending.removeSubrange(...nl)
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                      object["type"] as? String == "status" else { continue }
+                    object["type"] as? String == "status"
+                else { continue }
                 func count(_ key: String) -> UInt64 { (object[key] as? NSNumber)?.uint64Value ?? 0 }
                 return StatusCounts(frames: count("frames"), events: count("events"), drops: count("drops"))
             }
@@ -235,7 +249,9 @@ final class DaemonProcess {
                 while read(fd, &byte, 1) == 1, byte != UInt8(ascii: "\n") {}
                 return fd
             }
-            guard MonotonicInstant.now().nanoseconds < deadline else { throw BenchError("handyd never listened on \(socketPath)") }
+            guard MonotonicInstant.now().nanoseconds < deadline else {
+                throw BenchError("handyd never listened on \(socketPath)")
+            }
             usleep(20_000)
         }
     }
@@ -271,11 +287,13 @@ struct ProcessSample {
         let taskDirectory = "/proc/\(pid)/task"
         for entry in try FileManager.default.contentsOfDirectory(atPath: taskDirectory) {
             guard let tid = Int(entry),
-                  let status = try? String(contentsOfFile: "\(taskDirectory)/\(entry)/status", encoding: .utf8) else { continue }
+                let status = try? String(contentsOfFile: "\(taskDirectory)/\(entry)/status", encoding: .utf8)
+            else { continue }
             let fields = Self.fields(status)
-            threads[tid] = ThreadSample(name: fields["Name"] ?? "?",
-                                        switches: (Int(fields["voluntary_ctxt_switches"] ?? "") ?? 0)
-                                            + (Int(fields["nonvoluntary_ctxt_switches"] ?? "") ?? 0))
+            threads[tid] = ThreadSample(
+                name: fields["Name"] ?? "?",
+                switches: (Int(fields["voluntary_ctxt_switches"] ?? "") ?? 0)
+                    + (Int(fields["nonvoluntary_ctxt_switches"] ?? "") ?? 0))
         }
         cpuSeconds = try Self.cpuSeconds(pid: pid)
     }
@@ -286,7 +304,9 @@ struct ProcessSample {
         guard let close = stat.lastIndex(of: ")") else { throw BenchError("bad /proc/\(pid)/stat") }
         let rest = stat[stat.index(after: close)...].split(separator: " ")
         // rest[0] is field 3 (state): utime is field 14 → rest[11], stime → rest[12].
-        guard rest.count > 12, let u = Double(rest[11]), let s = Double(rest[12]) else { throw BenchError("bad /proc/\(pid)/stat") }
+        guard rest.count > 12, let u = Double(rest[11]), let s = Double(rest[12]) else {
+            throw BenchError("bad /proc/\(pid)/stat")
+        }
         return (u + s) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 

@@ -1,15 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HandyCore
-import HandySynthetic
 @_spi(Benchmarks) import HandyDaemon
 import HandyProtocol
+import HandySynthetic
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Figure 2: frame → subscriber latency through the daemon's real server code.
 ///
@@ -61,8 +62,10 @@ enum FanoutBenchmark {
         return (screen.description, records.map(\.events), indexOfK)
     }
 
-    static func run(subscribers: Int, frames count: Int, rateHz: Double, serverRealtimePriority: Int32? = nil,
-                    readerRealtimePriority: Int32? = nil, loops: Int = 1) throws -> Result {
+    static func run(
+        subscribers: Int, frames count: Int, rateHz: Double, serverRealtimePriority: Int32? = nil,
+        readerRealtimePriority: Int32? = nil, loops: Int = 1
+    ) throws -> Result {
         let (description, frames, indexOfK) = Self.frames(count: count)
         let handoff = StampBuffer(count: frames.count)
         let logs = (0..<subscribers).map { _ in StampBuffer(count: frames.count) }
@@ -78,14 +81,17 @@ enum FanoutBenchmark {
         // daemon inherits the policy); the subscribers stay as they are.
         if let priority = serverRealtimePriority {
             for broadcaster in broadcasters.broadcasters {
-                if let refused = try broadcaster.eventLoop.submit({ RealtimeScheduling.enter(priority: priority) }).wait() {
+                if let refused = try broadcaster.eventLoop.submit({ RealtimeScheduling.enter(priority: priority) })
+                    .wait()
+                {
                     throw BenchError("SCHED_RR \(priority): \(refused)")
                 }
             }
         }
         let path = NSTemporaryDirectory() + "handyd-bench-\(getpid()).sock"
-        let socket = try UnixSocketListener.start(address: .path(path, group: nil), broadcasters: broadcasters, group: group,
-                                                  logger: logger)
+        let socket = try UnixSocketListener.start(
+            address: .path(path, group: nil), broadcasters: broadcasters, group: group,
+            logger: logger)
 
         // The input side: the real InputLoop, delivering exactly as runDaemon's closure does.
         var pipeFDs: [Int32] = [-1, -1]
@@ -128,7 +134,9 @@ enum FanoutBenchmark {
         // Threads that asked for SCHED_RR and were refused: the figure would not be what it says.
         let refusals = StampBuffer(count: 1 + subscribers)
         let inputThread = Thread {
-            if let priority = serverRealtimePriority, RealtimeScheduling.enter(priority: priority) != nil { refusals[0] = 1 }
+            if let priority = serverRealtimePriority, RealtimeScheduling.enter(priority: priority) != nil {
+                refusals[0] = 1
+            }
             loop.run(); inputCpu[0] = threadCpuNanoseconds(); inputDone.signal()
         }
         inputThread.stackSize = 8 << 20
@@ -143,7 +151,9 @@ enum FanoutBenchmark {
             let log = logs[s]
             let t = Thread {
                 // A subscriber that is itself prioritised (a kiosk app under SCHED_RR).
-                if let priority = readerRealtimePriority, RealtimeScheduling.enter(priority: priority) != nil { refusals[1 + s] = 1 }
+                if let priority = readerRealtimePriority, RealtimeScheduling.enter(priority: priority) != nil {
+                    refusals[1 + s] = 1
+                }
                 let (lines, bytes) = readLines(fd: fd, log: log, indexOfK: indexOfK)
                 lineCounts[2 * s] = Int64(lines)
                 lineCounts[2 * s + 1] = Int64(bytes)
@@ -185,7 +195,9 @@ enum FanoutBenchmark {
             var worst: Int64 = -1
             var any = false
             for log in logs {
-                if log[i] > 0 { latencies.append(log[i] - handoff[i]); worst = max(worst, log[i] - handoff[i]); any = true }
+                if log[i] > 0 {
+                    latencies.append(log[i] - handoff[i]); worst = max(worst, log[i] - handoff[i]); any = true
+                }
             }
             if any {
                 framesWithLines += 1
@@ -200,12 +212,13 @@ enum FanoutBenchmark {
         serverSide.sort()
         let totalLines = (0..<subscribers).reduce(0) { $0 + Int(lineCounts[2 * $1]) }
         let totalBytes = (0..<subscribers).reduce(0) { $0 + Int(lineCounts[2 * $1 + 1]) }
-        return Result(subscribers: subscribers, rateHz: rateHz, frames: frames.count, framesWithLines: framesWithLines,
-                      linesPerFrame: Double(totalLines) / Double(subscribers * frames.count),
-                      bytesPerFrame: Double(totalBytes) / Double(subscribers * frames.count),
-                      latenciesNs: latencies, lastSubscriberNs: last, writtenNs: serverSide, missing: missing,
-                      publishCpuNsPerFrame: Double((0..<loops).reduce(Int64(0)) { $0 + publishCpu[$1] }) / Double(frames.count),
-                      inputCpuNsPerFrame: Double(inputCpu[0]) / Double(frames.count))
+        return Result(
+            subscribers: subscribers, rateHz: rateHz, frames: frames.count, framesWithLines: framesWithLines,
+            linesPerFrame: Double(totalLines) / Double(subscribers * frames.count),
+            bytesPerFrame: Double(totalBytes) / Double(subscribers * frames.count),
+            latenciesNs: latencies, lastSubscriberNs: last, writtenNs: serverSide, missing: missing,
+            publishCpuNsPerFrame: Double((0..<loops).reduce(Int64(0)) { $0 + publishCpu[$1] }) / Double(frames.count),
+            inputCpuNsPerFrame: Double(inputCpu[0]) / Double(frames.count))
     }
 
     /// Connects to the server (retrying while it starts) and reads up to the end of `hello`.
@@ -258,7 +271,9 @@ enum FanoutBenchmark {
             guard line[start..<(start + key.count)].elementsEqual(key) else { continue }
             var end = start + key.count
             while end < line.count, line[end] != UInt8(ascii: ","), line[end] != UInt8(ascii: "}") { end += 1 }
-            guard let seconds = Double(String(decoding: line[(start + key.count)..<end], as: UTF8.self)) else { return nil }
+            guard let seconds = Double(String(decoding: line[(start + key.count)..<end], as: UTF8.self)) else {
+                return nil
+            }
             return frameNumber(seconds: seconds)
         }
         return nil
@@ -329,7 +344,9 @@ enum UnixSocket {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { close(fd); throw BenchError("socket path too long: \(path)") }
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd); throw BenchError("socket path too long: \(path)")
+        }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0

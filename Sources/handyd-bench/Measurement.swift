@@ -50,8 +50,9 @@ func table(_ header: [String], _ rows: [[String]]) -> String {
     for row in rows { for (i, c) in row.enumerated() { widths[i] = max(widths[i], c.count) } }
     func line(_ cells: [String]) -> String {
         cells.enumerated().map { i, c in
-            i == 0 ? c.padding(toLength: widths[i], withPad: " ", startingAt: 0)
-                   : String(repeating: " ", count: widths[i] - c.count) + c
+            i == 0
+                ? c.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                : String(repeating: " ", count: widths[i] - c.count) + c
         }.joined(separator: "  ")
     }
     return ([line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")] + rows.map(line))

@@ -1,8 +1,8 @@
 import Foundation
 import HandyCore
-import HandySynthetic
 import HandyProtocol
 import HandyRecording
+import HandySynthetic
 
 /// One input stream for the core pipeline: a device and its events.
 struct BenchStream {
@@ -51,7 +51,8 @@ enum PipelineBenchmark {
             if touches {
                 for f in out.frames {
                     line.removeAll(keepingCapacity: true)
-                    JSONLines.encode(f.wireMessage(device: pipeline.deviceID), quotedDevice: quotedDevice, memo: memo, into: &line)
+                    JSONLines.encode(
+                        f.wireMessage(device: pipeline.deviceID), quotedDevice: quotedDevice, memo: memo, into: &line)
                     bytes += line.count
                 }
             }
@@ -85,7 +86,8 @@ enum PipelineBenchmark {
     /// Allocations per frame in the tracker alone (no recognizers, no encoding), counted over a
     /// second pass of the same tracker so its buffers are warm.
     static func trackerAllocations(_ stream: BenchStream) -> Double {
-        var tracker = TouchTracker(description: stream.description, geometry: DeviceGeometry(description: stream.description))
+        var tracker = TouchTracker(
+            description: stream.description, geometry: DeviceGeometry(description: stream.description))
         for e in stream.events { _ = tracker.handle(e) }
         let m = AllocationCounter.measure { () -> Int in
             var frames = 0
@@ -106,7 +108,9 @@ enum BenchStreams {
         var paths: [String] = []
         for case let p as String in walker {
             let lower = p.lowercased()
-            if lower.hasSuffix(".events") || lower.hasSuffix(".evemu") || lower.hasSuffix(".yml") || lower.hasSuffix(".yaml") {
+            if lower.hasSuffix(".events") || lower.hasSuffix(".evemu") || lower.hasSuffix(".yml")
+                || lower.hasSuffix(".yaml")
+            {
                 paths.append(fixtures + "/" + p)
             }
         }
@@ -124,20 +128,23 @@ enum BenchStreams {
     /// `fingers` fingers spread round a circle that grows (or, every other episode, shrinks),
     /// turns and drifts, so pinch, rotate and pan all run: down for `downSeconds` at the start of
     /// each `periodSeconds`, `episodes` times. Shared by figures 1, 2 and 3.
-    static func movingTogether(fingers: Int, episodes: Int, downSeconds: Double, periodSeconds: Double) -> [FingerPath] {
+    static func movingTogether(fingers: Int, episodes: Int, downSeconds: Double, periodSeconds: Double) -> [FingerPath]
+    {
         var paths: [FingerPath] = []
         for e in 0..<episodes {
             let start = Double(e) * periodSeconds
             let direction = e % 2 == 0 ? 1.0 : -1.0
             for f in 0..<fingers {
                 let phase = 2 * Double.pi * Double(f) / Double(fingers)
-                paths.append(FingerPath(downSeconds: start, upSeconds: start + downSeconds) { t in
-                    let u = min(max((t - start) / downSeconds, 0), 1)
-                    let radius = 20 + 25 * u * direction + (direction < 0 ? 25 : 0)
-                    let angle = phase + 0.8 * u * direction
-                    let cx = 150 + 30 * u * direction, cy = 100.0
-                    return FingerSample(xMm: cx + radius * cos(angle), yMm: cy + radius * sin(angle), majorMm: 8, pressure: 0.5)
-                })
+                paths.append(
+                    FingerPath(downSeconds: start, upSeconds: start + downSeconds) { t in
+                        let u = min(max((t - start) / downSeconds, 0), 1)
+                        let radius = 20 + 25 * u * direction + (direction < 0 ? 25 : 0)
+                        let angle = phase + 0.8 * u * direction
+                        let cx = 150 + 30 * u * direction, cy = 100.0
+                        return FingerSample(
+                            xMm: cx + radius * cos(angle), yMm: cy + radius * sin(angle), majorMm: 8, pressure: 0.5)
+                    })
             }
         }
         return paths
@@ -148,8 +155,9 @@ enum BenchStreams {
     static func synthetic(fingers: Int, episodes: Int, rateHz: Double = 240) -> BenchStream {
         let paths = movingTogether(fingers: fingers, episodes: episodes, downSeconds: 2.0, periodSeconds: 2.3)
         let stream = SyntheticStream(device: screen, frameRateHz: rateHz)
-        return BenchStream(name: "synthetic-\(fingers)", description: screen.description,
-                           events: stream.events(paths), fingers: String(fingers))
+        return BenchStream(
+            name: "synthetic-\(fingers)", description: screen.description,
+            events: stream.events(paths), fingers: String(fingers))
     }
 }
 
@@ -182,14 +190,18 @@ enum PipelineProfile {
         }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for s in streams { _ = hashedPass(s, touches: touches, hash: &hash) }
-        print("profile stream=\(name) touches=\(touches) passes=\(passes) frames=\(frames) gestures=\(gestures) bytes=\(bytes) fnv1a=\(String(hash, radix: 16))")
+        print(
+            "profile stream=\(name) touches=\(touches) passes=\(passes) frames=\(frames) gestures=\(gestures) bytes=\(bytes) fnv1a=\(String(hash, radix: 16))"
+        )
     }
 
     /// ``PipelineBenchmark/pass(_:touches:)`` that also folds every encoded byte into `hash`: the
     /// lines written as the daemon writes them (a number memo kept throughout), which must be the
     /// bytes of the message form (`encode(.gesture(g))`, whose hash the docs quote).
     @inline(never)
-    static func hashedPass(_ stream: BenchStream, touches: Bool, hash: inout UInt64) -> (frames: Int, gestures: Int, bytes: Int) {
+    static func hashedPass(_ stream: BenchStream, touches: Bool, hash: inout UInt64) -> (
+        frames: Int, gestures: Int, bytes: Int
+    ) {
         var pipeline = GesturePipeline(deviceID: "bench", description: stream.description)
         var out = PipelineOutput()
         var frames = 0, gestures = 0, bytes = 0
@@ -215,7 +227,8 @@ enum PipelineProfile {
             if touches {
                 for f in out.frames {
                     line.removeAll(keepingCapacity: true)
-                    JSONLines.encode(f.wireMessage(device: pipeline.deviceID), quotedDevice: quotedDevice, memo: memo, into: &line)
+                    JSONLines.encode(
+                        f.wireMessage(device: pipeline.deviceID), quotedDevice: quotedDevice, memo: memo, into: &line)
                     fold(line)
                 }
             }

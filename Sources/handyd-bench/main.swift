@@ -17,10 +17,14 @@ func wanted(_ bench: String) -> Bool { only?.contains(bench) ?? true }
 /// The package root: --root, else the first folder up from here (or from this source file) with Package.swift.
 func packageRoot() -> String {
     if let r = option("--root") { return r }
-    for start in [FileManager.default.currentDirectoryPath, URL(fileURLWithPath: #filePath).deletingLastPathComponent().path] {
+    for start in [
+        FileManager.default.currentDirectoryPath, URL(fileURLWithPath: #filePath).deletingLastPathComponent().path,
+    ] {
         var url = URL(fileURLWithPath: start)
         while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+                return url.path
+            }
             url.deleteLastPathComponent()
         }
     }
@@ -65,23 +69,32 @@ if wanted("pipeline") {
             }
             let framesPerPass = streams.reduce(0) { $0 + PipelineBenchmark.pass($1, touches: false).frames }
             let fps = Double(frames) / time
-            let f = Figure(name: "pipeline", values: [
-                ("framesPerSecond", fps.rounded()), ("nsPerFrame", 1e9 / fps),
-                ("allocationsPerFrame", allocs / Double(max(framesPerPass, 1))),
-                ("trackerAllocationsPerFrame", trackerAllocs / Double(max(framesPerPass, 1))),
-                ("gesturesPerFrame", Double(gestures) / Double(max(frames, 1))),
-                ("bytesPerFrame", Double(bytes) / Double(max(frames, 1))),
-                ("framesPerPass", Double(framesPerPass)),
-            ], notes: [("stream", key), ("encodes", touches ? "gestures+touches" : "gestures")])
+            let f = Figure(
+                name: "pipeline",
+                values: [
+                    ("framesPerSecond", fps.rounded()), ("nsPerFrame", 1e9 / fps),
+                    ("allocationsPerFrame", allocs / Double(max(framesPerPass, 1))),
+                    ("trackerAllocationsPerFrame", trackerAllocs / Double(max(framesPerPass, 1))),
+                    ("gesturesPerFrame", Double(gestures) / Double(max(frames, 1))),
+                    ("bytesPerFrame", Double(bytes) / Double(max(frames, 1))),
+                    ("framesPerPass", Double(framesPerPass)),
+                ], notes: [("stream", key), ("encodes", touches ? "gestures+touches" : "gestures")])
             figures.append(f)
-            rows.append([label, touches ? "gestures+touches" : "gestures", formatted(fps), formatted(1e9 / fps, decimals: 1),
-                         formatted(allocs / Double(max(framesPerPass, 1)), decimals: 2),
-                         formatted(trackerAllocs / Double(max(framesPerPass, 1)), decimals: 2),
-                         formatted(Double(gestures) / Double(max(frames, 1)), decimals: 2), formatted(Double(framesPerPass))])
+            rows.append([
+                label, touches ? "gestures+touches" : "gestures", formatted(fps), formatted(1e9 / fps, decimals: 1),
+                formatted(allocs / Double(max(framesPerPass, 1)), decimals: 2),
+                formatted(trackerAllocs / Double(max(framesPerPass, 1)), decimals: 2),
+                formatted(Double(gestures) / Double(max(frames, 1)), decimals: 2), formatted(Double(framesPerPass)),
+            ])
         }
     }
     print("\n1. Core pipeline (tracker + recognizers + JSON encoding), single thread")
-    print(table(["stream", "encodes", "frames/s", "ns/frame", "allocs/frame", "tracker allocs/frame", "gestures/frame", "frames/pass"], rows))
+    print(
+        table(
+            [
+                "stream", "encodes", "frames/s", "ns/frame", "allocs/frame", "tracker allocs/frame", "gestures/frame",
+                "frames/pass",
+            ], rows))
 }
 
 if wanted("fanout") {
@@ -98,7 +111,8 @@ if wanted("fanout") {
     let readersRealtime = option("--fanout-readers-rr").flatMap { Int32($0) }
     // The server's clients spread over this many event loops (`handyd --event-loops`).
     let fanoutLoops = option("--fanout-loops").flatMap { Int($0) } ?? 1
-    let subscriberCounts = option("--fanout-subscribers").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [1, 16, 64]
+    let subscriberCounts =
+        option("--fanout-subscribers").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [1, 16, 64]
     let spinners = (0..<load).compactMap { _ -> Process? in
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -110,45 +124,62 @@ if wanted("fanout") {
     var rows: [[String]] = []
     for subscribers in subscriberCounts {
         do {
-            let r = try FanoutBenchmark.run(subscribers: subscribers, frames: frames, rateHz: rateHz,
-                                                   serverRealtimePriority: realtime, readerRealtimePriority: readersRealtime,
-                                                   loops: fanoutLoops)
+            let r = try FanoutBenchmark.run(
+                subscribers: subscribers, frames: frames, rateHz: rateHz,
+                serverRealtimePriority: realtime, readerRealtimePriority: readersRealtime,
+                loops: fanoutLoops)
             let us = { (ns: Int64) in Double(ns) / 1000 }
-            figures.append(Figure(name: "fanout", values: [
-                ("subscribers", Double(subscribers)), ("rateHz", rateHz), ("frames", Double(r.frames)),
-                ("samples", Double(r.latenciesNs.count)), ("missing", Double(r.missing)),
-                ("linesPerFrame", r.linesPerFrame), ("bytesPerFrame", r.bytesPerFrame),
-                ("p50Us", us(percentile(r.latenciesNs, 0.5))), ("p99Us", us(percentile(r.latenciesNs, 0.99))),
-                ("maxUs", us(r.latenciesNs.last ?? 0)),
-                ("lastSubscriberP50Us", us(percentile(r.lastSubscriberNs, 0.5))),
-                ("lastSubscriberP99Us", us(percentile(r.lastSubscriberNs, 0.99))),
-                ("writtenP50Us", us(percentile(r.writtenNs, 0.5))), ("writtenP99Us", us(percentile(r.writtenNs, 0.99))),
-                ("loadProcesses", Double(spinners.count)), ("serverRealtimePriority", Double(realtime ?? 0)),
-                ("readerRealtimePriority", Double(readersRealtime ?? 0)), ("eventLoops", Double(fanoutLoops)),
-                ("publishCpuUsPerFrame", r.publishCpuNsPerFrame / 1000), ("inputCpuUsPerFrame", r.inputCpuNsPerFrame / 1000),
-            ]))
-            rows.append([String(subscribers), formatted(rateHz), formatted(Double(r.framesWithLines)),
-                         formatted(r.linesPerFrame, decimals: 2), formatted(r.bytesPerFrame),
-                         formatted(us(percentile(r.latenciesNs, 0.5)), decimals: 1),
-                         formatted(us(percentile(r.latenciesNs, 0.99)), decimals: 1),
-                         formatted(us(r.latenciesNs.last ?? 0), decimals: 1),
-                         formatted(us(percentile(r.lastSubscriberNs, 0.99)), decimals: 1),
-                         formatted(us(percentile(r.writtenNs, 0.5)), decimals: 1), formatted(us(percentile(r.writtenNs, 0.99)), decimals: 1),
-                         String(r.missing),
-                         formatted(r.publishCpuNsPerFrame / 1000, decimals: 1), formatted(r.inputCpuNsPerFrame / 1000, decimals: 1)])
+            figures.append(
+                Figure(
+                    name: "fanout",
+                    values: [
+                        ("subscribers", Double(subscribers)), ("rateHz", rateHz), ("frames", Double(r.frames)),
+                        ("samples", Double(r.latenciesNs.count)), ("missing", Double(r.missing)),
+                        ("linesPerFrame", r.linesPerFrame), ("bytesPerFrame", r.bytesPerFrame),
+                        ("p50Us", us(percentile(r.latenciesNs, 0.5))), ("p99Us", us(percentile(r.latenciesNs, 0.99))),
+                        ("maxUs", us(r.latenciesNs.last ?? 0)),
+                        ("lastSubscriberP50Us", us(percentile(r.lastSubscriberNs, 0.5))),
+                        ("lastSubscriberP99Us", us(percentile(r.lastSubscriberNs, 0.99))),
+                        ("writtenP50Us", us(percentile(r.writtenNs, 0.5))),
+                        ("writtenP99Us", us(percentile(r.writtenNs, 0.99))),
+                        ("loadProcesses", Double(spinners.count)), ("serverRealtimePriority", Double(realtime ?? 0)),
+                        ("readerRealtimePriority", Double(readersRealtime ?? 0)), ("eventLoops", Double(fanoutLoops)),
+                        ("publishCpuUsPerFrame", r.publishCpuNsPerFrame / 1000),
+                        ("inputCpuUsPerFrame", r.inputCpuNsPerFrame / 1000),
+                    ]))
+            rows.append([
+                String(subscribers), formatted(rateHz), formatted(Double(r.framesWithLines)),
+                formatted(r.linesPerFrame, decimals: 2), formatted(r.bytesPerFrame),
+                formatted(us(percentile(r.latenciesNs, 0.5)), decimals: 1),
+                formatted(us(percentile(r.latenciesNs, 0.99)), decimals: 1),
+                formatted(us(r.latenciesNs.last ?? 0), decimals: 1),
+                formatted(us(percentile(r.lastSubscriberNs, 0.99)), decimals: 1),
+                formatted(us(percentile(r.writtenNs, 0.5)), decimals: 1),
+                formatted(us(percentile(r.writtenNs, 0.99)), decimals: 1),
+                String(r.missing),
+                formatted(r.publishCpuNsPerFrame / 1000, decimals: 1),
+                formatted(r.inputCpuNsPerFrame / 1000, decimals: 1),
+            ])
         } catch {
-            FileHandle.standardError.write(Data("handyd-bench: fanout with \(subscribers) subscribers: \(error)\n".utf8))
+            FileHandle.standardError.write(
+                Data("handyd-bench: fanout with \(subscribers) subscribers: \(error)\n".utf8))
             failedFigures.append("fanout \(subscribers)")
         }
     }
-    print("\n2. Socket fan-out latency: frame handed to the pipeline -> subscriber has read its gesture lines (µs)"
-          + (load > 0 ? ", beside \(spinners.count) spinning processes" : "")
-          + (realtime.map { ", server threads SCHED_RR \($0)" } ?? "")
-          + (readersRealtime.map { ", subscribers SCHED_RR \($0)" } ?? "")
-          + (fanoutLoops > 1 ? ", \(fanoutLoops) event loops" : ""))
-    print(table(["subscribers", "frames/s", "frames", "lines/frame", "bytes/frame", "p50", "p99", "max", "p99 last subscriber",
-                 "written p50", "written p99", "missing",
-                       "publish CPU µs/frame", "input CPU µs/frame"], rows))
+    print(
+        "\n2. Socket fan-out latency: frame handed to the pipeline -> subscriber has read its gesture lines (µs)"
+            + (load > 0 ? ", beside \(spinners.count) spinning processes" : "")
+            + (realtime.map { ", server threads SCHED_RR \($0)" } ?? "")
+            + (readersRealtime.map { ", subscribers SCHED_RR \($0)" } ?? "")
+            + (fanoutLoops > 1 ? ", \(fanoutLoops) event loops" : ""))
+    print(
+        table(
+            [
+                "subscribers", "frames/s", "frames", "lines/frame", "bytes/frame", "p50", "p99", "max",
+                "p99 last subscriber",
+                "written p50", "written p99", "missing",
+                "publish CPU µs/frame", "input CPU µs/frame",
+            ], rows))
 }
 
 if wanted("idle") || wanted("memory") {
@@ -160,15 +191,26 @@ if wanted("idle") || wanted("memory") {
             do {
                 let r = try DaemonProcessBenchmark.idle(handyd: handyd, seconds: short ? 1.5 : 10, directory: directory)
                 let wakers = r.wakers.map { "\($0.name)=\($0.wakeups)" }.joined(separator: " ")
-                figures.append(Figure(name: "idle", values: [
-                    ("seconds", r.seconds), ("wakeups", Double(r.wakeups)), ("wakeupsPerSecond", Double(r.wakeups) / r.seconds),
-                    ("cpuSeconds", r.cpuSeconds), ("threads", Double(r.threads)), ("rssKiB", Double(r.rssKiB)),
-                ], notes: [("source", "replay finished, 1 subscriber"), ("wakers", wakers)]))
+                figures.append(
+                    Figure(
+                        name: "idle",
+                        values: [
+                            ("seconds", r.seconds), ("wakeups", Double(r.wakeups)),
+                            ("wakeupsPerSecond", Double(r.wakeups) / r.seconds),
+                            ("cpuSeconds", r.cpuSeconds), ("threads", Double(r.threads)), ("rssKiB", Double(r.rssKiB)),
+                        ], notes: [("source", "replay finished, 1 subscriber"), ("wakers", wakers)]))
                 print("\n3. Idle cost of handyd (replay device finished, one subscriber connected)")
-                print(table(["seconds", "wake-ups", "wake-ups/s", "CPU s", "threads", "RSS (KiB)", "threads that woke"],
-                            [[formatted(r.seconds, decimals: 1), String(r.wakeups), formatted(Double(r.wakeups) / r.seconds, decimals: 2),
-                              formatted(r.cpuSeconds, decimals: 3), String(r.threads), formatted(Double(r.rssKiB)),
-                              wakers.isEmpty ? "none" : wakers]]))
+                print(
+                    table(
+                        ["seconds", "wake-ups", "wake-ups/s", "CPU s", "threads", "RSS (KiB)", "threads that woke"],
+                        [
+                            [
+                                formatted(r.seconds, decimals: 1), String(r.wakeups),
+                                formatted(Double(r.wakeups) / r.seconds, decimals: 2),
+                                formatted(r.cpuSeconds, decimals: 3), String(r.threads), formatted(Double(r.rssKiB)),
+                                wakers.isEmpty ? "none" : wakers,
+                            ]
+                        ]))
             } catch {
                 FileHandle.standardError.write(Data("handyd-bench: idle: \(error)\n".utf8))
                 failedFigures.append("idle")
@@ -180,27 +222,51 @@ if wanted("idle") || wanted("memory") {
                 let window: UInt64 = max(frames / (short ? 4 : 10), 1)
                 let speed = Double(option("--memory-speed") ?? "") ?? 4
                 let maximumSeconds = Double(option("--memory-seconds") ?? "") ?? (short ? 60 : 1800)
-                let r = try DaemonProcessBenchmark.memory(handyd: handyd, subscribers: 64, frames: frames, window: window,
-                                                          speed: speed, maximumSeconds: maximumSeconds, directory: directory)
-                figures.append(Figure(name: "memory", values: [
-                    ("subscribers", Double(r.subscribers)), ("frames", Double(r.frames)), ("events", Double(r.events)),
-                    ("drops", Double(r.drops)), ("seconds", r.seconds), ("framesPerSecond", Double(r.frames) / r.seconds),
-                    ("speed", r.speed), ("windowFrames", Double(r.window)),
-                    ("rssFirstWindowKiB", Double(r.rssFirstKiB)), ("rssLastWindowKiB", Double(r.rssLastKiB)),
-                    ("peakRssKiB", Double(r.peakKiB)), ("cpuSeconds", r.cpuSeconds),
-                    ("anonFirstWindowKiB", Double(r.anonSeriesKiB.first ?? 0)), ("anonLastWindowKiB", Double(r.anonSeriesKiB.last ?? 0)),
-                    ("timedOut", r.timedOut ? 1 : 0),
-                    ("cpuMicrosecondsPerFrame", r.cpuSeconds * 1e6 / Double(max(r.frames, 1))),
-                ], notes: [("rssSeriesKiB", r.rssSeriesKiB.map(String.init).joined(separator: " ")),
-                           ("anonSeriesKiB", r.anonSeriesKiB.map(String.init).joined(separator: " "))]))
-                print("\n4. Memory of handyd: 64 subscribers (gestures + touches), looped replay at \(formatted(r.speed))x")
-                print(table(["subscribers", "frames", "frames/s", "drops", "RSS after first \(formatted(Double(r.window))) (KiB)",
-                             "RSS at last (KiB)", "peak RSS (KiB)", "anon first/last (KiB)", "mapped at last (KiB)", "CPU µs/frame"],
-                            [[String(r.subscribers), formatted(Double(r.frames)), formatted(Double(r.frames) / r.seconds), String(r.drops),
-                              formatted(Double(r.rssFirstKiB)), formatted(Double(r.rssLastKiB)), formatted(Double(r.peakKiB)),
-                              "\(formatted(Double(r.anonSeriesKiB.first ?? 0))) / \(formatted(Double(r.anonSeriesKiB.last ?? 0)))",
-                              formatted(Double(r.rssLastKiB - (r.anonSeriesKiB.last ?? 0))),
-                              formatted(r.cpuSeconds * 1e6 / Double(max(r.frames, 1)), decimals: 1)]]))
+                let r = try DaemonProcessBenchmark.memory(
+                    handyd: handyd, subscribers: 64, frames: frames, window: window,
+                    speed: speed, maximumSeconds: maximumSeconds, directory: directory)
+                figures.append(
+                    Figure(
+                        name: "memory",
+                        values: [
+                            ("subscribers", Double(r.subscribers)), ("frames", Double(r.frames)),
+                            ("events", Double(r.events)),
+                            ("drops", Double(r.drops)), ("seconds", r.seconds),
+                            ("framesPerSecond", Double(r.frames) / r.seconds),
+                            ("speed", r.speed), ("windowFrames", Double(r.window)),
+                            ("rssFirstWindowKiB", Double(r.rssFirstKiB)), ("rssLastWindowKiB", Double(r.rssLastKiB)),
+                            ("peakRssKiB", Double(r.peakKiB)), ("cpuSeconds", r.cpuSeconds),
+                            ("anonFirstWindowKiB", Double(r.anonSeriesKiB.first ?? 0)),
+                            ("anonLastWindowKiB", Double(r.anonSeriesKiB.last ?? 0)),
+                            ("timedOut", r.timedOut ? 1 : 0),
+                            ("cpuMicrosecondsPerFrame", r.cpuSeconds * 1e6 / Double(max(r.frames, 1))),
+                        ],
+                        notes: [
+                            ("rssSeriesKiB", r.rssSeriesKiB.map(String.init).joined(separator: " ")),
+                            ("anonSeriesKiB", r.anonSeriesKiB.map(String.init).joined(separator: " ")),
+                        ]))
+                print(
+                    "\n4. Memory of handyd: 64 subscribers (gestures + touches), looped replay at \(formatted(r.speed))x"
+                )
+                print(
+                    table(
+                        [
+                            "subscribers", "frames", "frames/s", "drops",
+                            "RSS after first \(formatted(Double(r.window))) (KiB)",
+                            "RSS at last (KiB)", "peak RSS (KiB)", "anon first/last (KiB)", "mapped at last (KiB)",
+                            "CPU µs/frame",
+                        ],
+                        [
+                            [
+                                String(r.subscribers), formatted(Double(r.frames)),
+                                formatted(Double(r.frames) / r.seconds), String(r.drops),
+                                formatted(Double(r.rssFirstKiB)), formatted(Double(r.rssLastKiB)),
+                                formatted(Double(r.peakKiB)),
+                                "\(formatted(Double(r.anonSeriesKiB.first ?? 0))) / \(formatted(Double(r.anonSeriesKiB.last ?? 0)))",
+                                formatted(Double(r.rssLastKiB - (r.anonSeriesKiB.last ?? 0))),
+                                formatted(r.cpuSeconds * 1e6 / Double(max(r.frames, 1)), decimals: 1),
+                            ]
+                        ]))
             } catch {
                 FileHandle.standardError.write(Data("handyd-bench: memory: \(error)\n".utf8))
                 failedFigures.append("memory")
@@ -210,7 +276,9 @@ if wanted("idle") || wanted("memory") {
         FileHandle.standardError.write(Data("handyd-bench: --handyd \(named): not an executable file\n".utf8))
         failedFigures.append("idle/memory")
     } else {
-        print("\n3./4. skipped: no handyd beside handyd-bench (build it: swift build -c release --product handyd) and no --handyd PATH")
+        print(
+            "\n3./4. skipped: no handyd beside handyd-bench (build it: swift build -c release --product handyd) and no --handyd PATH"
+        )
     }
 }
 

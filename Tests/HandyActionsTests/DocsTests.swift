@@ -1,7 +1,7 @@
 import Foundation
 import HandyActions
-import Testing
 import HandyTestSupport
+import Testing
 
 /// docs/ACTIONS.md and examples/actions.toml say what the parser does: their TOML parses, and the
 /// tables list exactly the binding keys and the placeholders there are.
@@ -13,7 +13,9 @@ import HandyTestSupport
 
     /// The bodies of the ```toml blocks.
     static func tomlBlocks(_ markdown: String) -> [String] {
-        markdown.components(separatedBy: "```toml\n").dropFirst().map { $0.components(separatedBy: "\n```").first ?? "" }
+        markdown.components(separatedBy: "```toml\n").dropFirst().map {
+            $0.components(separatedBy: "\n```").first ?? ""
+        }
     }
 
     /// First cells (backticked names) of the table whose header starts with `header`.
@@ -23,7 +25,9 @@ import HandyTestSupport
         for line in markdown[start.upperBound...].split(separator: "\n").dropFirst(2) {
             guard line.hasPrefix("|") else { break }
             let cell = line.split(separator: "|").first ?? ""
-            names += cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            names += cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter {
+                $0.offset % 2 == 1
+            }.map { String($0.element) }
         }
         return names
     }
@@ -43,7 +47,8 @@ import HandyTestSupport
             let c = try ActionsConfiguration.parse(blocks[1], path: "docs/ACTIONS.md")
             #expect(c.bindings.map { $0.health?.event } == [.lost, .stuck])
         }
-        let example = try ActionsConfiguration.parse(try Self.text("examples/actions.toml"), path: "examples/actions.toml")
+        let example = try ActionsConfiguration.parse(
+            try Self.text("examples/actions.toml"), path: "examples/actions.toml")
         #expect(example.bindings.count >= 3)
     }
 
@@ -52,10 +57,13 @@ import HandyTestSupport
         #expect(Self.firstColumn(docs, header: "| key |") == ActionsConfiguration.bindingKeys)
         let placeholders = Self.firstColumn(docs, header: "| placeholder |")
         #expect(placeholders == EventField.allCases.map { "{\($0.rawValue)}" })
-        let variables = docs.components(separatedBy: "\n| placeholder |").last?.split(separator: "\n").dropFirst(2)
+        let variables =
+            docs.components(separatedBy: "\n| placeholder |").last?.split(separator: "\n").dropFirst(2)
             .prefix { $0.hasPrefix("|") }.flatMap { line in
-                (line.split(separator: "|").dropFirst().first ?? "").split(separator: "`", omittingEmptySubsequences: false)
-                    .enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+                (line.split(separator: "|").dropFirst().first ?? "").split(
+                    separator: "`", omittingEmptySubsequences: false
+                )
+                .enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
             } ?? []
         #expect(variables == EventField.allCases.map(\.environmentName))
     }

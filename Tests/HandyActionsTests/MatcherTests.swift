@@ -5,7 +5,9 @@ import Testing
 
 /// Which bindings fire for which events; the fields and placeholders a command gets; key chords.
 @Suite struct MatcherTests {
-    static func swipe(_ direction: SwipeDirection, fingers: Int, edge: DisplayEdge? = nil, device: String = "event5") -> GestureEvent {
+    static func swipe(_ direction: SwipeDirection, fingers: Int, edge: DisplayEdge? = nil, device: String = "event5")
+        -> GestureEvent
+    {
         var e = GestureEvent(gesture: .swipe, phase: .recognized, id: 7, time: 1, device: device)
         e.direction = direction; e.fingers = fingers; e.edge = edge
         e.centroid = WirePoint(x: 0.25, y: 0.5); e.centroidMm = WirePoint(x: 50, y: 60)
@@ -19,7 +21,8 @@ import Testing
         return e
     }
 
-    static let config = try! ActionsConfiguration.parse("""
+    static let config = try! ActionsConfiguration.parse(
+        """
         [[binding]]
         gesture = "swipe"
         fingers = 3
@@ -80,7 +83,8 @@ import Testing
     /// Every gesture carries a hand (docs/GESTURES.md), so `hand` narrows any of them: a two-finger
     /// tap and a one-touch swipe as much as a pinch.
     @Test func handNarrowsEveryGesture() throws {
-        let config = try ActionsConfiguration.parse("""
+        let config = try ActionsConfiguration.parse(
+            """
             [[binding]]
             gesture = "tap"
             hand = "left"
@@ -109,7 +113,8 @@ import Testing
         let e = Self.swipe(.left, fingers: 1, device: "EP0430M09@pci-0000:00:14.0-usb-0:2:1.0")
         let ep = Self.config.bindings(matching: e, deviceName: "EP0430M09", deviceNode: "event7").map(\.index)
         #expect(ep == [4])
-        let node = try! ActionsConfiguration.parse("[[binding]]\ngesture = \"swipe\"\ndevice = \"event7\"\nrun = [\"x\"]\n", path: "n.toml")
+        let node = try! ActionsConfiguration.parse(
+            "[[binding]]\ngesture = \"swipe\"\ndevice = \"event7\"\nrun = [\"x\"]\n", path: "n.toml")
         #expect(node.bindings(matching: e, deviceName: "EP0430M09", deviceNode: "event7").count == 1)
         #expect(node.bindings(matching: e, deviceName: "EP0430M09", deviceNode: "event8").isEmpty)
         #expect(node.bindings(matching: e, deviceName: "EP0430M09").isEmpty)

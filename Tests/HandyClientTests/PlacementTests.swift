@@ -1,8 +1,8 @@
 import Foundation
 import HandyClient
 import HandyProtocol
-import Testing
 import HandyTestSupport
+import Testing
 
 /// `placement(for:…)`: the cases shared with the JavaScript and Python clients
 /// (clients/placement-cases.json, worked by hand from the rules), and properties over generated
@@ -23,11 +23,13 @@ import HandyTestSupport
                 Issue.record("\(name): not a gesture"); continue
             }
             let size = try #require(c["size"] as? [String: Any]), view = try #require(c["view"] as? [String: Any])
-            let got = placement(for: event, size: PlacementSize(width: Self.number(size["width"]), height: Self.number(size["height"])),
-                                gap: Self.number(c["gap"]),
-                                view: PlacementRect(x: Self.number(view["x"]), y: Self.number(view["y"]),
-                                                    width: Self.number(view["width"]), height: Self.number(view["height"])),
-                                margin: Self.number(c["margin"]), threshold: (c["threshold"] as? NSNumber)?.doubleValue)
+            let got = placement(
+                for: event, size: PlacementSize(width: Self.number(size["width"]), height: Self.number(size["height"])),
+                gap: Self.number(c["gap"]),
+                view: PlacementRect(
+                    x: Self.number(view["x"]), y: Self.number(view["y"]),
+                    width: Self.number(view["width"]), height: Self.number(view["height"])),
+                margin: Self.number(c["margin"]), threshold: (c["threshold"] as? NSNumber)?.doubleValue)
             guard let want = c["expected"] as? [String: Any] else {
                 #expect(got == nil, "\(name)")
                 continue
@@ -36,7 +38,9 @@ import HandyTestSupport
             #expect(p.rule.rawValue == want["rule"] as? String, "\(name): \(p)")
             #expect(p.clear == want["clear"] as? Bool, "\(name): \(p)")
             for (value, key) in [(p.rect.x, "x"), (p.rect.y, "y"), (p.rect.width, "width"), (p.rect.height, "height")] {
-                #expect(abs(value - Self.number(want[key])) <= 1e-6, "\(name): \(key) \(value), expected \(want[key] ?? "?")")
+                #expect(
+                    abs(value - Self.number(want[key])) <= 1e-6,
+                    "\(name): \(key) \(value), expected \(want[key] ?? "?")")
             }
         }
     }
@@ -51,7 +55,9 @@ import HandyTestSupport
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             return z ^ (z >> 31)
         }
-        mutating func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * Double(next() >> 11) / Double(1 << 53) }
+        mutating func uniform(_ lo: Double, _ hi: Double) -> Double {
+            lo + (hi - lo) * Double(next() >> 11) / Double(1 << 53)
+        }
         mutating func chance(_ p: Double) -> Bool { uniform(0, 1) < p }
     }
 
@@ -59,14 +65,20 @@ import HandyTestSupport
     static func hull(_ points: [WirePoint]) -> [WirePoint] {
         let pts = Array(Set(points)).sorted { ($0.x, $0.y) < ($1.x, $1.y) }
         if pts.count < 3 { return pts }
-        func cross(_ o: WirePoint, _ a: WirePoint, _ b: WirePoint) -> Double { (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x) }
+        func cross(_ o: WirePoint, _ a: WirePoint, _ b: WirePoint) -> Double {
+            (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
+        }
         var lower: [WirePoint] = [], upper: [WirePoint] = []
         for p in pts {
-            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 0 { lower.removeLast() }
+            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 0 {
+                lower.removeLast()
+            }
             lower.append(p)
         }
         for p in pts.reversed() {
-            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 0 { upper.removeLast() }
+            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 0 {
+                upper.removeLast()
+            }
             upper.append(p)
         }
         return Array(lower.dropLast() + upper.dropLast())
@@ -76,7 +88,8 @@ import HandyTestSupport
         var g = Generator(state: 46)
         var rules: [Placement.Rule: Int] = [:]
         for run in 0..<2000 {
-            let view = PlacementRect(x: g.uniform(-50, 50), y: g.uniform(-50, 50), width: g.uniform(200, 2000), height: g.uniform(200, 1500))
+            let view = PlacementRect(
+                x: g.uniform(-50, 50), y: g.uniform(-50, 50), width: g.uniform(200, 2000), height: g.uniform(200, 1500))
             let margin = g.chance(0.5) ? 0 : g.uniform(0, 20)
             var size = PlacementSize(width: g.uniform(10, 400), height: g.uniform(10, 300))
             if g.chance(0.05) { size.width = view.width * g.uniform(0.9, 1.2) }
@@ -90,34 +103,46 @@ import HandyTestSupport
             let kind = g.uniform(0, 1)
             if kind < 0.6 {
                 let lean = (hand == .right ? 1.0 : hand == .left ? -1.0 : 0) * g.uniform(0, 0.3)
-                var pts = (0..<3).map { _ in WirePoint(x: c.x + g.uniform(-0.06, 0.06), y: c.y + g.uniform(-0.06, 0.06)) }
+                var pts = (0..<3).map { _ in WirePoint(x: c.x + g.uniform(-0.06, 0.06), y: c.y + g.uniform(-0.06, 0.06))
+                }
                 let px = c.x + lean, py = c.y + g.uniform(0.1, 0.4)
                 pts += [0.0, 1.5, 3, 4.5].map { WirePoint(x: px + 0.1 * cos($0), y: py + 0.1 * sin($0)) }
                 pts += [WirePoint(x: px - 0.1 + lean, y: 1.05), WirePoint(x: px + 0.1 + lean, y: 1.05)]
                 polygon = pts.map { WirePoint(x: min(1, max(0, $0.x)), y: min(1, max(0, $0.y))) }
             } else if kind < 0.9 {
-                polygon = (0..<(3 + Int(g.next() % 7))).map { _ in WirePoint(x: g.uniform(-0.1, 1.1), y: g.uniform(-0.1, 1.1)) }
+                polygon = (0..<(3 + Int(g.next() % 7))).map { _ in
+                    WirePoint(x: g.uniform(-0.1, 1.1), y: g.uniform(-0.1, 1.1))
+                }
             }
-            polygon = Self.hull(polygon.map { WirePoint(x: ($0.x * 1000).rounded() / 1000, y: ($0.y * 1000).rounded() / 1000) })
+            polygon = Self.hull(
+                polygon.map { WirePoint(x: ($0.x * 1000).rounded() / 1000, y: ($0.y * 1000).rounded() / 1000) })
             if polygon.count < 3 { polygon = [] }
 
-            let result = placement(at: c, hand: hand, clearSide: clearSide, polygon: polygon, rightHandProbability: p,
-                                   size: size, gap: gap, view: view, margin: margin, threshold: threshold)
+            let result = placement(
+                at: c, hand: hand, clearSide: clearSide, polygon: polygon, rightHandProbability: p,
+                size: size, gap: gap, view: view, margin: margin, threshold: threshold)
             rules[result.rule, default: 0] += 1
             let what = "run \(run): \(result)"
             let r = result.rect, w = size.width, h = size.height
             let scale = max(view.width, view.height), tol = 1e-7 * scale, eps = 1e-9 * scale
-            let sl = view.x + margin, st = view.y + margin, sr = view.x + view.width - margin, sb = view.y + view.height - margin
+            let sl = view.x + margin, st = view.y + margin, sr = view.x + view.width - margin,
+                sb = view.y + view.height - margin
             let px = polygon.map { WirePoint(x: view.x + $0.x * view.width, y: view.y + $0.y * view.height) }
             let cx = view.x + c.x * view.width, cy = view.y + c.y * view.height
             guard w <= sr - sl && h <= sb - st else {
                 #expect(result.rule == .tooBig, "\(what)")
                 continue
             }
-            #expect(r.x >= sl - tol && r.x + w <= sr + tol && r.y >= st - tol && r.y + h <= sb + tol, "off screen: \(what)")
-            func clearAt(_ x: Double, _ y: Double) -> Bool { !rectOverlapsPolygon(PlacementRect(x: x, y: y, width: w, height: h), px, eps: eps) }
+            #expect(
+                r.x >= sl - tol && r.x + w <= sr + tol && r.y >= st - tol && r.y + h <= sb + tol, "off screen: \(what)")
+            func clearAt(_ x: Double, _ y: Double) -> Bool {
+                !rectOverlapsPolygon(PlacementRect(x: x, y: y, width: w, height: h), px, eps: eps)
+            }
             func anyClear(_ x0: Double, _ x1: Double) -> Bool {
-                for i in 0...16 { for j in 0...16 where clearAt(x0 + (x1 - x0) * Double(i) / 16, st + (sb - h - st) * Double(j) / 16) { return true } }
+                for i in 0...16 {
+                    for j in 0...16 where clearAt(x0 + (x1 - x0) * Double(i) / 16, st + (sb - h - st) * Double(j) / 16)
+                    { return true }
+                }
                 return false
             }
             if result.rule == .overlapping {
@@ -125,12 +150,15 @@ import HandyTestSupport
             } else {
                 #expect(result.clear, "\(what)")
                 // independently: no point well inside the rectangle is inside the polygon
-                for i in 1..<8 { for j in 1..<8 {
-                    let q = WirePoint(x: r.x + w * Double(i) / 8, y: r.y + h * Double(j) / 8)
-                    #expect(!Self.strictlyInside(px, q, 1e-6 * scale), "\(what) covers \(q)")
-                } }
+                for i in 1..<8 {
+                    for j in 1..<8 {
+                        let q = WirePoint(x: r.x + w * Double(i) / 8, y: r.y + h * Double(j) / 8)
+                        #expect(!Self.strictlyInside(px, q, 1e-6 * scale), "\(what) covers \(q)")
+                    }
+                }
             }
-            if let side = placementSide(hand: hand, clearSide: clearSide, rightHandProbability: p, threshold: threshold) {
+            if let side = placementSide(hand: hand, clearSide: clearSide, rightHandProbability: p, threshold: threshold)
+            {
                 let box = side == .left ? (sl, cx - gap - w) : (cx + gap, sr - w)
                 if box.0 <= box.1 && anyClear(box.0, box.1) {
                     #expect(result.rule == .besideClearSide, "a clear place on the clear side, not taken: \(what)")
@@ -140,14 +168,17 @@ import HandyTestSupport
                 #expect([.neutralAbove, .neutralBeside, .corner, .overlapping].contains(result.rule), "\(what)")
                 if result.rule == .neutralAbove { #expect(r.y + h <= cy - gap + tol, "\(what)") }
             }
-            let mirrored = placement(at: WirePoint(x: 1 - c.x, y: c.y), hand: hand?.mirrored,
-                                     clearSide: clearSide.map { $0 == .left ? .right : $0 == .right ? .left : $0 },
-                                     polygon: polygon.reversed().map { WirePoint(x: 1 - $0.x, y: $0.y) },
-                                     rightHandProbability: p.map { 1 - $0 }, size: size, gap: gap, view: view,
-                                     margin: margin, threshold: threshold)
+            let mirrored = placement(
+                at: WirePoint(x: 1 - c.x, y: c.y), hand: hand?.mirrored,
+                clearSide: clearSide.map { $0 == .left ? .right : $0 == .right ? .left : $0 },
+                polygon: polygon.reversed().map { WirePoint(x: 1 - $0.x, y: $0.y) },
+                rightHandProbability: p.map { 1 - $0 }, size: size, gap: gap, view: view,
+                margin: margin, threshold: threshold)
             #expect(mirrored.rule == result.rule, "mirror: \(what) vs \(mirrored)")
-            #expect(abs(2 * view.x + view.width - mirrored.rect.x - w - r.x) <= 1e-6 * scale && abs(mirrored.rect.y - r.y) <= 1e-6 * scale,
-                    "mirror: \(what) vs \(mirrored)")
+            #expect(
+                abs(2 * view.x + view.width - mirrored.rect.x - w - r.x) <= 1e-6 * scale
+                    && abs(mirrored.rect.y - r.y) <= 1e-6 * scale,
+                "mirror: \(what) vs \(mirrored)")
         }
         #expect(Set(rules.keys) == Set(Placement.Rule.allCases), "\(rules)")
     }

@@ -1,7 +1,8 @@
-@testable import HandyCore
-import HandySynthetic
 import HandyProtocol
+import HandySynthetic
 import Testing
+
+@testable import HandyCore
 
 /// The override table (`GestureConfiguration.overrideSettings`): every value the parser lets
 /// through runs, every value it refuses leaves the default, and no value at all traps a pipeline
@@ -15,7 +16,8 @@ import Testing
     /// pipeline, timers fired as the daemon fires them, then every timer left however far away:
     /// time runs to the end of Int64, where a saturated deadline sits.
     static func runDemo(_ configuration: GestureConfiguration) -> (gestures: [GestureEvent], bugs: [String]) {
-        var pipeline = GesturePipeline(deviceID: "demo", description: DemoScenario.device.description, configuration: configuration)
+        var pipeline = GesturePipeline(
+            deviceID: "demo", description: DemoScenario.device.description, configuration: configuration)
         var output = PipelineOutput()
         for event in demoEvents { pipeline.handle(event, into: &output) }
         var gestures = output.gestures
@@ -42,7 +44,9 @@ import Testing
         for s in Self.numeric {
             #expect(Self.range(s).contains(s.numericValue!(defaults)), "\(s.key) default \(s.numericValue!(defaults))")
             let example = Double(s.example)!
-            #expect(Self.range(s).contains(example) && example != s.numericValue!(defaults), "\(s.key) example \(s.example)")
+            #expect(
+                Self.range(s).contains(example) && example != s.numericValue!(defaults), "\(s.key) example \(s.example)"
+            )
         }
     }
 
@@ -64,7 +68,9 @@ import Testing
             var c = GestureConfiguration()
             let text = GestureConfiguration.formatSetting(end)
             #expect(c.applyOverrides([setting.key: text]) == [], "\(setting.key)=\(text)")
-            #expect(Swift.abs(setting.numericValue!(c) - end) <= 1e-12 * Swift.max(1, Swift.abs(end)), "\(setting.key)=\(text)")
+            #expect(
+                Swift.abs(setting.numericValue!(c) - end) <= 1e-12 * Swift.max(1, Swift.abs(end)),
+                "\(setting.key)=\(text)")
             let run = Self.runDemo(c)
             #expect(run.bugs.isEmpty, "\(setting.key)=\(text): \(run.bugs)")
         }
@@ -76,14 +82,17 @@ import Testing
         let setting = try #require(GestureConfiguration.overrideSetting(named: key))
         let r = Self.range(setting)
         let justOutside = [r.lowerBound - Swift.max(1e-6, r.lowerBound.magnitude * 0.01), r.upperBound * 1.01 + 1e-6]
-        let bad = ["1e300", "-1e300", "-1", "nan", "inf", "-inf", "infinity", "abc", "", " ", "0x10", "1 2", "1e", "--1"]
+        let bad =
+            ["1e300", "-1e300", "-1", "nan", "inf", "-inf", "infinity", "abc", "", " ", "0x10", "1 2", "1e", "--1"]
             + justOutside.map { "\($0)" }
         for value in bad {
             var c = GestureConfiguration()
             let rejections = c.applyOverrides([setting.key: value])
             #expect(rejections.count == 1, "\(setting.key)=\"\(value)\"")
             #expect(rejections.first?.reason.contains(setting.accepted.summary) == true, "\(rejections)")
-            #expect(rejections.first?.reason.hasSuffix("using \(setting.currentText(GestureConfiguration()))") == true, "\(rejections)")
+            #expect(
+                rejections.first?.reason.hasSuffix("using \(setting.currentText(GestureConfiguration()))") == true,
+                "\(rejections)")
             #expect(c == GestureConfiguration(), "\(setting.key)=\"\(value)\" changed the configuration")
         }
     }
@@ -92,7 +101,9 @@ import Testing
     @Test(arguments: numericKeys)
     func unparsableValuesSetDirectlyNeverTrap(key: String) throws {
         let setting = try #require(GestureConfiguration.overrideSetting(named: key))
-        for value in [1e300, -1e300, -1, 0, Double.nan, Double.infinity, -Double.infinity, Double.leastNonzeroMagnitude] {
+        for value in [
+            1e300, -1e300, -1, 0, Double.nan, Double.infinity, -Double.infinity, Double.leastNonzeroMagnitude,
+        ] {
             var c = GestureConfiguration()
             Self.set(setting, value, in: &c)
             _ = Self.runDemo(c)  // a trap ends the test process: the test fails by crashing
@@ -133,7 +144,8 @@ import Testing
     @Test func longPressOf1e300IsRefusedAndNeverTraps() {
         // The measured crash: the first touch after this setting trapped converting the deadline.
         var c = GestureConfiguration()
-        #expect(c.applyOverrides(["long-press-ms": "1e300"]).map(\.description)
+        #expect(
+            c.applyOverrides(["long-press-ms": "1e300"]).map(\.description)
                 == ["long-press-ms=\"1e300\": out of range, accepted 1 … 60000 ms; using 500 ms"])
         c.longPressMs = 1e300
         let run = Self.runDemo(c)
@@ -143,14 +155,19 @@ import Testing
 
     @Test func policyKeysParseAndRefuse() {
         var c = GestureConfiguration()
-        #expect(c.applyOverrides(["simultaneous": "pinch+rotate", "tap-waits-for-double-tap": "1,2",
-                                  "palm-cancels": "off", "two-finger-long-press-gates": "yes"]) == [])
+        #expect(
+            c.applyOverrides([
+                "simultaneous": "pinch+rotate", "tap-waits-for-double-tap": "1,2",
+                "palm-cancels": "off", "two-finger-long-press-gates": "yes",
+            ]) == [])
         #expect(c.policy.simultaneous == [GesturePair(.pinch, .rotate)])
         #expect(c.policy.tapWaitsForDoubleTapFingers == [1, 2])
         #expect(!c.policy.palmCancels && c.policy.twoFingerLongPressGatesPanAndRotate)
-        for (key, value) in [("simultaneous", "pinch+touch-tap"), ("simultaneous", ""), ("simultaneous", "pinch+rotate,"),
-                             ("tap-waits-for-double-tap", "11"), ("tap-waits-for-double-tap", ""), ("tap-waits-for-double-tap", "1,,2"),
-                             ("palm-cancels", "maybe"), ("two-finger-long-press-gates", "")] {
+        for (key, value) in [
+            ("simultaneous", "pinch+touch-tap"), ("simultaneous", ""), ("simultaneous", "pinch+rotate,"),
+            ("tap-waits-for-double-tap", "11"), ("tap-waits-for-double-tap", ""), ("tap-waits-for-double-tap", "1,,2"),
+            ("palm-cancels", "maybe"), ("two-finger-long-press-gates", ""),
+        ] {
             var d = GestureConfiguration()
             let rejections = d.applyOverrides([key: value])
             #expect(rejections.count == 1 && d == GestureConfiguration(), "\(key)=\"\(value)\"")
@@ -163,12 +180,15 @@ import Testing
 
     @Test func twoKeysForOneSettingTheFirstValidWins() {
         var c = GestureConfiguration()
-        let rejections = c.applyOverrides(["tap-slop-mm": "4", "touch-slop-mm": "3", "rotate-degrees": "abc", "rotate-turns": "0.05"])
-        #expect(c.touchSlopMm == 4 && c.rotateTurns == 0.05)
-        #expect(rejections.map(\.description) == [
-            "rotate-degrees=\"abc\": not a number, accepted 0.36 … 90 degrees; using 18 degrees",
-            "touch-slop-mm=\"3\": sets the same as tap-slop-mm, which is used; using 4 mm",
+        let rejections = c.applyOverrides([
+            "tap-slop-mm": "4", "touch-slop-mm": "3", "rotate-degrees": "abc", "rotate-turns": "0.05",
         ])
+        #expect(c.touchSlopMm == 4 && c.rotateTurns == 0.05)
+        #expect(
+            rejections.map(\.description) == [
+                "rotate-degrees=\"abc\": not a number, accepted 0.36 … 90 degrees; using 18 degrees",
+                "touch-slop-mm=\"3\": sets the same as tap-slop-mm, which is used; using 4 mm",
+            ])
     }
 
     @Test func unknownKeysAreRefused() {

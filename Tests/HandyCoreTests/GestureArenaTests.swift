@@ -1,12 +1,15 @@
-@testable import HandyCore
 import HandyProtocol
 import Testing
+
+@testable import HandyCore
 
 @Suite struct GestureArenaTests {
     /// A busy stream: a tap, a pinch-rotate-drag, a swipe, a long press.
     static var busy: [Finger] {
         var f = tap(2, at: 0)
-        f += spread(30, 60, down: 0.5, move: (0.55, 0.9), up: 1.0).enumerated().map { i, x in var y = x; y.id = 2 + i; return y }
+        f += spread(30, 60, down: 0.5, move: (0.55, 0.9), up: 1.0).enumerated().map { i, x in
+            var y = x; y.id = 2 + i; return y
+        }
         f.append(Finger.line(id: 4, (40, 100), (80, 100), down: 1.2, up: 1.35, move: 1.2, 1.35))
         f.append(Finger.hold(id: 5, (150, 30), down: 1.6, up: 2.3))
         return f
@@ -17,14 +20,18 @@ import Testing
         var seen: [UInt64: GestureKind] = [:]
         var maxID: UInt64 = 0
         for e in events {
-            if let k = seen[e.id] { #expect(k == e.gesture) } else {
+            if let k = seen[e.id] {
+                #expect(k == e.gesture)
+            } else {
                 #expect(e.id == maxID + 1, "new ids come in order")
                 maxID = e.id
                 seen[e.id] = e.gesture
             }
             #expect(e.device == "test")
         }
-        #expect(seen.values.contains(.tap) && seen.values.contains(.pinch) && seen.values.contains(.swipe) && seen.values.contains(.longPress))
+        #expect(
+            seen.values.contains(.tap) && seen.values.contains(.pinch) && seen.values.contains(.swipe)
+                && seen.values.contains(.longPress))
         // Time never goes backwards.
         #expect(zip(events, events.dropFirst()).allSatisfy { $0.time <= $1.time })
     }
@@ -68,7 +75,7 @@ import Testing
         var out: [GestureEvent] = []
         for f in frames { out += arena.handle(f) }
         #expect(collapsed(out, including: [.pan]) == ["pan began", "pan changed"])
-        #expect(arena.nextDeadline == nil)   // moving: no long press, no hold
+        #expect(arena.nextDeadline == nil)  // moving: no long press, no hold
         let cancelled = arena.cancelAll(at: Timestamp(seconds: 0.35), reason: "device-removed")
         #expect(names(cancelled) == ["pan cancelled", "touch-pan cancelled"])
         #expect(cancelled.allSatisfy { $0.reason == "device-removed" && $0.time == 0.35 })
@@ -77,11 +84,16 @@ import Testing
 
     @Test func pipelineStillRuns() {
         // The pipeline's stub tracker makes no frames yet; it must still call the arena safely.
-        let d = DeviceDescription(name: "x", absAxes: [AbsCode.mtPositionX: AbsInfo(minimum: 0, maximum: 100),
-                                                       AbsCode.mtPositionY: AbsInfo(minimum: 0, maximum: 100)])
+        let d = DeviceDescription(
+            name: "x",
+            absAxes: [
+                AbsCode.mtPositionX: AbsInfo(minimum: 0, maximum: 100),
+                AbsCode.mtPositionY: AbsInfo(minimum: 0, maximum: 100),
+            ])
         var p = GesturePipeline(deviceID: "x", description: d)
         var out = PipelineOutput()
-        p.handle(InputEvent(time: Timestamp(seconds: 1), type: EventType.syn, code: SynCode.report, value: 0), into: &out)
+        p.handle(
+            InputEvent(time: Timestamp(seconds: 1), type: EventType.syn, code: SynCode.report, value: 0), into: &out)
         #expect(p.nextDeadline == nil)
         _ = p.deviceRemoved(at: Timestamp(seconds: 2))
     }
@@ -93,10 +105,14 @@ import Testing
         #expect(c.touchSlopMm == 2.5 && c.tapTimeoutMs == 180 && c.doubleTapTimeoutMs == 300 && c.longPressMs == 500)
         #expect(c.pinchRatio == 1.1 && Swift.abs(c.rotateThresholdRadians - 2 * Double.pi / 50) < 1e-12)
         #expect(c.decideMotionPerFingerMm == 1.5)
-        #expect(Swift.abs(c.doubleTapSlopMm - 100.0 / 160 * 25.4) < 1e-9)   // Android 100 dp
-        #expect(c.policy.allows(.pinch, with: .rotate) && c.policy.allows(.pan, with: .pinch) && c.policy.allows(.rotate, with: .pan))
+        #expect(Swift.abs(c.doubleTapSlopMm - 100.0 / 160 * 25.4) < 1e-9)  // Android 100 dp
+        #expect(
+            c.policy.allows(.pinch, with: .rotate) && c.policy.allows(.pan, with: .pinch)
+                && c.policy.allows(.rotate, with: .pan))
         #expect(!c.policy.allows(.tap, with: .pan) && !c.policy.allows(.swipe, with: .pinch))
-        #expect(c.policy.tapWaitsForDoubleTapFingers.isEmpty && c.policy.palmCancels && !c.policy.twoFingerLongPressGatesPanAndRotate)
+        #expect(
+            c.policy.tapWaitsForDoubleTapFingers.isEmpty && c.policy.palmCancels
+                && !c.policy.twoFingerLongPressGatesPanAndRotate)
     }
 
     @Test func overridesApplyAndRejections() {
@@ -107,7 +123,11 @@ import Testing
             "pinch-ratio-typo": "1", "double-tap-timeout-ms": "-5", "momentum-decay-per-ms": "1.5",
             "swipe-min-speed-mm-s": "abc", "tap-waits-for-double-tap": "1,x",
         ])
-        #expect(rejected == ["double-tap-timeout-ms", "momentum-decay-per-ms", "pinch-ratio-typo", "swipe-min-speed-mm-s", "tap-waits-for-double-tap"])
+        #expect(
+            rejected == [
+                "double-tap-timeout-ms", "momentum-decay-per-ms", "pinch-ratio-typo", "swipe-min-speed-mm-s",
+                "tap-waits-for-double-tap",
+            ])
         #expect(c.tapTimeoutMs == 200 && c.touchSlopMm == 3 && c.longPressMs == 450 && c.pinchRatio == 1.15)
         #expect(Swift.abs(c.rotateTurns - 10.0 / 360) < 1e-12)
         #expect(c.policy.allows(.pinch, with: .pan) && !c.policy.allows(.pinch, with: .rotate))
@@ -172,7 +192,9 @@ import Testing
     /// Deterministic pseudo-random numbers (a test must replay the same way).
     struct LCG {
         var state: UInt64
-        mutating func next() -> UInt64 { state = state &* 6364136223846793005 &+ 1442695040888963407; return state >> 11 }
+        mutating func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407; return state >> 11
+        }
         mutating func unit() -> Double { Double(next() % 1_000_000) / 1_000_000 }
         mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
     }
@@ -194,15 +216,20 @@ import Testing
                 let p = PhysicalPoint(x: rng.unit() * 400 - 100, y: rng.unit() * 300 - 100)
                 let major: Double? = rng.below(3) == 0 ? rng.unit() * 60 : nil
                 let id = rng.below(8) == 0 ? 64 + rng.below(100) : rng.below(12)
-                touches.append(Touch(id: id, phase: phases[rng.below(5)], tool: tools[rng.below(5)],
-                                     device: DevicePoint(x: 0, y: 0), mm: p, normalized: NormalizedPoint(x: p.x / 200, y: p.y / 120),
-                                     startMm: PhysicalPoint(x: p.x + rng.unit() * 10, y: p.y), majorMm: major,
-                                     beganAt: Timestamp(microseconds: time &- Int64(rng.below(1_000_000))), time: Timestamp(microseconds: time),
-                                     velocity: PhysicalPoint(x: rng.unit() * 500, y: 0)))
+                touches.append(
+                    Touch(
+                        id: id, phase: phases[rng.below(5)], tool: tools[rng.below(5)],
+                        device: DevicePoint(x: 0, y: 0), mm: p, normalized: NormalizedPoint(x: p.x / 200, y: p.y / 120),
+                        startMm: PhysicalPoint(x: p.x + rng.unit() * 10, y: p.y), majorMm: major,
+                        beganAt: Timestamp(microseconds: time &- Int64(rng.below(1_000_000))),
+                        time: Timestamp(microseconds: time),
+                        velocity: PhysicalPoint(x: rng.unit() * 500, y: 0)))
             }
             let frame = TouchFrame(time: Timestamp(microseconds: time), touches: touches, resynced: rng.below(50) == 0)
             count += arena.handle(frame).count
-            if rng.below(20) == 0 { count += arena.advanceTime(to: Timestamp(microseconds: time &+ Int64(rng.below(1_000_000)))).count }
+            if rng.below(20) == 0 {
+                count += arena.advanceTime(to: Timestamp(microseconds: time &+ Int64(rng.below(1_000_000)))).count
+            }
             if rng.below(200) == 0 { count += arena.cancelAll(at: Timestamp(microseconds: time), reason: "fuzz").count }
         }
         #expect(count > 0)

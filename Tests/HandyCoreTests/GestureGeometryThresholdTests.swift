@@ -1,5 +1,6 @@
-@testable import HandyCore
 import Testing
+
+@testable import HandyCore
 
 /// Thresholds that depend on what the device tells about its size.
 struct GestureGeometryThresholdTests {

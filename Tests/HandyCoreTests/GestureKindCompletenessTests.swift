@@ -1,6 +1,7 @@
-@testable import HandyCore
 import HandyProtocol
 import Testing
+
+@testable import HandyCore
 
 /// A gesture kind is declared once (``GestureKind`` and its traits row) and recognised by one
 /// recognizer of the arena's table: forgetting a part of a new kind fails here rather than
@@ -13,8 +14,10 @@ import Testing
             let entries = recognized.filter { $0.kind == kind }
             #expect(entries.count == 1, "\(kind): \(entries.count) recognizers in the arena's table")
             if let entry = entries.first {
-                #expect(entry.perTouchRecognizer == kind.traits.isPerTouch,
-                        "\(kind): traits say per touch \(kind.traits.isPerTouch), its recognizer \(entry.perTouchRecognizer)")
+                #expect(
+                    entry.perTouchRecognizer == kind.traits.isPerTouch,
+                    "\(kind): traits say per touch \(kind.traits.isPerTouch), its recognizer \(entry.perTouchRecognizer)"
+                )
             }
         }
     }

@@ -6,7 +6,8 @@ import HandyRecording
 /// Real recordings (Tests/Fixtures) through the same pipeline as the daemon and `handyctl replay`.
 enum GestureFixtures {
     static func path(_ relative: String) -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         return root.appendingPathComponent("Tests/Fixtures").appendingPathComponent(relative).path
     }
 
@@ -19,7 +20,8 @@ enum GestureFixtures {
     /// Replays a fixture; timers fire as events pass them and, at the end, 2 s after the last event.
     static func replay(_ relative: String, configuration: GestureConfiguration = .init()) throws -> Result {
         let recording = try Recording.load(path: path(relative))
-        var pipeline = GesturePipeline(deviceID: "replay", description: recording.description, configuration: configuration)
+        var pipeline = GesturePipeline(
+            deviceID: "replay", description: recording.description, configuration: configuration)
         var out = PipelineOutput()
         for e in recording.events { pipeline.handle(e, into: &out) }
         if let last = recording.events.last {

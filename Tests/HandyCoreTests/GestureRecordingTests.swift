@@ -10,7 +10,9 @@ import Testing
     static let atmel = "whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen."
     static let ep = "whot-evemu-devices/touchscreens/EP0430M09."
 
-    static func multi(_ r: GestureFixtures.Result) -> [GestureEvent] { r.gestures.filter { multiFinger.contains($0.gesture) } }
+    static func multi(_ r: GestureFixtures.Result) -> [GestureEvent] {
+        r.gestures.filter { multiFinger.contains($0.gesture) }
+    }
 
     @Test(arguments: [isdv4 + "2fg-tap.events", "libinput-record/wacom-isdv4-2fg-tap.yml"])
     func wacomTwoFingerTap(path: String) throws {
@@ -63,7 +65,7 @@ import Testing
     @Test(arguments: [
         (isdv4 + "double-center-scroll.events", 2, 1.0),
         ("libinput-record/wacom-isdv4-double-center-scroll.yml", 2, 1.0),
-        (ep + "2-finger-scroll-down.events", 2, -1.0),   // fingers move up (y 547 → 216): content scrolls down
+        (ep + "2-finger-scroll-down.events", 2, -1.0),  // fingers move up (y 547 → 216): content scrolls down
         ("xorg-integration-tests/touchpads/SynPS2-Synaptics-TouchPad-Clickpad.two-finger-scroll-down.events", 2, 1.0),
         ("xorg-integration-tests/touchpads/SynPS2-Synaptics-TouchPad-Clickpad.two-finger-scroll-up.events", 2, -1.0),
         // Not multitouch: one position plus BTN_TOOL_DOUBLETAP, so the tracker sees one touch.
@@ -135,7 +137,8 @@ import Testing
             // Every recording ends with the fingers up, except the xorg fragment that only begins a touch.
             // misbehaving/: the device vanishes or the last frame is lost (MisbehavingDeviceTests).
             if !f.hasSuffix("touch_1_begin.events") && !f.hasSuffix("touch_1_update.events")
-                && !f.hasSuffix("vanish-mid-frame.evemu") && !f.hasSuffix("missing-syn-report.evemu") {
+                && !f.hasSuffix("vanish-mid-frame.evemu") && !f.hasSuffix("missing-syn-report.evemu")
+            {
                 #expect(open.isEmpty, "\(f): \(open)")
             }
         }

@@ -1,14 +1,16 @@
 import HandyCore
-import HandySynthetic
 import HandyProtocol
+import HandySynthetic
 import Testing
 
 /// Recognizers behind the real tracker: evdev events from the tracker helper's synthetic stream
 /// builder → GesturePipeline (TouchTracker → GestureArena), as the daemon runs them.
 @Suite struct GestureSyntheticStreamTests {
-    static let screen = SyntheticTouchscreen.fullFeatured()   // 200 × 120 mm, 20 units/mm, slots, tool type
+    static let screen = SyntheticTouchscreen.fullFeatured()  // 200 × 120 mm, 20 units/mm, slots, tool type
 
-    static func replay(_ events: [InputEvent], screen: SyntheticTouchscreen = screen) -> (gestures: [GestureEvent], bugs: [String]) {
+    static func replay(_ events: [InputEvent], screen: SyntheticTouchscreen = screen) -> (
+        gestures: [GestureEvent], bugs: [String]
+    ) {
         var p = GesturePipeline(deviceID: "synthetic", description: screen.description)
         var out = PipelineOutput()
         for e in events { p.handle(e, into: &out) }
@@ -20,19 +22,25 @@ import Testing
     static func pinch(rightHand: Bool, centerX: Double = 100) -> [FingerPath] {
         let s = rightHand ? 1.0 : -1.0
         return [
-            FingerPath.line(fromMm: (centerX - 8 * s, 70), toMm: (centerX - 20 * s, 85), startSeconds: 0, durationSeconds: 0.5),
-            FingerPath.line(fromMm: (centerX + 8 * s, 50), toMm: (centerX + 20 * s, 35), startSeconds: 0, durationSeconds: 0.5),
+            FingerPath.line(
+                fromMm: (centerX - 8 * s, 70), toMm: (centerX - 20 * s, 85), startSeconds: 0, durationSeconds: 0.5),
+            FingerPath.line(
+                fromMm: (centerX + 8 * s, 50), toMm: (centerX + 20 * s, 35), startSeconds: 0, durationSeconds: 0.5),
         ]
     }
 
-    @Test(arguments: [SyntheticTouchscreen.fullFeatured(), SyntheticTouchscreen(mtProtocol: .contacts, maxX: 3999, maxY: 2399, resolution: 20)])
+    @Test(arguments: [
+        SyntheticTouchscreen.fullFeatured(),
+        SyntheticTouchscreen(mtProtocol: .contacts, maxX: 3999, maxY: 2399, resolution: 20),
+    ])
     func pinchThroughTheTrackerKnowsTheHand(screen: SyntheticTouchscreen) {
         for right in [true, false] {
             let stream = SyntheticStream(device: screen)
             let r = Self.replay(stream.events(Self.pinch(rightHand: right)), screen: screen)
             let pinch = r.gestures.filter { $0.gesture == .pinch }
             #expect(collapsed(pinch) == ["pinch began", "pinch changed", "pinch ended"])
-            #expect(pinch.allSatisfy { $0.hand == (right ? .right : .left) && $0.clearSide == (right ? .left : .right) })
+            #expect(
+                pinch.allSatisfy { $0.hand == (right ? .right : .left) && $0.clearSide == (right ? .left : .right) })
             #expect(pinch.last!.scale! > 1.8)
             #expect(r.bugs.isEmpty)
         }
@@ -67,7 +75,9 @@ import Testing
 
     @Test func deviceRemovedCancelsWhatIsInProgress() {
         let stream = SyntheticStream(device: Self.screen)
-        let events = stream.events([FingerPath.line(fromMm: (50, 60), toMm: (50, 100), startSeconds: 0, durationSeconds: 0.6, lifts: false)])
+        let events = stream.events([
+            FingerPath.line(fromMm: (50, 60), toMm: (50, 100), startSeconds: 0, durationSeconds: 0.6, lifts: false)
+        ])
         var p = GesturePipeline(deviceID: "synthetic", description: Self.screen.description)
         var out = PipelineOutput()
         for e in events { p.handle(e, into: &out) }
@@ -87,8 +97,13 @@ import Testing
         // DemoScenario.timeline: right pinch out, left pinch in, rotate 60° cw, tap, double tap,
         // one-finger pan, two-finger swipe left, long press.
         let r = GestureSyntheticStreamTests.replay(DemoScenario.events, screen: DemoScenario.device)
-        let starts = r.gestures.filter { multiFinger.contains($0.gesture) && ($0.phase == .began || $0.phase == .recognized) }
-        #expect(starts.map { "\($0.gesture.rawValue)" } == ["pinch", "pinch", "rotate", "tap", "tap", "tap", "pan", "pan", "swipe", "long-press"])
+        let starts = r.gestures.filter {
+            multiFinger.contains($0.gesture) && ($0.phase == .began || $0.phase == .recognized)
+        }
+        #expect(
+            starts.map { "\($0.gesture.rawValue)" } == [
+                "pinch", "pinch", "rotate", "tap", "tap", "tap", "pan", "pan", "swipe", "long-press",
+            ])
         #expect(starts[0].hand == .right && starts[1].hand == .left)
         let pinchEnds = r.gestures.filter { $0.gesture == .pinch && $0.phase == .ended }
         #expect(pinchEnds.count == 2 && pinchEnds[0].scale! > 1.5 && pinchEnds[1].scale! < 0.7)

@@ -17,8 +17,10 @@ struct Finger {
     var orientation: @Sendable (Double) -> Double? = { _ in nil }
 
     /// A straight line from `a` to `b` between `t0` and `t1` (held before and after).
-    static func line(id: Int, _ a: (Double, Double), _ b: (Double, Double), down: Double, up: Double?,
-                     move t0: Double? = nil, _ t1: Double? = nil) -> Finger {
+    static func line(
+        id: Int, _ a: (Double, Double), _ b: (Double, Double), down: Double, up: Double?,
+        move t0: Double? = nil, _ t1: Double? = nil
+    ) -> Finger {
         let s = t0 ?? down, e = t1 ?? (up ?? down + 1)
         return Finger(id: id, down: down, up: up) { t in
             let f = e > s ? Swift.min(1, Swift.max(0, (t - s) / (e - s))) : 1
@@ -31,8 +33,10 @@ struct Finger {
     }
 
     /// Circular motion about `c`: radius `r`, angle from `a0` to `a1` (radians, clockwise in y-down).
-    static func arc(id: Int, center c: (Double, Double), radius r: @escaping @Sendable (Double) -> Double = { _ in 20 },
-                    from a0: Double, to a1: Double, down: Double, up: Double?, move t0: Double, _ t1: Double) -> Finger {
+    static func arc(
+        id: Int, center c: (Double, Double), radius r: @escaping @Sendable (Double) -> Double = { _ in 20 },
+        from a0: Double, to a1: Double, down: Double, up: Double?, move t0: Double, _ t1: Double
+    ) -> Finger {
         Finger(id: id, down: down, up: up) { t in
             let f = Swift.min(1, Swift.max(0, (t - t0) / (t1 - t0)))
             let a = a0 + (a1 - a0) * f
@@ -43,9 +47,11 @@ struct Finger {
     func mirroredX(widthMm: Double) -> Finger {
         var f = self
         let p = position
-        f.position = { t in let q = p(t); return PhysicalPoint(x: widthMm - q.x, y: q.y) }
+        f.position = { t in
+            let q = p(t); return PhysicalPoint(x: widthMm - q.x, y: q.y)
+        }
         let o = orientation
-        f.orientation = { t in o(t).map { -$0 } }   // clockwise from y: a mirror negates it
+        f.orientation = { t in o(t).map { -$0 } }  // clockwise from y: a mirror negates it
         return f
     }
 }
@@ -55,8 +61,9 @@ enum TestScreen {
     static let heightMm = 120.0
     static let unitsPerMm: Int32 = 20
     static var geometry: DeviceGeometry {
-        DeviceGeometry(xAxis: AbsInfo(minimum: 0, maximum: Int32(widthMm) * unitsPerMm - 1, resolution: unitsPerMm),
-                       yAxis: AbsInfo(minimum: 0, maximum: Int32(heightMm) * unitsPerMm - 1, resolution: unitsPerMm))
+        DeviceGeometry(
+            xAxis: AbsInfo(minimum: 0, maximum: Int32(widthMm) * unitsPerMm - 1, resolution: unitsPerMm),
+            yAxis: AbsInfo(minimum: 0, maximum: Int32(heightMm) * unitsPerMm - 1, resolution: unitsPerMm))
     }
 }
 
@@ -83,33 +90,45 @@ func makeFrames(_ fingers: [Finger], until: Double? = nil, hz: Double = 100, res
             if lifted && !wasDown { continue }
             let p = lifted ? previous[f.id]! : f.position(t)
             let phase: TouchPhase
-            if !wasDown { phase = .began; starts[f.id] = (p, t) }
-            else if lifted { phase = .ended }
-            else if p != previous[f.id]! { phase = .moved }
-            else { phase = .stationary }
+            if !wasDown {
+                phase = .began; starts[f.id] = (p, t)
+            } else if lifted {
+                phase = .ended
+            } else if p != previous[f.id]! {
+                phase = .moved
+            } else {
+                phase = .stationary
+            }
             if phase != .stationary { changed = true }
             let (startMm, beganAt) = starts[f.id]!
             let v: PhysicalPoint = wasDown && !lifted ? (p - previous[f.id]!) / dt : .zero
             let geometry = TestScreen.geometry
-            var touch = Touch(id: f.id, phase: phase, tool: f.tool,
-                              device: DevicePoint(x: Int32(p.x * Double(TestScreen.unitsPerMm)), y: Int32(p.y * Double(TestScreen.unitsPerMm))),
-                              mm: p, normalized: NormalizedPoint(x: p.x / geometry.displayWidthMm, y: p.y / geometry.displayHeightMm),
-                              startMm: startMm, majorMm: f.majorMm(t), minorMm: f.minorMm(t), orientation: f.orientation(t), beganAt: Timestamp(seconds: beganAt), time: Timestamp(seconds: t),
-                              velocity: v)
+            var touch = Touch(
+                id: f.id, phase: phase, tool: f.tool,
+                device: DevicePoint(
+                    x: Int32(p.x * Double(TestScreen.unitsPerMm)), y: Int32(p.y * Double(TestScreen.unitsPerMm))),
+                mm: p, normalized: NormalizedPoint(x: p.x / geometry.displayWidthMm, y: p.y / geometry.displayHeightMm),
+                startMm: startMm, majorMm: f.majorMm(t), minorMm: f.minorMm(t), orientation: f.orientation(t),
+                beganAt: Timestamp(seconds: beganAt), time: Timestamp(seconds: t),
+                velocity: v)
             touch.tool = f.tool
             touches.append(touch)
             if lifted { previous[f.id] = nil } else { previous[f.id] = p }
         }
         let resync = resyncAt.map { Swift.abs($0 - t) < dt / 2 } ?? false
-        if changed || resync { frames.append(TouchFrame(time: Timestamp(seconds: t), touches: touches, resynced: resync)) }
+        if changed || resync {
+            frames.append(TouchFrame(time: Timestamp(seconds: t), touches: touches, resynced: resync))
+        }
     }
     return frames
 }
 
 /// Feeds frames to a fresh arena (timers as the pipeline does: before each frame, and at the end up
 /// to `advanceTo`); returns every event.
-func runArena(_ frames: [TouchFrame], configuration: GestureConfiguration = .init(), advanceTo: Double? = nil,
-              arena: inout GestureArena) -> [GestureEvent] {
+func runArena(
+    _ frames: [TouchFrame], configuration: GestureConfiguration = .init(), advanceTo: Double? = nil,
+    arena: inout GestureArena
+) -> [GestureEvent] {
     var out: [GestureEvent] = []
     for f in frames { out += arena.handle(f) }
     let end = advanceTo ?? ((frames.last?.time.seconds ?? 0) + 2)
@@ -119,8 +138,10 @@ func runArena(_ frames: [TouchFrame], configuration: GestureConfiguration = .ini
 
 /// Runs `fingers` through a fresh arena. An arena bug report (a broken invariant) fails the calling
 /// test, not the whole test process.
-func run(_ fingers: [Finger], configuration: GestureConfiguration = .init(), until: Double? = nil,
-         sourceLocation: SourceLocation = #_sourceLocation) -> [GestureEvent] {
+func run(
+    _ fingers: [Finger], configuration: GestureConfiguration = .init(), until: Double? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> [GestureEvent] {
     var arena = GestureArena(deviceID: "test", geometry: TestScreen.geometry, configuration: configuration)
     let events = runArena(makeFrames(fingers, until: until), configuration: configuration, arena: &arena)
     #expect(arena.bugReports.isEmpty, "arena bug reports: \(arena.bugReports)", sourceLocation: sourceLocation)

@@ -1,6 +1,6 @@
 import HandyCore
-import HandySynthetic
 import HandyProtocol
+import HandySynthetic
 import Testing
 
 /// The covered region (issue 14 part 4): every event with a hand carries `occlusion`, a polygon on
@@ -21,8 +21,10 @@ import Testing
 
     static func pinch() -> [Finger] {
         // A right-hand pinch out: thumb (0) below left, index (1) above right, moving apart.
-        [Finger.line(id: 0, (90, 70), (75, 80), down: 0, up: 0.6, move: 0.05, 0.5),
-         Finger.line(id: 1, (110, 50), (125, 40), down: 0, up: 0.6, move: 0.05, 0.5)]
+        [
+            Finger.line(id: 0, (90, 70), (75, 80), down: 0, up: 0.6, move: 0.05, 0.5),
+            Finger.line(id: 1, (110, 50), (125, 40), down: 0, up: 0.6, move: 0.05, 0.5),
+        ]
     }
 
     /// Area of `polygon` (mm) left of `x`, by sampling: independent of the model's own clipping code.
@@ -59,10 +61,15 @@ import Testing
             #expect(e.hand == .right && e.clearSide == .left)
             guard let o = e.occlusion, let c = e.centroidMm else { continue }
             #expect(o.polygon.count == o.polygonMm.count && o.polygonMm.count >= 3)
-            #expect(o.polygonMm.allSatisfy { $0.x >= 0 && $0.x <= TestScreen.widthMm && $0.y >= 0 && $0.y <= TestScreen.heightMm })
+            #expect(
+                o.polygonMm.allSatisfy {
+                    $0.x >= 0 && $0.x <= TestScreen.widthMm && $0.y >= 0 && $0.y <= TestScreen.heightMm
+                })
             #expect(o.polygon.allSatisfy { $0.x >= 0 && $0.x <= 1 && $0.y >= 0 && $0.y <= 1 })
             for (n, mm) in zip(o.polygon, o.polygonMm) {
-                #expect(Swift.abs(n.x * TestScreen.widthMm - mm.x) < 0.16 && Swift.abs(n.y * TestScreen.heightMm - mm.y) < 0.16)
+                #expect(
+                    Swift.abs(n.x * TestScreen.widthMm - mm.x) < 0.16
+                        && Swift.abs(n.y * TestScreen.heightMm - mm.y) < 0.16)
             }
             let split = Self.areaLeft(of: c.x, o.polygonMm)
             #expect(split.right > 2 * split.left, "right hand: \(split)")
@@ -81,7 +88,9 @@ import Testing
         let events = run(fingers).filter { $0.gesture == kind }
         let mirrored = run(fingers.map { $0.mirroredX(widthMm: TestScreen.widthMm) }).filter { $0.gesture == kind }
         #expect(!events.isEmpty && events.count == mirrored.count, "\(name)")
-        #expect(events.filter { $0.phase != .changed }.allSatisfy { $0.occlusion != nil }, "\(name): not on every began/end")
+        #expect(
+            events.filter { $0.phase != .changed }.allSatisfy { $0.occlusion != nil }, "\(name): not on every began/end"
+        )
         for (a, b) in zip(events, mirrored) {
             #expect(a.hand != .unknown, "\(name)")
             #expect(a.clearSide == a.hand?.clearSide && b.clearSide == a.hand?.mirrored.clearSide, "\(name)")
@@ -111,16 +120,21 @@ import Testing
         var resent = 0, held = 0
         for e in pinches {
             let at = fingers.map { $0.position(e.time) }
-            let fresh = HandOcclusionModel().polygon(contactsMm: at, hand: e.hand ?? .unknown,
-                                                     displayWidthMm: TestScreen.widthMm, displayHeightMm: TestScreen.heightMm)
-                .map { WirePoint(x: $0.x, y: $0.y) }
+            let fresh = HandOcclusionModel().polygon(
+                contactsMm: at, hand: e.hand ?? .unknown,
+                displayWidthMm: TestScreen.widthMm, displayHeightMm: TestScreen.heightMm
+            )
+            .map { WirePoint(x: $0.x, y: $0.y) }
             if e.phase == .changed {
                 let moved = zip(keptAt, at).contains { Swift.abs($0.x - $1.x) > 2 || Swift.abs($0.y - $1.y) > 2 }
-                #expect((e.occlusion != nil) == moved, "at \(e.time): moved \(moved), region sent \(e.occlusion != nil)")
+                #expect(
+                    (e.occlusion != nil) == moved, "at \(e.time): moved \(moved), region sent \(e.occlusion != nil)")
                 if e.occlusion == nil, let kept {
                     held += 1
                     #expect(e.clearSide == kept.clearSide)
-                    for p in kept.region { #expect(Self.distance(p, toOutlineOf: fresh) <= 4, "at \(e.time): \(p) off \(fresh)") }
+                    for p in kept.region {
+                        #expect(Self.distance(p, toOutlineOf: fresh) <= 4, "at \(e.time): \(p) off \(fresh)")
+                    }
                 }
             }
             if let o = e.occlusion {
@@ -136,19 +150,33 @@ import Testing
     /// (docs/PROTOCOL.md "frame (compact form)"): that holds only while the hand, its confidence
     /// and the clear side change nowhere else, on every gesture.
     @Test func theHandChangesOnlyWithTheRegion() {
-        let streams = [Self.pinch(),
-                       [Finger.line(id: 0, (100, 50), (100, 20), down: 0, up: 0.5, move: 0.05, 0.45)],
-                       [Finger.line(id: 0, (60, 80), (120, 60), down: 0, up: 0.8, move: 0.05, 0.7),
-                        Finger.line(id: 1, (90, 40), (150, 30), down: 0.02, up: 0.8, move: 0.06, 0.7)],
-                       [Finger.arc(id: 0, center: (100, 60), radius: { 15 + 15 * $0 }, from: Double.pi - 0.9, to: Double.pi + 0.6, down: 0, up: 0.7, move: 0.05, 0.6),
-                        Finger.arc(id: 1, center: (100, 60), radius: { 15 + 15 * $0 }, from: -0.9, to: 0.6, down: 0, up: 0.7, move: 0.05, 0.6)]]
+        let streams = [
+            Self.pinch(),
+            [Finger.line(id: 0, (100, 50), (100, 20), down: 0, up: 0.5, move: 0.05, 0.45)],
+            [
+                Finger.line(id: 0, (60, 80), (120, 60), down: 0, up: 0.8, move: 0.05, 0.7),
+                Finger.line(id: 1, (90, 40), (150, 30), down: 0.02, up: 0.8, move: 0.06, 0.7),
+            ],
+            [
+                Finger.arc(
+                    id: 0, center: (100, 60), radius: { 15 + 15 * $0 }, from: Double.pi - 0.9, to: Double.pi + 0.6,
+                    down: 0, up: 0.7, move: 0.05, 0.6),
+                Finger.arc(
+                    id: 1, center: (100, 60), radius: { 15 + 15 * $0 }, from: -0.9, to: 0.6, down: 0, up: 0.7,
+                    move: 0.05, 0.6),
+            ],
+        ]
         var checked = Set<GestureKind>()
         for fingers in streams {
             var sent: [UInt64: (Hand?, Double?, Side?)] = [:]
             for e in run(fingers) {
                 if e.phase == .changed && e.occlusion == nil {
-                    guard let last = sent[e.id] else { Issue.record("\(e.gesture) \(e.id): changed before a hand was sent"); continue }
-                    #expect(e.hand == last.0 && e.handConfidence == last.1 && e.clearSide == last.2, "\(e.gesture) at \(e.time)")
+                    guard let last = sent[e.id] else {
+                        Issue.record("\(e.gesture) \(e.id): changed before a hand was sent"); continue
+                    }
+                    #expect(
+                        e.hand == last.0 && e.handConfidence == last.1 && e.clearSide == last.2,
+                        "\(e.gesture) at \(e.time)")
                     checked.insert(e.gesture)
                 } else {
                     sent[e.id] = (e.hand, e.handConfidence, e.clearSide)
@@ -172,7 +200,9 @@ import Testing
     }
 
     @Test func anUnknownHandCoversStraightBelowAndNamesNoSide() {
-        let pan = run([Finger.line(id: 0, (100, 50), (100, 20), down: 0, up: 0.5, move: 0.05, 0.45)]).filter { $0.gesture == .pan }
+        let pan = run([Finger.line(id: 0, (100, 50), (100, 20), down: 0, up: 0.5, move: 0.05, 0.45)]).filter {
+            $0.gesture == .pan
+        }
         #expect(!pan.isEmpty)
         for e in pan {
             guard let o = e.occlusion, let c = e.centroidMm else { #expect(e.phase == .changed); continue }
@@ -185,11 +215,16 @@ import Testing
 
     /// At the right edge the region is cut by the display, yet a right hand keeps `clearSide` left.
     @Test func nearAnEdgeTheSideStays() {
-        let fingers = [Finger.line(id: 0, (180, 70), (170, 80), down: 0, up: 0.6, move: 0.05, 0.5),
-                       Finger.line(id: 1, (195, 50), (199, 40), down: 0, up: 0.6, move: 0.05, 0.5)]
+        let fingers = [
+            Finger.line(id: 0, (180, 70), (170, 80), down: 0, up: 0.6, move: 0.05, 0.5),
+            Finger.line(id: 1, (195, 50), (199, 40), down: 0, up: 0.6, move: 0.05, 0.5),
+        ]
         let pinches = run(fingers).filter { $0.gesture == .pinch }
         #expect(!pinches.isEmpty && pinches.allSatisfy { $0.hand == .right && $0.clearSide == .left })
-        #expect(pinches.allSatisfy { $0.occlusion?.polygonMm.allSatisfy { $0.x <= TestScreen.widthMm } ?? ($0.phase == .changed) })
+        #expect(
+            pinches.allSatisfy {
+                $0.occlusion?.polygonMm.allSatisfy { $0.x <= TestScreen.widthMm } ?? ($0.phase == .changed)
+            })
     }
 
     /// Through the real tracker on a panel mounted rotated 90°: the region lies towards the
@@ -213,9 +248,14 @@ import Testing
         for e in pinches {
             guard let o = e.occlusion, let c = e.centroidMm else { continue }
             // On the wire mm are rounded to 0.1 mm (this display is 119.95 × 199.95 mm).
-            #expect(o.polygonMm.allSatisfy { $0.x >= 0 && $0.x <= width + 0.05 + 1e-9 && $0.y >= 0 && $0.y <= height + 0.05 + 1e-9 },
-                    "\(width) × \(height): \(o.polygonMm)")
-            #expect(o.polygonMm.contains { Swift.abs($0.y - height) <= 0.05 + 1e-9 }, "the forearm reaches the display's bottom")
+            #expect(
+                o.polygonMm.allSatisfy {
+                    $0.x >= 0 && $0.x <= width + 0.05 + 1e-9 && $0.y >= 0 && $0.y <= height + 0.05 + 1e-9
+                },
+                "\(width) × \(height): \(o.polygonMm)")
+            #expect(
+                o.polygonMm.contains { Swift.abs($0.y - height) <= 0.05 + 1e-9 },
+                "the forearm reaches the display's bottom")
             let below = o.polygonMm.filter { $0.y > c.y }.count
             #expect(below > o.polygonMm.count / 2, "most of the region lies below the fingers: \(o.polygonMm)")
         }

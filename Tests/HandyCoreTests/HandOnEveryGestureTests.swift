@@ -1,6 +1,7 @@
-@testable import HandyCore
 import HandyProtocol
 import Testing
+
+@testable import HandyCore
 
 /// Every gesture carries its hand (issue 14 part 3): rotate, pan, long press, tap and swipe with two
 /// or more fingers decide it as pinch does; one-finger gestures and the per-touch gestures publish
@@ -11,13 +12,21 @@ import Testing
     static func twoFingers(_ moves: (Finger, Finger)) -> [Finger] { [moves.0, moves.1] }
 
     static func rotate() -> [Finger] {
-        [Finger.arc(id: 0, center: (100, 60), from: 0.9 * Double.pi, to: 0.9 * Double.pi + 0.8, down: 0, up: 0.6, move: 0.05, 0.5),
-         Finger.arc(id: 1, center: (100, 60), from: -0.1 * Double.pi, to: -0.1 * Double.pi + 0.8, down: 0, up: 0.6, move: 0.05, 0.5)]
+        [
+            Finger.arc(
+                id: 0, center: (100, 60), from: 0.9 * Double.pi, to: 0.9 * Double.pi + 0.8, down: 0, up: 0.6,
+                move: 0.05, 0.5),
+            Finger.arc(
+                id: 1, center: (100, 60), from: -0.1 * Double.pi, to: -0.1 * Double.pi + 0.8, down: 0, up: 0.6,
+                move: 0.05, 0.5),
+        ]
     }
 
     static func twoFingerPan() -> [Finger] {
-        [Finger.line(id: 0, (90, 70), (60, 70), down: 0, up: 0.5, move: 0.05, 0.45),
-         Finger.line(id: 1, (110, 45), (80, 45), down: 0, up: 0.5, move: 0.05, 0.45)]
+        [
+            Finger.line(id: 0, (90, 70), (60, 70), down: 0, up: 0.5, move: 0.05, 0.45),
+            Finger.line(id: 1, (110, 45), (80, 45), down: 0, up: 0.5, move: 0.05, 0.45),
+        ]
     }
 
     static func twoFingerLongPress() -> [Finger] {
@@ -29,8 +38,10 @@ import Testing
     }
 
     static func twoFingerSwipe() -> [Finger] {
-        [Finger.line(id: 0, (110, 70), (50, 70), down: 0, up: 0.16, move: 0.01, 0.15),
-         Finger.line(id: 1, (130, 45), (70, 45), down: 0, up: 0.16, move: 0.01, 0.15)]
+        [
+            Finger.line(id: 0, (110, 70), (50, 70), down: 0, up: 0.16, move: 0.01, 0.15),
+            Finger.line(id: 1, (130, 45), (70, 45), down: 0, up: 0.16, move: 0.01, 0.15),
+        ]
     }
 
     /// One finger whose contact leans by `orientation` (kernel convention).
@@ -44,31 +55,46 @@ import Testing
 
     /// The first event of `kind` and every event of it carry the same hand; the mirrored stream
     /// gives the mirrored hand with the same confidence.
-    func checkMirror(_ fingers: [Finger], _ kind: GestureKind, expected: Hand,
-                     sourceLocation: SourceLocation = #_sourceLocation) {
+    func checkMirror(
+        _ fingers: [Finger], _ kind: GestureKind, expected: Hand,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let events = run(fingers).filter { $0.gesture == kind }
         let mirrored = run(fingers.map { $0.mirroredX(widthMm: TestScreen.widthMm) }).filter { $0.gesture == kind }
-        #expect(!events.isEmpty && events.count == mirrored.count, "\(kind): \(events.count) vs \(mirrored.count)", sourceLocation: sourceLocation)
+        #expect(
+            !events.isEmpty && events.count == mirrored.count, "\(kind): \(events.count) vs \(mirrored.count)",
+            sourceLocation: sourceLocation)
         guard let first = events.first, let hand = first.hand else {
             Issue.record("\(kind) without a hand", sourceLocation: sourceLocation); return
         }
         #expect(hand == expected, "\(kind) hand \(hand)", sourceLocation: sourceLocation)
-        #expect(events.allSatisfy { $0.hand == hand && $0.handConfidence == first.handConfidence && $0.clearSide == hand.clearSide },
-                sourceLocation: sourceLocation)
-        #expect(mirrored.allSatisfy { $0.hand == hand.mirrored && $0.clearSide == hand.mirrored.clearSide },
-                sourceLocation: sourceLocation)
+        #expect(
+            events.allSatisfy {
+                $0.hand == hand && $0.handConfidence == first.handConfidence && $0.clearSide == hand.clearSide
+            },
+            sourceLocation: sourceLocation)
+        #expect(
+            mirrored.allSatisfy { $0.hand == hand.mirrored && $0.clearSide == hand.mirrored.clearSide },
+            sourceLocation: sourceLocation)
         #expect(mirrored.first?.handConfidence == first.handConfidence, sourceLocation: sourceLocation)
         // P(right hand): on every event, the same; the mirrored gesture's is 1 − P; its side is the hand's.
         guard let p = first.rightHandProbability, let q = mirrored.first?.rightHandProbability else {
             Issue.record("\(kind) without rightHandProbability", sourceLocation: sourceLocation); return
         }
         #expect(p >= 0 && p <= 1 && p == wireRounded(p, 3), "\(kind) P \(p)", sourceLocation: sourceLocation)
-        #expect(events.allSatisfy { $0.rightHandProbability == p } && mirrored.allSatisfy { $0.rightHandProbability == q },
-                sourceLocation: sourceLocation)
+        #expect(
+            events.allSatisfy { $0.rightHandProbability == p } && mirrored.allSatisfy { $0.rightHandProbability == q },
+            sourceLocation: sourceLocation)
         #expect(q == wireRounded(1 - p, 3), "\(kind): P \(p), mirrored \(q)", sourceLocation: sourceLocation)
         switch hand {
-        case .right: #expect(p > 0.5 && p == wireRounded(first.handConfidence ?? 0, 3), "\(kind) P \(p)", sourceLocation: sourceLocation)
-        case .left: #expect(p < 0.5 && p == wireRounded(1 - (first.handConfidence ?? 0), 3), "\(kind) P \(p)", sourceLocation: sourceLocation)
+        case .right:
+            #expect(
+                p > 0.5 && p == wireRounded(first.handConfidence ?? 0, 3), "\(kind) P \(p)",
+                sourceLocation: sourceLocation)
+        case .left:
+            #expect(
+                p < 0.5 && p == wireRounded(1 - (first.handConfidence ?? 0), 3), "\(kind) P \(p)",
+                sourceLocation: sourceLocation)
         case .unknown: break
         }
     }
@@ -77,8 +103,10 @@ import Testing
     static func pinch(bottom: (Double, Double), top: (Double, Double)) -> [Finger] {
         let dx = top.0 - bottom.0, dy = top.1 - bottom.1, d = (dx * dx + dy * dy).squareRoot()
         let ux = dx / d * 12, uy = dy / d * 12
-        return [Finger.line(id: 0, bottom, (bottom.0 - ux, bottom.1 - uy), down: 0, up: 0.5, move: 0.05, 0.45),
-                Finger.line(id: 1, top, (top.0 + ux, top.1 + uy), down: 0, up: 0.5, move: 0.05, 0.45)]
+        return [
+            Finger.line(id: 0, bottom, (bottom.0 - ux, bottom.1 - uy), down: 0, up: 0.5, move: 0.05, 0.45),
+            Finger.line(id: 1, top, (top.0 + ux, top.1 + uy), down: 0, up: 0.5, move: 0.05, 0.45),
+        ]
     }
 
     /// One finger straight above the other: the ambiguous slice, where positions alone publish no
@@ -87,7 +115,7 @@ import Testing
         let fingers = Self.pinch(bottom: (100, 80), top: (102, 50))
         checkMirror(fingers, .pinch, expected: .unknown)
         let p = run(fingers).first { $0.gesture == .pinch }?.rightHandProbability
-        #expect(p != nil && p != 0.5, "P \(String(describing: p))")   // judged, not a shrug
+        #expect(p != nil && p != 0.5, "P \(String(describing: p))")  // judged, not a shrug
     }
 
     /// A pinch whose hand is known: P's side is the hand's (checkMirror: P > 0.5 ⇔ right).
@@ -103,17 +131,23 @@ import Testing
 
     @Test func rotateCarriesTheHand() { checkMirror(Self.rotate(), .rotate, expected: .right) }
     @Test func twoFingerPanCarriesTheHand() { checkMirror(Self.twoFingerPan(), .pan, expected: .right) }
-    @Test func twoFingerLongPressCarriesTheHand() { checkMirror(Self.twoFingerLongPress(), .longPress, expected: .right) }
+    @Test func twoFingerLongPressCarriesTheHand() {
+        checkMirror(Self.twoFingerLongPress(), .longPress, expected: .right)
+    }
 
     @Test func twoFingerTapCarriesTheHand() { checkMirror(Self.twoFingerTap(), .tap, expected: .right) }
     @Test func twoFingerSwipeCarriesTheHand() { checkMirror(Self.twoFingerSwipe(), .swipe, expected: .right) }
 
     /// The probability of a one-finger gesture's contact: bounded, and a lean one way and the other
     /// give different probabilities (the contact is read, not ignored).
-    func oneFingerProbability(_ fingers: [Finger], _ kind: GestureKind, sourceLocation: SourceLocation = #_sourceLocation) -> Double? {
+    func oneFingerProbability(
+        _ fingers: [Finger], _ kind: GestureKind, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Double? {
         let p = run(fingers).first { $0.gesture == kind }?.rightHandProbability
         let bound = SingleContactHandedness.maximumProbability
-        #expect(p.map { $0 >= 1 - bound - 1e-9 && $0 <= bound + 1e-9 } == true, "\(kind) P \(String(describing: p))", sourceLocation: sourceLocation)
+        #expect(
+            p.map { $0 >= 1 - bound - 1e-9 && $0 <= bound + 1e-9 } == true, "\(kind) P \(String(describing: p))",
+            sourceLocation: sourceLocation)
         return p
     }
 
@@ -128,7 +162,8 @@ import Testing
     @Test func oneFingerSwipeAndItsTouchSwipePublishNoHandButAProbability() {
         var seen: [Double] = []
         for orientation in [-0.6, 0.6] {
-            let swipe = Self.leaning(Finger.line(id: 0, (120, 40), (60, 40), down: 0, up: 0.16, move: 0.01, 0.15), orientation)
+            let swipe = Self.leaning(
+                Finger.line(id: 0, (120, 40), (60, 40), down: 0, up: 0.16, move: 0.01, 0.15), orientation)
             checkMirror([swipe], .swipe, expected: .unknown)
             checkMirror([swipe], .touchSwipe, expected: .unknown)
             if let p = oneFingerProbability([swipe], .swipe) { seen.append(p) }
@@ -138,25 +173,35 @@ import Testing
 
     /// Per-touch gestures: each touch its own probability, from its own contact, on every event of it.
     @Test func eachTouchPanCarriesItsOwnTouchsProbability() {
-        let fingers = [Self.leaning(Finger.line(id: 0, (60, 80), (60, 50), down: 0, up: 0.9, move: 0.05, 0.85), -0.6),
-                       Self.leaning(Finger.line(id: 1, (140, 80), (140, 50), down: 0, up: 0.9, move: 0.05, 0.85), 0.6)]
+        let fingers = [
+            Self.leaning(Finger.line(id: 0, (60, 80), (60, 50), down: 0, up: 0.9, move: 0.05, 0.85), -0.6),
+            Self.leaning(Finger.line(id: 1, (140, 80), (140, 50), down: 0, up: 0.9, move: 0.05, 0.85), 0.6),
+        ]
         let pans = run(fingers).filter { $0.gesture == .touchPan }
         var probabilities: [Double] = []
         for touch in [0, 1] {
             let mine = pans.filter { $0.touch == touch }
-            #expect(!mine.isEmpty && mine.allSatisfy { $0.hand == .unknown && $0.rightHandProbability == mine.first?.rightHandProbability },
-                    "touch \(touch): \(mine.map { String(describing: $0.rightHandProbability) })")
+            #expect(
+                !mine.isEmpty
+                    && mine.allSatisfy {
+                        $0.hand == .unknown && $0.rightHandProbability == mine.first?.rightHandProbability
+                    },
+                "touch \(touch): \(mine.map { String(describing: $0.rightHandProbability) })")
             if let p = mine.first?.rightHandProbability { probabilities.append(p) }
         }
         // The two touches are mirror images of each other about the screen's middle: P and 1 − P.
-        #expect(probabilities.count == 2 && abs(probabilities[0] + probabilities[1] - 1) <= 0.001 && probabilities[0] != 0.5,
-                "\(probabilities)")
+        #expect(
+            probabilities.count == 2 && abs(probabilities[0] + probabilities[1] - 1) <= 0.001
+                && probabilities[0] != 0.5,
+            "\(probabilities)")
     }
 
     @Test func perTouchGesturesWithoutOrientationAreUnknown() {
-        let events = run([Finger.hold(id: 0, (100, 60), down: 0, up: 0.08),
-                          Finger.line(id: 1, (150, 60), (150, 20), down: 0.5, up: 1.3, move: 0.55, 1.25)])
-            .filter { $0.touch != nil }
+        let events = run([
+            Finger.hold(id: 0, (100, 60), down: 0, up: 0.08),
+            Finger.line(id: 1, (150, 60), (150, 20), down: 0.5, up: 1.3, move: 0.55, 1.25),
+        ])
+        .filter { $0.touch != nil }
         #expect(Set(events.map(\.gesture)).isSuperset(of: [.touchTap, .touchPan]))
         #expect(events.allSatisfy { $0.hand == .unknown && $0.handConfidence == 0 && $0.clearSide == .unknown })
         // No shape reported: no classifier ran, so no probability either.
@@ -164,8 +209,12 @@ import Testing
     }
 
     @Test func oneFingerWithoutOrientationIsUnknown() {
-        let pan = run([Finger.line(id: 0, (100, 60), (60, 60), down: 0, up: 0.4, move: 0.05, 0.35)]).filter { $0.gesture == .pan }
-        #expect(!pan.isEmpty && pan.allSatisfy { $0.hand == .unknown && $0.handConfidence == 0 && $0.clearSide == .unknown })
+        let pan = run([Finger.line(id: 0, (100, 60), (60, 60), down: 0, up: 0.4, move: 0.05, 0.35)]).filter {
+            $0.gesture == .pan
+        }
+        #expect(
+            !pan.isEmpty && pan.allSatisfy { $0.hand == .unknown && $0.handConfidence == 0 && $0.clearSide == .unknown }
+        )
         #expect(pan.allSatisfy { $0.rightHandProbability == nil })
     }
 
@@ -183,9 +232,12 @@ import Testing
 @Suite struct SingleContactHandednessTests {
     static let width = 62.0, height = 110.0
 
-    func contact(_ orientation: Double?, x: Double = 31, y: Double = 55, majorMm: Double = 14, minorMm: Double = 9) -> HandednessContact {
-        HandednessContact(positionMm: PhysicalPoint(x: x, y: y), startMm: PhysicalPoint(x: x, y: y), landedSeconds: 0,
-                          areaMm2: Double.pi / 4 * majorMm * minorMm, orientation: orientation, elongation: 1 - minorMm / majorMm)
+    func contact(_ orientation: Double?, x: Double = 31, y: Double = 55, majorMm: Double = 14, minorMm: Double = 9)
+        -> HandednessContact
+    {
+        HandednessContact(
+            positionMm: PhysicalPoint(x: x, y: y), startMm: PhysicalPoint(x: x, y: y), landedSeconds: 0,
+            areaMm2: Double.pi / 4 * majorMm * minorMm, orientation: orientation, elongation: 1 - minorMm / majorMm)
     }
 
     func decide(_ c: HandednessContact) -> HandDecision {
@@ -199,7 +251,9 @@ import Testing
             let d = decide(contact(degrees * Double.pi / 180))
             #expect(d.hand == .unknown && d.confidence == 0, "\(degrees)°")
             let p = d.rightHandProbability ?? -1
-            #expect(p >= 1 - SingleContactHandedness.maximumProbability && p <= SingleContactHandedness.maximumProbability, "\(degrees)°: \(p)")
+            #expect(
+                p >= 1 - SingleContactHandedness.maximumProbability && p <= SingleContactHandedness.maximumProbability,
+                "\(degrees)°: \(p)")
         }
     }
 
@@ -217,12 +271,15 @@ import Testing
         for degrees in stride(from: -172.0, through: 172, by: 7) {
             for (x, y) in [(10.0, 20.0), (31, 55), (50, 100)] {
                 let c = contact(degrees * Double.pi / 180, x: x, y: y)
-                let m = HandednessContact(positionMm: PhysicalPoint(x: Self.width - x, y: y), startMm: PhysicalPoint(x: Self.width - x, y: y),
-                                          landedSeconds: 0, areaMm2: c.areaMm2, orientation: -(c.orientation ?? 0), elongation: c.elongation)
+                let m = HandednessContact(
+                    positionMm: PhysicalPoint(x: Self.width - x, y: y), startMm: PhysicalPoint(x: Self.width - x, y: y),
+                    landedSeconds: 0, areaMm2: c.areaMm2, orientation: -(c.orientation ?? 0), elongation: c.elongation)
                 let p = decide(c).rightHandProbability ?? -1, q = decide(m).rightHandProbability ?? -1
                 #expect(abs(p + q - 1) <= 0.001, "\(degrees)° at \(x),\(y): \(p) and \(q)")
                 // An axis is undirected: θ and θ ± 180° are the same contact.
-                #expect(decide(contact((degrees + 180) * Double.pi / 180, x: x, y: y)).rightHandProbability == decide(c).rightHandProbability)
+                #expect(
+                    decide(contact((degrees + 180) * Double.pi / 180, x: x, y: y)).rightHandProbability
+                        == decide(c).rightHandProbability)
             }
         }
     }

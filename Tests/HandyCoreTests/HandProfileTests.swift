@@ -1,16 +1,20 @@
-@testable import HandyCore
 import HandyProtocol
 import HandySynthetic
 import Testing
+
+@testable import HandyCore
 
 /// A device's hand profile (docs/HANDEDNESS.md "Per-device enrolment"): the document, its
 /// refusals, the recalibration, and what enrolment buys where a posture turns both hands one way.
 @Suite struct HandProfileTests {
     /// Features and labels of synthetic pinches (positions tier unless told), in generation order.
-    static func samples(_ model: HandModel = HandModel(), tier: HandednessTier = .positions, count: Int, seed: UInt64 = 5) -> [(HandednessFeatures, Hand)] {
-        HandednessEvaluation.syntheticPinches(tier: tier, count: count, seed: seed, model: model).enumerated().compactMap { i, p in
-            HandednessEvaluation.features(LabelledPinch(name: "\(i)", p)).map { ($0, p.hand) }
-        }
+    static func samples(
+        _ model: HandModel = HandModel(), tier: HandednessTier = .positions, count: Int, seed: UInt64 = 5
+    ) -> [(HandednessFeatures, Hand)] {
+        HandednessEvaluation.syntheticPinches(tier: tier, count: count, seed: seed, model: model).enumerated()
+            .compactMap { i, p in
+                HandednessEvaluation.features(LabelledPinch(name: "\(i)", p)).map { ($0, p.hand) }
+            }
     }
 
     static let defaults = samples(count: 40)
@@ -21,9 +25,10 @@ import Testing
         (0..<count).map { i in
             let hand: Hand = i % 2 == 0 ? .right : .left
             let sign = (hand == .right ? 1.0 : -1.0) * (i < flipped ? -1 : 1)
-            let contact = HandednessContact(positionMm: PhysicalPoint(x: 30 + Double(i % 7), y: 50 + Double(i % 11) * 3),
-                                            areaMm2: 140 + Double(i % 5) * 4, orientation: sign * (0.5 + Double(i % 3) * 0.1),
-                                            elongation: 0.3)
+            let contact = HandednessContact(
+                positionMm: PhysicalPoint(x: 30 + Double(i % 7), y: 50 + Double(i % 11) * 3),
+                areaMm2: 140 + Double(i % 5) * 4, orientation: sign * (0.5 + Double(i % 3) * 0.1),
+                elongation: 0.3)
             return (contact, hand, 62, 110)
         }
     }
@@ -46,7 +51,9 @@ import Testing
     }
 
     static func refusal(_ body: () throws -> Void) -> HandProfileError? {
-        do { try body() } catch let e as HandProfileError { return e } catch { Issue.record("not a HandProfileError: \(error)") }
+        do { try body() } catch let e as HandProfileError { return e } catch {
+            Issue.record("not a HandProfileError: \(error)")
+        }
         return nil
     }
 
@@ -57,7 +64,8 @@ import Testing
             #expect(e?.message.contains("hand profile") == true, "\(String(describing: e))")
         }
         // A NaN cannot be written in JSON: such a document is corrupt.
-        let nan = #"{"version":1,"device":"x","pinch":{"scale":NaN,"bias":0,"minimumConfidence":0.6},"pinches":10,"taps":0,"enrolled":{"leftPinches":5,"rightPinches":5,"leftTaps":0,"rightTaps":0,"leftAccuracy":1,"rightAccuracy":1}}"#
+        let nan =
+            #"{"version":1,"device":"x","pinch":{"scale":NaN,"bias":0,"minimumConfidence":0.6},"pinches":10,"taps":0,"enrolled":{"leftPinches":5,"rightPinches":5,"leftTaps":0,"rightTaps":0,"leftAccuracy":1,"rightAccuracy":1}}"#
         #expect(Self.refusal { _ = try HandProfile.decode(Array(nan.utf8)) }?.kind == .corrupt)
     }
 
@@ -68,7 +76,8 @@ import Testing
     }
 
     @Test func threePinchesAHandAreTooFew() throws {
-        let lefts = Self.defaults.filter { $0.1 == .left }.prefix(3), rights = Self.defaults.filter { $0.1 == .right }.prefix(3)
+        let lefts = Self.defaults.filter { $0.1 == .left }.prefix(3),
+            rights = Self.defaults.filter { $0.1 == .right }.prefix(3)
         let e = Self.refusal { _ = try HandProfile.fit(pinches: Array(lefts + rights)) }
         #expect(e?.kind == .tooFewPinches)
         #expect(e?.message.hasPrefix("too few pinches: 3 left and 3 right usable") == true, "\(String(describing: e))")
@@ -77,7 +86,9 @@ import Testing
         profile.enrolled.leftPinches = 3
         profile.pinches = profile.enrolled.leftPinches + profile.enrolled.rightPinches
         let decoded = Self.refusal { _ = try HandProfile.decode(Array(try #require(profile.json).utf8)) }
-        #expect(decoded?.kind == .tooFewPinches && decoded?.message.contains("3 left") == true, "\(String(describing: decoded))")
+        #expect(
+            decoded?.kind == .tooFewPinches && decoded?.message.contains("3 left") == true,
+            "\(String(describing: decoded))")
     }
 
     @Test func labelsThatContradictTheModelAreRefused() throws {
@@ -85,7 +96,9 @@ import Testing
         let swapped = Self.defaults.map { ($0.0, $0.1.mirrored) }
         let e = Self.refusal { _ = try HandProfile.fit(pinches: swapped) }
         #expect(e?.kind == .contradictingLabels)
-        #expect(e?.message.hasPrefix("labels contradict the model: the fitted pinch scale is -") == true, "\(String(describing: e))")
+        #expect(
+            e?.message.hasPrefix("labels contradict the model: the fitted pinch scale is -") == true,
+            "\(String(describing: e))")
         // One hand's labels all say right (a mislabelled level): the left hand cannot come out left.
         let allRight = Self.defaults.filter { $0.1 == .right }
         let half = allRight.prefix(10).map { ($0.0, Hand.left) } + allRight.dropFirst(10)
@@ -98,8 +111,10 @@ import Testing
         profile.pinch.scale = 1
         profile.enrolled.leftAccuracy = 0.4
         let e3 = Self.refusal { try profile.validate() }
-        #expect(e3?.kind == .contradictingLabels && e3?.message.contains("only 40 % of the enrolled left-hand pinches") == true,
-                "\(String(describing: e3))")
+        #expect(
+            e3?.kind == .contradictingLabels
+                && e3?.message.contains("only 40 % of the enrolled left-hand pinches") == true,
+            "\(String(describing: e3))")
     }
 
     @Test func nonFiniteNumbersAreRefused() throws {
@@ -107,7 +122,9 @@ import Testing
         let good = profile
         profile.pinch.bias = .nan
         let e = Self.refusal { try profile.validate() }
-        #expect(e?.kind == .nonFinite && e?.message == "pinch.bias is nan: every number must be finite", "\(String(describing: e))")
+        #expect(
+            e?.kind == .nonFinite && e?.message == "pinch.bias is nan: every number must be finite",
+            "\(String(describing: e))")
         #expect(profile.json == nil)
         profile = good
         profile.singleContact?.model.leanSize = .infinity
@@ -151,15 +168,20 @@ import Testing
     func enrolmentCorrectsAPostureThatTurnsBothHandsOneWay(tier: HandednessTier) throws {
         var model = HandModel()
         model.postureRotationDegrees = 30
-        let row = try #require(HandProfileEvaluation.row(group: "posture", samples: Self.samples(model, tier: tier, count: 200, seed: 3),
-                                                         k: 10, draws: 5, seed: 1))
+        let row = try #require(
+            HandProfileEvaluation.row(
+                group: "posture", samples: Self.samples(model, tier: tier, count: 200, seed: 3),
+                k: 10, draws: 5, seed: 1))
         #expect(row.refused == 0)
         #expect(row.meanBias < -0.2, "the profile leans left: \(row.meanBias)")
-        #expect(row.profiled.accuracy >= row.uncalibrated.accuracy + 0.03,
-                "\(row.profiled.accuracy) against \(row.uncalibrated.accuracy)")
+        #expect(
+            row.profiled.accuracy >= row.uncalibrated.accuracy + 0.03,
+            "\(row.profiled.accuracy) against \(row.uncalibrated.accuracy)")
         #expect(row.profiled.coverage >= row.uncalibrated.coverage - 0.02)
         // Right answers among all the held-out pinches, not only those answered.
-        #expect(row.profiled.accuracy * row.profiled.coverage > row.uncalibrated.accuracy * row.uncalibrated.coverage + 0.03)
+        #expect(
+            row.profiled.accuracy * row.profiled.coverage > row.uncalibrated.accuracy * row.uncalibrated.coverage + 0.03
+        )
     }
 
     /// The one-finger model: taps that support it publish a hand; taps whose labels say nothing
@@ -183,7 +205,9 @@ import Testing
 
         // Too few taps (or none with an orientation): no one-finger model at all.
         #expect(try HandProfile.fit(pinches: Self.defaults, taps: Self.taps(count: 8)).singleContact == nil)
-        let round = Self.taps(count: 40).map { var c = $0; c.0.orientation = nil; return c }
+        let round = Self.taps(count: 40).map {
+            var c = $0; c.0.orientation = nil; return c
+        }
         #expect(try HandProfile.fit(pinches: Self.defaults, taps: round).singleContact == nil)
     }
 }

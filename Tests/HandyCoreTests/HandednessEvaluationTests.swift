@@ -1,7 +1,8 @@
-@testable import HandyCore
-import HandySynthetic
 import HandyProtocol
+import HandySynthetic
 import Testing
+
+@testable import HandyCore
 
 /// The evaluation floor on the project's synthetic set (docs/HANDEDNESS.md), mirror symmetry and
 /// display rotation. The set is made in memory with the same generator and seed as
@@ -17,15 +18,21 @@ import Testing
     /// rule answers) is at least as accurate as the seed rule.
     static func atSeedCoverage(_ tier: HandednessTier) -> (evidence: Double, seed: HandednessMetrics) {
         let seed = metrics(tier, SeedHandednessRule())
-        let outcomes = set.filter { $0.tier == tier }.map { HandednessEvaluation.outcome($0, classifier: EvidenceHandednessClassifier()) }
+        let outcomes = set.filter { $0.tier == tier }.map {
+            HandednessEvaluation.outcome($0, classifier: EvidenceHandednessClassifier())
+        }
         return (HandednessMetrics(outcomes, fixedCoverage: seed.coverage).accuracyAtFixedCoverage, seed)
     }
 
     /// handyd answers every pinch the seed rule answers (a clear lean) and more, and its answers are
     /// at least as accurate (docs/HANDEDNESS.md "Method"): it dominates the seed rule.
     static func expectDominates(_ evidence: HandednessMetrics, _ seed: HandednessMetrics, _ tier: HandednessTier) {
-        #expect(evidence.coverage >= seed.coverage, "\(tier): handyd answers \(evidence.coverage), the seed rule \(seed.coverage)")
-        #expect(evidence.accuracy >= seed.accuracy, "\(tier): handyd \(evidence.accuracy) right, the seed rule \(seed.accuracy)")
+        #expect(
+            evidence.coverage >= seed.coverage,
+            "\(tier): handyd answers \(evidence.coverage), the seed rule \(seed.coverage)")
+        #expect(
+            evidence.accuracy >= seed.accuracy,
+            "\(tier): handyd \(evidence.accuracy) right, the seed rule \(seed.accuracy)")
     }
 
     @Test func positionsOnlyBeatsTheSeedRule() {
@@ -43,7 +50,9 @@ import Testing
         Self.expectDominates(evidence, seed, .size)
         let (atSeed, _) = Self.atSeedCoverage(.size)
         #expect(atSeed >= seed.accuracy, "\(atSeed) at the seed rule's coverage, seed \(seed)")
-        #expect(evidence.accuracyAtFixedCoverage > seed.accuracyAtFixedCoverage, "at 85 %: evidence \(evidence) seed \(seed)")
+        #expect(
+            evidence.accuracyAtFixedCoverage > seed.accuracyAtFixedCoverage,
+            "at 85 %: evidence \(evidence) seed \(seed)")
         #expect(evidence.calibrationError < 0.08, "\(evidence)")
         #expect(evidence.missed == 0, "small screens without resolution: thumbs taken for palms")
     }
@@ -92,8 +101,11 @@ import Testing
             // edge of the ambiguous slice (15° from vertical, the disagreement margin): counted below.
             let threshold = EvidenceHandednessClassifier().minimumConfidence
             let atEdge = Swift.abs(Swift.max(a.confidence, b.confidence) - threshold) <= 0.0011
-            if b.hand != a.hand.mirrored && !atEdge && (a.hand == .unknown) != (b.hand == .unknown) { sliceEdges += 1 }
-            else { #expect(b.hand == a.hand.mirrored || atEdge, "\(p.name)") }
+            if b.hand != a.hand.mirrored && !atEdge && (a.hand == .unknown) != (b.hand == .unknown) {
+                sliceEdges += 1
+            } else {
+                #expect(b.hand == a.hand.mirrored || atEdge, "\(p.name)")
+            }
             if b.hand == a.hand.mirrored { #expect(Swift.abs(a.confidence - b.confidence) <= 0.0011, "\(p.name)") }
             compared[p.tier, default: 0] += 1
         }
@@ -106,17 +118,22 @@ import Testing
         // hands are as good as on an upright panel; with the identity (the matrix forgotten) they are not.
         var model = HandModel()
         model.rotatedShare = 1
-        let rotated = HandednessEvaluation.syntheticSet(count: 120, seed: 7, tiers: [.orientation, .positions], model: model)
+        let rotated = HandednessEvaluation.syntheticSet(
+            count: 120, seed: 7, tiers: [.orientation, .positions], model: model)
         #expect(rotated.allSatisfy { $0.calibration != .identity })
         for tier in [HandednessTier.orientation, .positions] {
             let set = rotated.filter { $0.tier == tier }
-            let calibrated = HandednessMetrics(set.map { HandednessEvaluation.outcome($0, classifier: EvidenceHandednessClassifier()) })
-            let forgotten = HandednessMetrics(set.map { p in
-                var p = p
-                p.calibration = .identity
-                return HandednessEvaluation.outcome(p, classifier: EvidenceHandednessClassifier())
-            })
-            #expect(calibrated.accuracy >= (tier == .orientation ? 0.96 : 0.9) && calibrated.coverage >= 0.7, "\(tier) \(calibrated)")
+            let calibrated = HandednessMetrics(
+                set.map { HandednessEvaluation.outcome($0, classifier: EvidenceHandednessClassifier()) })
+            let forgotten = HandednessMetrics(
+                set.map { p in
+                    var p = p
+                    p.calibration = .identity
+                    return HandednessEvaluation.outcome(p, classifier: EvidenceHandednessClassifier())
+                })
+            #expect(
+                calibrated.accuracy >= (tier == .orientation ? 0.96 : 0.9) && calibrated.coverage >= 0.7,
+                "\(tier) \(calibrated)")
             #expect(forgotten.accuracy < 0.8, "\(tier) \(forgotten)")
         }
     }
@@ -133,9 +150,10 @@ import Testing
     @Test func tiersFollowWhatTheDeviceReports() {
         // 200 of each tier (the set holds them tier after tier: its first 600 are all positions).
         let sample = HandednessTier.allCases.flatMap { tier in Self.set.filter { $0.tier == tier }.prefix(200) }
-        let tiers = Dictionary(grouping: sample.compactMap { p in
-            HandednessEvaluation.features(p).map { (p.tier, EvidenceHandednessClassifier.tier(of: $0)) }
-        }, by: { $0.0 })
+        let tiers = Dictionary(
+            grouping: sample.compactMap { p in
+                HandednessEvaluation.features(p).map { (p.tier, EvidenceHandednessClassifier.tier(of: $0)) }
+            }, by: { $0.0 })
         // Every tier is there (the loop below checks nothing for a tier that is absent).
         #expect(Set(tiers.keys) == Set(HandednessTier.allCases))
         for (label, pairs) in tiers {
@@ -149,7 +167,8 @@ import Testing
         let features = Self.set.prefix(100).compactMap { HandednessEvaluation.features($0) }
         #expect(features.count >= 99)
         for f in features {
-            let moved = f.top!.positionMm.distance(to: f.top!.startMm) + f.bottom!.positionMm.distance(to: f.bottom!.startMm)
+            let moved =
+                f.top!.positionMm.distance(to: f.top!.startMm) + f.bottom!.positionMm.distance(to: f.bottom!.startMm)
             #expect(moved >= 2, "\(moved) mm")
         }
     }

@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-@testable import HandyCore
 import HandyProtocol
 import HandySynthetic
 import Testing
+
+@testable import HandyCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The sensitivity table (`handyctl eval handedness --sensitivity`, docs/HANDEDNESS.md): its family
 /// really varies the model, and its numbers are those of the evaluation itself.
@@ -36,8 +38,10 @@ import Testing
         for tier in HandednessTier.allCases {
             let pinches = HandednessEvaluation.syntheticPinches(tier: tier, count: 20, seed: 9)
                 .enumerated().map { i, p in LabelledPinch(name: "\(i)", p) }
-            let seed = HandednessMetrics(pinches.map { HandednessEvaluation.outcome($0, classifier: SeedHandednessRule()) })
-            let evidence = HandednessMetrics(pinches.map { HandednessEvaluation.outcome($0, classifier: EvidenceHandednessClassifier()) })
+            let seed = HandednessMetrics(
+                pinches.map { HandednessEvaluation.outcome($0, classifier: SeedHandednessRule()) })
+            let evidence = HandednessMetrics(
+                pinches.map { HandednessEvaluation.outcome($0, classifier: EvidenceHandednessClassifier()) })
             let row = rows.first { $0.member == "defaults" && $0.tier == tier.rawValue }
             #expect(row?.seed == seed && row?.evidence == evidence, "\(tier)")
             // "Holds" to one pinch of those compared: as many as the seed rule answers.
@@ -49,21 +53,34 @@ import Testing
         let table = HandednessSensitivity.table(rows)
         let lines = table.split(separator: "\n")
         #expect(lines.count == rows.count + 1 + 3 + HandednessTier.allCases.count)
-        #expect(lines.contains("\(rows.filter(\.dominates).count) of \(rows.count) rows dominate (handyd answers at least as many as the seed rule, at least as accurately)"))
-        #expect(lines.contains("\(rows.filter(\.holds).count) of \(rows.count) rows hold (handyd at the seed rule's coverage is at least as accurate)"))
-        #expect(lines.contains("\(rows.filter(\.ambiguousHolds).count) of \(rows.count) rows hold in the ambiguous slice (answered ≥ 90 % right, or unknown)"))
+        #expect(
+            lines.contains(
+                "\(rows.filter(\.dominates).count) of \(rows.count) rows dominate (handyd answers at least as many as the seed rule, at least as accurately)"
+            ))
+        #expect(
+            lines.contains(
+                "\(rows.filter(\.holds).count) of \(rows.count) rows hold (handyd at the seed rule's coverage is at least as accurate)"
+            ))
+        #expect(
+            lines.contains(
+                "\(rows.filter(\.ambiguousHolds).count) of \(rows.count) rows hold in the ambiguous slice (answered ≥ 90 % right, or unknown)"
+            ))
     }
 
     /// Classifying the features captured at the pinch's begin gives exactly what a full replay with
     /// that classifier reports (the shortcut the table takes).
     @Test func oneReplayPerPinchGivesWhatAReplayPerClassifierGives() {
-        let pinches = HandednessEvaluation.mixturePinches(tier: .size, count: 30, seed: 6).enumerated().map { LabelledPinch(name: "\($0)", $1) }
+        let pinches = HandednessEvaluation.mixturePinches(tier: .size, count: 30, seed: 6).enumerated().map {
+            LabelledPinch(name: "\($0)", $1)
+        }
         let classifiers: [any HandednessClassifier] = [SeedHandednessRule(), EvidenceHandednessClassifier()]
         for p in pinches {
             let shortcut = HandednessEvaluation.outcomes(p, classifiers: classifiers)
             for (c, o) in zip(classifiers, shortcut) {
                 let full = HandednessEvaluation.firstPinch(p, classifier: c)
-                #expect(full?.hand == o.hand && (full?.confidence ?? 0) == o.confidence, "\(p.name): \(String(describing: full)) vs \(o)")
+                #expect(
+                    full?.hand == o.hand && (full?.confidence ?? 0) == o.confidence,
+                    "\(p.name): \(String(describing: full)) vs \(o)")
             }
         }
     }
@@ -99,17 +116,25 @@ import Testing
     @Test func everyMemberOfTheFamilyHoldsTheFloors() {
         let rows = HandednessSensitivity.rows(count: 200, seed: 11)
         for r in rows {
-            #expect(r.evidenceAtSeedCoverage >= r.seed.accuracy - 0.02,
-                    "\(r.member) \(r.tier): handyd \(r.evidenceAtSeedCoverage) at the seed rule's coverage \(r.seed.coverage), seed \(r.seed.accuracy)")
-            #expect(r.ambiguousCoverage == 0 || r.ambiguousAccuracy >= 0.85, "\(r.member) \(r.tier): ambiguous slice answered \(r.ambiguousAccuracy) right")
+            #expect(
+                r.evidenceAtSeedCoverage >= r.seed.accuracy - 0.02,
+                "\(r.member) \(r.tier): handyd \(r.evidenceAtSeedCoverage) at the seed rule's coverage \(r.seed.coverage), seed \(r.seed.accuracy)"
+            )
+            #expect(
+                r.ambiguousCoverage == 0 || r.ambiguousAccuracy >= 0.85,
+                "\(r.member) \(r.tier): ambiguous slice answered \(r.ambiguousAccuracy) right")
             #expect(r.evidence.calibrationError <= 0.15, "\(r.member) \(r.tier): ECE \(r.evidence.calibrationError)")
-            if r.member == "mixture" { #expect(r.evidence.calibrationError <= 0.11, "mixture \(r.tier): ECE \(r.evidence.calibrationError)") }
+            if r.member == "mixture" {
+                #expect(r.evidence.calibrationError <= 0.11, "mixture \(r.tier): ECE \(r.evidence.calibrationError)")
+            }
         }
         let short = rows.filter { !$0.holds }
         #expect(short.count * 20 <= rows.count, "\(short.map { "\($0.member) \($0.tier)" })")
         // Every row: at least as many answers as the seed rule, at least as accurate (to one pinch).
         for r in rows where !r.dominates {
-            Issue.record("\(r.member) \(r.tier): handyd \(r.evidence.accuracy) @ \(r.evidence.coverage), seed \(r.seed.accuracy) @ \(r.seed.coverage)")
+            Issue.record(
+                "\(r.member) \(r.tier): handyd \(r.evidence.accuracy) @ \(r.evidence.coverage), seed \(r.seed.accuracy) @ \(r.seed.coverage)"
+            )
         }
         for tier in HandednessTier.allCases {
             var answered = 0.0, right = 0.0
@@ -118,17 +143,22 @@ import Testing
                 answered += n
                 right += n * r.ambiguousAccuracy
             }
-            #expect(answered == 0 || right / answered >= 0.9, "\(tier): the ambiguous slice answered \(right / answered) right over the family")
+            #expect(
+                answered == 0 || right / answered >= 0.9,
+                "\(tier): the ambiguous slice answered \(right / answered) right over the family")
         }
     }
 
     /// One member's row of the table from `count` pinches (seed 11 unless given), and the pinches.
-    static func row(of model: HandModel, tier: HandednessTier, count: Int = 2_000, seed: UInt64 = 11) -> (HandednessSensitivity.Row, [LabelledPinch]) {
+    static func row(of model: HandModel, tier: HandednessTier, count: Int = 2_000, seed: UInt64 = 11) -> (
+        HandednessSensitivity.Row, [LabelledPinch]
+    ) {
         let pinches = HandednessEvaluation.syntheticPinches(tier: tier, count: count, seed: seed, model: model)
             .enumerated().map { i, p in LabelledPinch(name: "\(i)", p) }
         let c = EvidenceHandednessClassifier()
         let both = pinches.map { HandednessEvaluation.outcomes($0, classifiers: [SeedHandednessRule(), c], slice: c) }
-        let row = HandednessSensitivity.row(member: "one member", tier: tier, seed: both.map { $0[0] }, evidence: both.map { $0[1] })
+        let row = HandednessSensitivity.row(
+            member: "one member", tier: tier, seed: both.map { $0[0] }, evidence: both.map { $0[1] })
         return (row, pinches)
     }
 
@@ -142,7 +172,9 @@ import Testing
         let (row, pinches) = Self.row(of: model, tier: .orientation)
         let c = EvidenceHandednessClassifier()
         #expect(row.seed.accuracy == 1, "the seed rule is right on every pinch it answers here")
-        #expect(row.evidenceAtSeedCoverage >= row.seed.accuracy, "handyd \(row.evidenceAtSeedCoverage) at the seed rule's coverage \(row.seed.coverage)")
+        #expect(
+            row.evidenceAtSeedCoverage >= row.seed.accuracy,
+            "handyd \(row.evidenceAtSeedCoverage) at the seed rule's coverage \(row.seed.coverage)")
         // The rule is why: some of these pinches have cues that contradict a clear lean.
         let overturned = pinches.compactMap(HandednessEvaluation.features).filter(c.overturnsClearLean)
         #expect(!overturned.isEmpty)
@@ -152,7 +184,9 @@ import Testing
             // Mirror symmetry holds through the rule: the mirrored pinch gets the mirrored answer.
             let m = f.mirroredX(about: 0)
             #expect(c.overturnsClearLean(m))
-            #expect(c.bestGuess(m).hand == c.bestGuess(f).hand.mirrored && c.bestGuess(m).confidence == c.bestGuess(f).confidence)
+            #expect(
+                c.bestGuess(m).hand == c.bestGuess(f).hand.mirrored
+                    && c.bestGuess(m).confidence == c.bestGuess(f).confidence)
         }
     }
 
@@ -167,18 +201,24 @@ import Testing
         var model = HandModel()
         model.handRotationSdDegrees = 10
         let (row, pinches) = Self.row(of: model, tier: .orientation, count: 10_000, seed: 25)
-        #expect(row.dominates, "handyd \(row.evidence.accuracy) @ \(row.evidence.coverage), seed \(row.seed.accuracy) @ \(row.seed.coverage)")
+        #expect(
+            row.dominates,
+            "handyd \(row.evidence.accuracy) @ \(row.evidence.coverage), seed \(row.seed.accuracy) @ \(row.seed.coverage)"
+        )
         let c = EvidenceHandednessClassifier()
         var weak = 0
         for f in pinches.prefix(2_000).compactMap(HandednessEvaluation.features) {
             let lean = SeedHandednessRule().classify(f).hand
             let s = c.score(f)
             guard lean != .unknown, (s > 0 ? Hand.right : .left) != lean,
-                  1 / (1 + exp(-abs(s))) < EvidenceHandednessClassifier.minimumConfidenceAgainstClearLean - 0.001 else { continue }
+                1 / (1 + exp(-abs(s))) < EvidenceHandednessClassifier.minimumConfidenceAgainstClearLean - 0.001
+            else { continue }
             weak += 1
             #expect(c.bestGuess(f).hand == lean, "weak evidence (score \(s)) overturned a clear lean: \(f)")
             let m = f.mirroredX(about: 0)
-            #expect(c.bestGuess(m).hand == c.bestGuess(f).hand.mirrored && c.bestGuess(m).confidence == c.bestGuess(f).confidence)
+            #expect(
+                c.bestGuess(m).hand == c.bestGuess(f).hand.mirrored
+                    && c.bestGuess(m).confidence == c.bestGuess(f).confidence)
         }
         #expect(weak > 0, "no pinch with weak evidence against a clear lean: the check saw nothing")
     }
@@ -192,7 +232,10 @@ import Testing
         model.positionNoiseMm = 1
         let (row, _) = Self.row(of: model, tier: .positions)
         // At least as many answers as the seed rule, as accurate to one pinch of the ~1,800 answered.
-        #expect(row.dominates, "handyd \(row.evidence.accuracy) @ \(row.evidence.coverage), seed \(row.seed.accuracy) @ \(row.seed.coverage)")
+        #expect(
+            row.dominates,
+            "handyd \(row.evidence.accuracy) @ \(row.evidence.coverage), seed \(row.seed.accuracy) @ \(row.seed.coverage)"
+        )
     }
 
     @Test func theAmbiguousSliceIsMirrorSymmetricAndAnswersOnlyWhenSure() {
@@ -209,21 +252,28 @@ import Testing
         // probability still says which way it leans (mirrored: the other way, exactly).
         #expect(c.bestGuess(f).hand == .right && c.bestGuess(f.mirroredX(about: 100)).hand == .left)
         let p = c.decision(f).rightHandProbability, q = c.decision(f.mirroredX(about: 100)).rightHandProbability
-        #expect(p != nil && p! > 0.5 && q != nil && abs(p! + q! - 1) < 1e-9, "\(String(describing: p)) \(String(describing: q))")
+        #expect(
+            p != nil && p! > 0.5 && q != nil && abs(p! + q! - 1) < 1e-9,
+            "\(String(describing: p)) \(String(describing: q))")
         // Leaning 5° (3.5 mm, beyond the dead zone): a clear lean, answered as the seed rule answers
         // it (real hands: 94 % right there), at no more than contestedLeanMaximumConfidence.
         let lean = 5 * Double.pi / 180
-        let leaning = HandednessFeatures(top: HandednessContact(positionMm: PhysicalPoint(x: 100 + 40 * sin(lean), y: 60)),
-                                         bottom: HandednessContact(positionMm: PhysicalPoint(x: 100, y: 60 + 40 * cos(lean))))
+        let leaning = HandednessFeatures(
+            top: HandednessContact(positionMm: PhysicalPoint(x: 100 + 40 * sin(lean), y: 60)),
+            bottom: HandednessContact(positionMm: PhysicalPoint(x: 100, y: 60 + 40 * cos(lean))))
         #expect(!c.isAmbiguous(leaning))
         let answer = c.classify(leaning), mirrored = c.classify(leaning.mirroredX(about: 100))
-        #expect(answer.hand == .right && mirrored.hand == .left && answer.confidence == mirrored.confidence, "\(answer) \(mirrored)")
-        #expect(answer.confidence >= EvidenceHandednessClassifier.clearLeanConfidence
+        #expect(
+            answer.hand == .right && mirrored.hand == .left && answer.confidence == mirrored.confidence,
+            "\(answer) \(mirrored)")
+        #expect(
+            answer.confidence >= EvidenceHandednessClassifier.clearLeanConfidence
                 && answer.confidence <= EvidenceHandednessClassifier.contestedLeanMaximumConfidence, "\(answer)")
         // The same pair at 50° from vertical is outside it and answered.
         let wide = 50 * Double.pi / 180
-        let g = HandednessFeatures(top: HandednessContact(positionMm: PhysicalPoint(x: 100 + 40 * sin(wide), y: 60)),
-                                   bottom: HandednessContact(positionMm: PhysicalPoint(x: 100, y: 60 + 40 * cos(wide))))
+        let g = HandednessFeatures(
+            top: HandednessContact(positionMm: PhysicalPoint(x: 100 + 40 * sin(wide), y: 60)),
+            bottom: HandednessContact(positionMm: PhysicalPoint(x: 100, y: 60 + 40 * cos(wide))))
         #expect(!c.isAmbiguous(g))
         #expect(c.classify(g).hand == .right)
         #expect(c.classify(g.mirroredX(about: 100)).hand == .left)

@@ -1,6 +1,7 @@
-@testable import HandyCore
 import HandyProtocol
 import Testing
+
+@testable import HandyCore
 
 #if canImport(Glibc)
 import Glibc
@@ -9,10 +10,12 @@ import Darwin
 #endif
 
 @Suite struct HandednessTests {
-    let rule = SeedHandednessRule()   // dead zones: vertical 5 mm, horizontal 3 mm
+    let rule = SeedHandednessRule()  // dead zones: vertical 5 mm, horizontal 3 mm
 
     func classify(top: (Double, Double), bottom: (Double, Double)) -> (hand: Hand, confidence: Double) {
-        rule.classify(HandednessFeatures(topMm: PhysicalPoint(x: top.0, y: top.1), bottomMm: PhysicalPoint(x: bottom.0, y: bottom.1)))
+        rule.classify(
+            HandednessFeatures(
+                topMm: PhysicalPoint(x: top.0, y: top.1), bottomMm: PhysicalPoint(x: bottom.0, y: bottom.1)))
     }
 
     @Test func rightAndLeftHand() {
@@ -45,7 +48,8 @@ import Darwin
         // A grid of finger pairs: the mirror image gives the mirrored hand with the same confidence.
         for dx in stride(from: -30.0, through: 30, by: 1.5) {
             for dy in stride(from: 0.0, through: 30, by: 1.5) {
-                let f = HandednessFeatures(topMm: PhysicalPoint(x: 100 + dx, y: 50), bottomMm: PhysicalPoint(x: 100, y: 50 + dy))
+                let f = HandednessFeatures(
+                    topMm: PhysicalPoint(x: 100 + dx, y: 50), bottomMm: PhysicalPoint(x: 100, y: 50 + dy))
                 let a = rule.classify(f), b = rule.classify(f.mirroredX(about: 100))
                 #expect(b.hand == a.hand.mirrored && b.confidence == a.confidence, "dx \(dx) dy \(dy)")
             }
@@ -65,14 +69,17 @@ import Darwin
         switch tilt {
         case -0.9, -0.5: #expect(hand == .right)
         case -2.2, -2.6: #expect(hand == .left)
-        default: #expect(hand == .unknown)   // side by side (0.02 rad) or one above the other (-π/2)
+        default: #expect(hand == .unknown)  // side by side (0.02 rad) or one above the other (-π/2)
         }
     }
 
     @Test func handIsDecidedAtBeganAndKept() {
         // Right-hand posture at began; the fingers then swing past vertical: the hand stays right.
-        let f0 = Finger.arc(id: 0, center: (100, 60), radius: { 15 + 15 * $0 }, from: Double.pi - 0.9, to: Double.pi + 0.6, down: 0, up: 0.7, move: 0.05, 0.6)
-        let f1 = Finger.arc(id: 1, center: (100, 60), radius: { 15 + 15 * $0 }, from: -0.9, to: 0.6, down: 0, up: 0.7, move: 0.05, 0.6)
+        let f0 = Finger.arc(
+            id: 0, center: (100, 60), radius: { 15 + 15 * $0 }, from: Double.pi - 0.9, to: Double.pi + 0.6, down: 0,
+            up: 0.7, move: 0.05, 0.6)
+        let f1 = Finger.arc(
+            id: 1, center: (100, 60), radius: { 15 + 15 * $0 }, from: -0.9, to: 0.6, down: 0, up: 0.7, move: 0.05, 0.6)
         let pinches = run([f0, f1]).filter { $0.gesture == .pinch }
         #expect(pinches.count > 3)
         #expect(pinches.allSatisfy { $0.hand == .right })
@@ -85,7 +92,9 @@ import Darwin
         var arena = GestureArena(deviceID: "t", geometry: TestScreen.geometry)
         arena.setHandednessClassifier(AlwaysLeft())
         let events = runArena(makeFrames(spread(30, 60)), arena: &arena).filter { $0.gesture == .pinch }
-        #expect(!events.isEmpty && events.allSatisfy { $0.hand == .left && $0.handConfidence == 1 && $0.clearSide == .right })
+        #expect(
+            !events.isEmpty
+                && events.allSatisfy { $0.hand == .left && $0.handConfidence == 1 && $0.clearSide == .right })
     }
 }
 
@@ -99,6 +108,8 @@ import Darwin
         _ = arena.configuration.apply(overrides: ["hand-vertical-dead-zone-mm": "40"])
         arena.setHandednessClassifier(SeedHandednessRule(configuration: arena.configuration))
         let events = runArena(makeFrames(spread(30, 60)), arena: &arena).filter { $0.gesture == .pinch }
-        #expect(!events.isEmpty && events.allSatisfy { $0.hand == .unknown && $0.handConfidence == 0 && $0.clearSide == .unknown })
+        #expect(
+            !events.isEmpty
+                && events.allSatisfy { $0.hand == .unknown && $0.handConfidence == 0 && $0.clearSide == .unknown })
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
-@testable import HandyCore
-import HandySynthetic
 import HandyProtocol
 import HandyRecording
+import HandySynthetic
 import Testing
+
+@testable import HandyCore
 
 /// Misbehaving devices (issue 8): the crafted recordings in Tests/Fixtures/misbehaving/ (see its
 /// README for what each contains) and a 10 k frames/s storm, through the daemon's per-device
@@ -25,12 +26,20 @@ import Testing
         /// Per continuous gesture id: (began, ended + cancelled) over the whole run.
         var balance: [UInt64: (began: Int, finished: Int)] = [:]
 
-        var touchPhases: [String] { frames.flatMap { f in f.touches.filter { $0.phase != .stationary && $0.phase != .moved }.map { "\($0.id):\($0.phase.rawValue)" } } }
+        var touchPhases: [String] {
+            frames.flatMap { f in
+                f.touches.filter { $0.phase != .stationary && $0.phase != .moved }.map {
+                    "\($0.id):\($0.phase.rawValue)"
+                }
+            }
+        }
         func gestures(_ kind: GestureKind) -> [GestureEvent] { gestures.filter { $0.gesture == kind } }
     }
 
-    static func run(_ description: DeviceDescription, _ events: [InputEvent],
-                    synDropped: TouchTracker.SynDroppedHandling = .resyncEventsFollow) -> Run {
+    static func run(
+        _ description: DeviceDescription, _ events: [InputEvent],
+        synDropped: TouchTracker.SynDroppedHandling = .resyncEventsFollow
+    ) -> Run {
         var pipeline = GesturePipeline(deviceID: "misbehaving", description: description)
         pipeline.tracker = TouchTracker(description: description, synDroppedHandling: synDropped)
         var out = PipelineOutput()
@@ -69,7 +78,8 @@ import Testing
         return open
     }
 
-    static func fixture(_ name: String, synDropped: TouchTracker.SynDroppedHandling = .resyncEventsFollow) throws -> Run {
+    static func fixture(_ name: String, synDropped: TouchTracker.SynDroppedHandling = .resyncEventsFollow) throws -> Run
+    {
         let recording = try Recording.load(path: GestureFixtures.path("misbehaving/" + name))
         return run(recording.description, recording.events, synDropped: synDropped)
     }
@@ -78,18 +88,23 @@ import Testing
     static func expectWellFormed(_ run: Run, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(run.bugs.isEmpty, "\(name): arena bugs \(run.bugs)", sourceLocation: sourceLocation)
         for (id, b) in run.balance {
-            #expect(b.began == 1 && b.finished == 1, "\(name): gesture \(id) began \(b.began)×, ended/cancelled \(b.finished)×",
-                    sourceLocation: sourceLocation)
+            #expect(
+                b.began == 1 && b.finished == 1,
+                "\(name): gesture \(id) began \(b.began)×, ended/cancelled \(b.finished)×",
+                sourceLocation: sourceLocation)
         }
         #expect(openGestures(run.gestures).isEmpty, "\(name): gestures left open", sourceLocation: sourceLocation)
         for frame in run.frames {
-            #expect(Set(frame.touches.map(\.id)).count == frame.touches.count, "\(name): a touch id twice in one frame",
-                    sourceLocation: sourceLocation)
+            #expect(
+                Set(frame.touches.map(\.id)).count == frame.touches.count, "\(name): a touch id twice in one frame",
+                sourceLocation: sourceLocation)
         }
     }
 
-    static let names = ["tracking-id-jump.evemu", "slot-beyond-range.evemu", "values-beyond-range.evemu",
-                        "missing-syn-report.evemu", "vanish-mid-frame.evemu", "syn-dropped.evemu", "time-goes-back.evemu"]
+    static let names = [
+        "tracking-id-jump.evemu", "slot-beyond-range.evemu", "values-beyond-range.evemu",
+        "missing-syn-report.evemu", "vanish-mid-frame.evemu", "syn-dropped.evemu", "time-goes-back.evemu",
+    ]
 
     @Test(arguments: names) func everyFixtureIsWellFormedUnderBothSynDroppedReadings(_ name: String) throws {
         for handling in [TouchTracker.SynDroppedHandling.resyncEventsFollow, .discardUntilReport] {
@@ -106,8 +121,11 @@ import Testing
         #expect(run.counters.reusedTrackingIDs == 3 && run.counters.cancelledTouches == 3)
         // Frame by frame: the first jump cancels 0 and begins 2 (0 is not free until the next
         // frame); the double jump cancels 1 and 2 and begins 0 and 3; the lifts end 0 and 3.
-        #expect(run.touchPhases == ["0:began", "1:began", "0:cancelled", "2:began",
-                                    "0:began", "1:cancelled", "2:cancelled", "3:began", "0:ended", "3:ended"])
+        #expect(
+            run.touchPhases == [
+                "0:began", "1:began", "0:cancelled", "2:began",
+                "0:began", "1:cancelled", "2:cancelled", "3:began", "0:ended", "3:ended",
+            ])
         // The pinch lost a finger without a lift: cancelled, not ended.
         let pinch = run.gestures(.pinch)
         #expect(pinch.first?.phase == .began)
@@ -131,7 +149,10 @@ import Testing
         #expect(run.counters.outOfRangeValues == 4)
         let clamped = try #require(run.frames.first { f in f.touches.contains { $0.device.x == 0 } })
         #expect(clamped.touches.map(\.device) == [DevicePoint(x: 0, y: 1079), DevicePoint(x: 1919, y: 0)])
-        #expect(run.frames.allSatisfy { $0.touches.allSatisfy { t in (0...1).contains(t.normalized.x) && (0...1).contains(t.normalized.y) } })
+        #expect(
+            run.frames.allSatisfy {
+                $0.touches.allSatisfy { t in (0...1).contains(t.normalized.x) && (0...1).contains(t.normalized.y) }
+            })
         #expect(run.activeAtEnd == 0 && run.openAtEnd.isEmpty)
     }
 
@@ -148,7 +169,9 @@ import Testing
         Self.expectWellFormed(run, "time-goes-back")
         #expect(run.counters.earlierTimes == UInt64(earlier))
         #expect(zip(run.frames, run.frames.dropFirst()).allSatisfy { $0.time <= $1.time }, "frame times go back")
-        #expect(run.frames.allSatisfy { f in f.touches.allSatisfy { $0.time >= $0.beganAt } }, "a touch ends before it began")
+        #expect(
+            run.frames.allSatisfy { f in f.touches.allSatisfy { $0.time >= $0.beganAt } },
+            "a touch ends before it began")
         let taps = run.gestures(.tap)
         #expect(zip(taps, taps.dropFirst()).allSatisfy { $0.time <= $1.time })
         // The stamped-back tap is a tap (at the pinch's lift), the later one another: two taps.
@@ -165,7 +188,8 @@ import Testing
         // end a tap or a stroke may use) and the gesture they made.
         #expect(run.activeAtEnd == 0)
         #expect(run.removal.frames.flatMap(\.touches).map(\.phase) == [.cancelled, .cancelled])
-        #expect(run.openAtEnd.allSatisfy { id in run.removal.gestures.contains { $0.id == id && $0.phase == .cancelled } })
+        #expect(
+            run.openAtEnd.allSatisfy { id in run.removal.gestures.contains { $0.id == id && $0.phase == .cancelled } })
     }
 
     @Test func deviceVanishingMidFrameCancelsTheOpenPinch() throws {
@@ -200,10 +224,13 @@ import Testing
     /// about 1.8 units per frame at 10 kHz, so every one of the 10 001 frames changes.
     static func stormPinch() -> (SyntheticTouchscreen, [FingerPath]) {
         let screen = SyntheticTouchscreen(mtProtocol: .slots(10), maxX: 65535, maxY: 32767, resolution: 300)
-        return (screen, [
-            .line(fromMm: (60, 30), toMm: (100, 60), startSeconds: 0, durationSeconds: 1),
-            .line(fromMm: (160, 90), toMm: (120, 60), startSeconds: 0, durationSeconds: 1),
-        ])
+        return (
+            screen,
+            [
+                .line(fromMm: (60, 30), toMm: (100, 60), startSeconds: 0, durationSeconds: 1),
+                .line(fromMm: (160, 90), toMm: (120, 60), startSeconds: 0, durationSeconds: 1),
+            ]
+        )
     }
 
     /// A pinch at 10 000 frames/s gives the same gestures as at 100 frames/s: a storm of frames
@@ -218,7 +245,9 @@ import Testing
         let normalRun = Self.run(screen.description, normal)
         Self.expectWellFormed(stormRun, "storm")
         #expect(stormRun.counters.frames == 10_001)  // k0…k10000, the last one the lift
-        let kinds = { (r: Run) in r.gestures.filter { $0.phase != .changed }.map { "\($0.gesture.rawValue) \($0.phase.rawValue)" } }
+        let kinds = { (r: Run) in
+            r.gestures.filter { $0.phase != .changed }.map { "\($0.gesture.rawValue) \($0.phase.rawValue)" }
+        }
         #expect(kinds(stormRun) == kinds(normalRun))
         #expect(kinds(stormRun).contains("pinch began"))
         #expect(stormRun.activeAtEnd == 0 && stormRun.openAtEnd.isEmpty)

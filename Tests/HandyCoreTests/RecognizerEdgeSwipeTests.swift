@@ -1,7 +1,8 @@
-@testable import HandyCore
-import HandySynthetic
 import HandyProtocol
+import HandySynthetic
 import Testing
+
+@testable import HandyCore
 
 /// Edge swipes: a swipe whose fingers came down within `swipe-edge-mm` of a display edge and that
 /// moves away from it carries `edge`. The test screen is 200 × 120 mm (TestScreen).
@@ -10,13 +11,15 @@ import Testing
     /// from it, travelling 40 mm inwards in 0.2 s (200 mm/s, a swipe by the default thresholds).
     static func inFrom(_ edge: DisplayEdge, fingers n: Int, insetMm: Double) -> [Finger] {
         (0..<n).map { i in
-            let along = Double(i - (n - 1) / 2) * 15   // spread along the edge, 15 mm apart
+            let along = Double(i - (n - 1) / 2) * 15  // spread along the edge, 15 mm apart
             let (a, b): ((Double, Double), (Double, Double))
             switch edge {
             case .left: a = (insetMm, 60 + along); b = (insetMm + 40, 60 + along)
-            case .right: a = (TestScreen.widthMm - insetMm, 60 + along); b = (TestScreen.widthMm - insetMm - 40, 60 + along)
+            case .right:
+                a = (TestScreen.widthMm - insetMm, 60 + along); b = (TestScreen.widthMm - insetMm - 40, 60 + along)
             case .top: a = (100 + along, insetMm); b = (100 + along, insetMm + 40)
-            case .bottom: a = (100 + along, TestScreen.heightMm - insetMm); b = (100 + along, TestScreen.heightMm - insetMm - 40)
+            case .bottom:
+                a = (100 + along, TestScreen.heightMm - insetMm); b = (100 + along, TestScreen.heightMm - insetMm - 40)
             }
             return Finger.line(id: i, a, b, down: 0, up: 0.2, move: 0, 0.2)
         }
@@ -24,8 +27,10 @@ import Testing
 
     static let inwards: [DisplayEdge: SwipeDirection] = [.left: .right, .right: .left, .top: .down, .bottom: .up]
 
-    static func swipes(_ fingers: [Finger], configuration: GestureConfiguration = .init(),
-                       sourceLocation: SourceLocation = #_sourceLocation) -> [GestureEvent] {
+    static func swipes(
+        _ fingers: [Finger], configuration: GestureConfiguration = .init(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [GestureEvent] {
         run(fingers, configuration: configuration, sourceLocation: sourceLocation).filter { $0.gesture == .swipe }
     }
 
@@ -81,8 +86,10 @@ import Testing
 
     @Test func theStartIsTheCentroidOfTheTouchDownPoints() {
         // Two fingers side by side across the left edge zone: 4 mm and 30 mm in, centroid 17 mm.
-        let wide = [Finger.line(id: 0, (4, 60), (44, 60), down: 0, up: 0.2, move: 0, 0.2),
-                    Finger.line(id: 1, (30, 60), (70, 60), down: 0, up: 0.2, move: 0, 0.2)]
+        let wide = [
+            Finger.line(id: 0, (4, 60), (44, 60), down: 0, up: 0.2, move: 0, 0.2),
+            Finger.line(id: 1, (30, 60), (70, 60), down: 0, up: 0.2, move: 0, 0.2),
+        ]
         let s = Self.swipes(wide)
         #expect(s.count == 1 && s.first?.fingers == 2)
         #expect(s.first?.edge == nil)
@@ -96,12 +103,13 @@ import Testing
     /// 120 mm wide and 200 mm tall, its left edge the sensor's bottom, its top the sensor's left.
     @Test func onARotatedPanelTheEdgesAreTheDisplays() {
         let screen = SyntheticTouchscreen.fullFeatured()
-        func swipe(_ calibration: CalibrationMatrix, from a: (Double, Double), to b: (Double, Double)) -> GestureEvent? {
+        func swipe(_ calibration: CalibrationMatrix, from a: (Double, Double), to b: (Double, Double)) -> GestureEvent?
+        {
             let geometry = DeviceGeometry(description: screen.description, calibration: calibration)
             var p = GesturePipeline(deviceID: "rotated", description: screen.description, geometry: geometry)
             var out = PipelineOutput()
             let events = SyntheticStream(device: screen).events([
-                FingerPath.line(fromMm: (x: a.0, y: a.1), toMm: (x: b.0, y: b.1), startSeconds: 0, durationSeconds: 0.2),
+                FingerPath.line(fromMm: (x: a.0, y: a.1), toMm: (x: b.0, y: b.1), startSeconds: 0, durationSeconds: 0.2)
             ])
             for e in events { p.handle(e, into: &out) }
             #expect(p.arena.bugReports.isEmpty)

@@ -1,17 +1,22 @@
-@testable import HandyCore
 import HandyProtocol
 import Testing
 
+@testable import HandyCore
+
 @Suite struct RecognizerPanTests {
     /// (dx, dy) per direction, 40 mm.
-    static let directions: [(String, Double, Double)] = [("right", 40, 0), ("left", -40, 0), ("down", 0, 40), ("up", 0, -40)]
+    static let directions: [(String, Double, Double)] = [
+        ("right", 40, 0), ("left", -40, 0), ("down", 0, 40), ("up", 0, -40),
+    ]
 
     @Test(arguments: [1, 2, 3], [0, 1, 2, 3])
     func panEveryDirectionAndFingerCount(fingers n: Int, direction d: Int) throws {
         let (_, dx, dy) = Self.directions[d]
         // Slow (400 ms for 40 mm = 100 mm/s, under the swipe speed) and straight.
         let fingers = (0..<n).map { i in
-            Finger.line(id: i, (80 + Double(i) * 15, 60), (80 + Double(i) * 15 + dx, 60 + dy), down: 0, up: 0.6, move: 0.05, 0.45)
+            Finger.line(
+                id: i, (80 + Double(i) * 15, 60), (80 + Double(i) * 15 + dx, 60 + dy), down: 0, up: 0.6, move: 0.05,
+                0.45)
         }
         let events = run(fingers)
         #expect(collapsed(events, including: multiFinger) == ["pan began", "pan changed", "pan ended"])
@@ -33,10 +38,15 @@ import Testing
     @Test func slopEdge() {
         let c = GestureConfiguration()
         // Just under the slop: nothing but the (too long for a tap) hold; just over: a pan.
-        let under = run([Finger.line(id: 0, (50, 50), (50 + c.touchSlopMm - 0.1, 50), down: 0, up: 0.4, move: 0.05, 0.3)])
+        let under = run([
+            Finger.line(id: 0, (50, 50), (50 + c.touchSlopMm - 0.1, 50), down: 0, up: 0.4, move: 0.05, 0.3)
+        ])
         #expect(names(under, including: [.pan]).isEmpty)
-        let over = run([Finger.line(id: 0, (50, 50), (50 + c.touchSlopMm + 0.1, 50), down: 0, up: 0.4, move: 0.05, 0.3)])
-        #expect(collapsed(over, including: [.pan]) == ["pan began", "pan changed", "pan ended"] || collapsed(over, including: [.pan]) == ["pan began", "pan ended"])
+        let over = run([Finger.line(id: 0, (50, 50), (50 + c.touchSlopMm + 0.1, 50), down: 0, up: 0.4, move: 0.05, 0.3)]
+        )
+        #expect(
+            collapsed(over, including: [.pan]) == ["pan began", "pan changed", "pan ended"]
+                || collapsed(over, including: [.pan]) == ["pan began", "pan ended"])
     }
 
     @Test func releaseVelocityAndGlide() throws {
@@ -62,7 +72,10 @@ import Testing
         #expect(pans.contains { $0.fingers == 2 })
         // Translation never jumps by the 15 mm the centroid moved when the second finger landed.
         var last = 0.0
-        for e in pans { #expect(Swift.abs(e.translationMm!.y) < 0.01); #expect(e.translationMm!.x - last < 3); last = e.translationMm!.x }
+        for e in pans {
+            #expect(Swift.abs(e.translationMm!.y) < 0.01); #expect(e.translationMm!.x - last < 3);
+            last = e.translationMm!.x
+        }
         #expect(names(events, including: [.pinch, .rotate]).isEmpty)
     }
 

@@ -1,6 +1,7 @@
-@testable import HandyCore
 import HandyProtocol
 import Testing
+
+@testable import HandyCore
 
 #if canImport(Glibc)
 import Glibc
@@ -9,8 +10,10 @@ import Darwin
 #endif
 
 /// Two fingers spreading from span `s0` to `s1` about (cx, cy) along a line tilted by `tilt` radians.
-func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), tilt: Double = -0.9,
-            down: Double = 0, move: (Double, Double) = (0.05, 0.45), up: Double = 0.5) -> [Finger] {
+func spread(
+    _ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), tilt: Double = -0.9,
+    down: Double = 0, move: (Double, Double) = (0.05, 0.45), up: Double = 0.5
+) -> [Finger] {
     // tilt -0.9 rad: finger 1 is up-right of finger 0 (a right hand's index above its thumb).
     let ux = cos(tilt), uy = sin(tilt)
     func f(_ id: Int, _ sign: Double) -> Finger {
@@ -41,7 +44,10 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
         #expect(Swift.abs(ended.centroidMm!.x - 100) < 0.01 && Swift.abs(ended.centroidMm!.y - 60) < 0.01)
         #expect(Swift.abs(ended.centroid!.x - 100 / TestScreen.geometry.displayWidthMm) < 1e-4)
         // Hand decided at began and carried by every event.
-        #expect(pinches.allSatisfy { $0.hand == .right && $0.clearSide == .left && $0.handConfidence == began.handConfidence })
+        #expect(
+            pinches.allSatisfy {
+                $0.hand == .right && $0.clearSide == .left && $0.handConfidence == began.handConfidence
+            })
         #expect(names(events, including: [.rotate, .pan]).isEmpty)
     }
 
@@ -134,7 +140,7 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
         #expect(kinds.isSuperset(of: [.pinch, .rotate, .pan]))
         let rotate = try #require(events.last { $0.gesture == .rotate })
         #expect(rotate.phase == .ended)
-        #expect(rotate.rotation! > 0.8 && rotate.rotation! < Double.pi / 3)   // clockwise, minus the threshold
+        #expect(rotate.rotation! > 0.8 && rotate.rotation! < Double.pi / 3)  // clockwise, minus the threshold
         let ids = events.filter { $0.phase == .began }.map(\.id)
         #expect(Set(ids).count == ids.count)
     }
@@ -158,7 +164,8 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
 @Suite struct RecognizerRotateTests {
     @Test(arguments: [Double.pi / 2, -Double.pi / 2])
     func rotateBothWays(_ turn: Double) throws {
-        let f0 = Finger.arc(id: 0, center: (100, 60), from: Double.pi, to: Double.pi + turn, down: 0, up: 0.6, move: 0.05, 0.5)
+        let f0 = Finger.arc(
+            id: 0, center: (100, 60), from: Double.pi, to: Double.pi + turn, down: 0, up: 0.6, move: 0.05, 0.5)
         let f1 = Finger.arc(id: 1, center: (100, 60), from: 0, to: turn, down: 0, up: 0.6, move: 0.05, 0.5)
         let events = run([f0, f1])
         #expect(collapsed(events, including: multiFinger) == ["rotate began", "rotate changed", "rotate ended"])
@@ -169,25 +176,32 @@ func spread(_ s0: Double, _ s1: Double, center: (Double, Double) = (100, 60), ti
         #expect(Swift.abs(Swift.abs(last) - (Swift.abs(turn) - threshold)) < 0.02)
         #expect(last.sign == turn.sign)
         #expect(Swift.abs(rot.last!.centroidMm!.x - 100) < 0.01)
-        #expect(rot.last!.rotationVelocity == 0)   // held 100 ms before lifting
+        #expect(rot.last!.rotationVelocity == 0)  // held 100 ms before lifting
     }
 
     @Test func thresholdEdge() {
-        let t = GestureConfiguration().rotateThresholdRadians   // 7.2°
+        let t = GestureConfiguration().rotateThresholdRadians  // 7.2°
         func turn(_ a: Double) -> [GestureEvent] {
-            run([Finger.arc(id: 0, center: (100, 60), from: Double.pi, to: Double.pi + a, down: 0, up: 0.6, move: 0.05, 0.5),
-                 Finger.arc(id: 1, center: (100, 60), from: 0, to: a, down: 0, up: 0.6, move: 0.05, 0.5)])
+            run([
+                Finger.arc(
+                    id: 0, center: (100, 60), from: Double.pi, to: Double.pi + a, down: 0, up: 0.6, move: 0.05, 0.5),
+                Finger.arc(id: 1, center: (100, 60), from: 0, to: a, down: 0, up: 0.6, move: 0.05, 0.5),
+            ])
         }
         #expect(names(turn(t * 0.97), including: [.rotate]).isEmpty)
         #expect(names(turn(t * 1.05), including: [.rotate]).first == "rotate began")
     }
 
     @Test func releaseVelocityAndGlide() throws {
-        let f0 = Finger.arc(id: 0, center: (100, 60), from: Double.pi, to: Double.pi + 1, down: 0, up: 0.5, move: 0.0, 0.5)
+        let f0 = Finger.arc(
+            id: 0, center: (100, 60), from: Double.pi, to: Double.pi + 1, down: 0, up: 0.5, move: 0.0, 0.5)
         let f1 = Finger.arc(id: 1, center: (100, 60), from: 0, to: 1, down: 0, up: 0.5, move: 0.0, 0.5)
         let ended = try #require(run([f0, f1]).last { $0.gesture == .rotate })
-        #expect(Swift.abs(ended.rotationVelocity! - 2) < 0.1)   // 1 rad in 0.5 s
-        #expect(Swift.abs(ended.glideRotation! - ended.rotationVelocity! * GestureConfiguration().momentumTimeConstantSeconds) < 1e-3)
+        #expect(Swift.abs(ended.rotationVelocity! - 2) < 0.1)  // 1 rad in 0.5 s
+        #expect(
+            Swift.abs(
+                ended.glideRotation! - ended.rotationVelocity! * GestureConfiguration().momentumTimeConstantSeconds)
+                < 1e-3)
     }
 
     @Test func slowDriftDuringLongScrollIsOnlyAPan() {

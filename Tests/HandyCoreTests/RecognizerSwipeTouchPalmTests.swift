@@ -3,14 +3,18 @@ import HandyProtocol
 import Testing
 
 @Suite struct RecognizerSwipeTests {
-    static let directions: [(SwipeDirection, Double, Double)] = [(.right, 30, 0), (.left, -30, 0), (.down, 0, 30), (.up, 0, -30)]
+    static let directions: [(SwipeDirection, Double, Double)] = [
+        (.right, 30, 0), (.left, -30, 0), (.down, 0, 30), (.up, 0, -30),
+    ]
 
     @Test(arguments: [1, 2, 3, 4], [0, 1, 2, 3])
     func swipeEveryDirection(fingers n: Int, direction d: Int) {
         let (dir, dx, dy) = Self.directions[d]
         // 30 mm in 150 ms: 200 mm/s.
         let fingers = (0..<n).map { i in
-            Finger.line(id: i, (80 + Double(i) * 12, 60), (80 + Double(i) * 12 + dx, 60 + dy), down: 0, up: 0.16, move: 0.01, 0.16)
+            Finger.line(
+                id: i, (80 + Double(i) * 12, 60), (80 + Double(i) * 12 + dx, 60 + dy), down: 0, up: 0.16, move: 0.01,
+                0.16)
         }
         let events = run(fingers)
         let swipes = events.filter { $0.gesture == .swipe }
@@ -28,12 +32,12 @@ import Testing
             run([Finger.line(id: 0, (80, 60), b, down: 0, up: up, move: 0.0, up)]).filter { $0.gesture == .swipe }
         }
         #expect(one((110, 60), up: 0.15).count == 1)
-        #expect(one((110, 60), up: 0.25).isEmpty)              // 120 mm/s < 150
-        #expect(one((98.5, 60), up: 0.05).isEmpty)             // 14.8 mm < 15 (lift repeats the 40 ms position)
-        #expect(one((99, 60), up: 0.05).count == 1)            // 15.2 mm
-        #expect(one((101, 81), up: 0.15).isEmpty)              // 45°: no axis
+        #expect(one((110, 60), up: 0.25).isEmpty)  // 120 mm/s < 150
+        #expect(one((98.5, 60), up: 0.05).isEmpty)  // 14.8 mm < 15 (lift repeats the 40 ms position)
+        #expect(one((99, 60), up: 0.05).count == 1)  // 15.2 mm
+        #expect(one((101, 81), up: 0.15).isEmpty)  // 45°: no axis
         #expect(one((106, 74), up: 0.15).first?.direction == .right)  // 28° off the axis
-        #expect(one((180, 60), up: 0.45).isEmpty)              // 450 ms > 400 although fast
+        #expect(one((180, 60), up: 0.45).isEmpty)  // 450 ms > 400 although fast
     }
 }
 
@@ -70,14 +74,18 @@ import Testing
     @Test func quickDragIsAPanWithoutWaitingForTheSwipeTimeout() {
         // 120 mm/s (the demo's drag): beyond the slop quickly, never fast enough for a swipe; a
         // touch-pan from 15 mm on (125 ms), not 400 ms late.
-        let events = run([Finger.line(id: 0, (40, 95), (160, 95), down: 0, up: 1.1, move: 0, 1.0)]).filter { perTouch.contains($0.gesture) }
+        let events = run([Finger.line(id: 0, (40, 95), (160, 95), down: 0, up: 1.1, move: 0, 1.0)]).filter {
+            perTouch.contains($0.gesture)
+        }
         #expect(collapsed(events) == ["touch-pan began", "touch-pan changed", "touch-pan ended"])
         #expect(events[0].time >= 0.12 && events[0].time <= 0.14)
     }
 
     @Test func fastStartThatGoesOnBecomesPan() {
         // Quick start (beyond slop in 20 ms) but the finger keeps moving slowly for a second: touch-pan.
-        let f = Finger(id: 0, down: 0, up: 1.2) { t in PhysicalPoint(x: 50 + Swift.min(t, 0.05) * 200 + Swift.max(0, t - 0.05) * 20, y: 50) }
+        let f = Finger(id: 0, down: 0, up: 1.2) { t in
+            PhysicalPoint(x: 50 + Swift.min(t, 0.05) * 200 + Swift.max(0, t - 0.05) * 20, y: 50)
+        }
         let events = run([f]).filter { perTouch.contains($0.gesture) }
         #expect(collapsed(events) == ["touch-pan began", "touch-pan changed", "touch-pan ended"])
         // 10 mm in the first 50 ms, then 20 mm/s: past 15 mm at 0.3 s, too slow for a swipe: a pan.
@@ -133,7 +141,10 @@ import Testing
         #expect(collapsed(events, including: [.pan]) == ["pan began", "pan changed", "pan cancelled"])
         #expect(events.last { $0.gesture == .pan }?.reason == "palm")
         // The palm's own touch-pan is cancelled too; the other finger's goes on.
-        #expect(events.contains { $0.gesture == .touchPan && $0.touch == 1 && $0.phase == .cancelled && $0.reason == "palm" })
+        #expect(
+            events.contains {
+                $0.gesture == .touchPan && $0.touch == 1 && $0.phase == .cancelled && $0.reason == "palm"
+            })
         #expect(events.contains { $0.gesture == .touchPan && $0.touch == 0 && $0.phase == .ended })
     }
 }

@@ -3,8 +3,12 @@ import HandyProtocol
 import Testing
 
 /// `n` fingers tapping at (x, y), down at `t` for `ms` milliseconds, lifting `stagger` s apart.
-func tap(_ n: Int, at t: Double, ms: Double = 80, x: Double = 100, y: Double = 60, idBase: Int = 0, stagger: Double = 0) -> [Finger] {
-    (0..<n).map { i in Finger.hold(id: idBase + i, (x + Double(i) * 15, y), down: t, up: t + ms / 1000 + Double(i) * stagger) }
+func tap(_ n: Int, at t: Double, ms: Double = 80, x: Double = 100, y: Double = 60, idBase: Int = 0, stagger: Double = 0)
+    -> [Finger]
+{
+    (0..<n).map { i in
+        Finger.hold(id: idBase + i, (x + Double(i) * 15, y), down: t, up: t + ms / 1000 + Double(i) * stagger)
+    }
 }
 
 @Suite struct RecognizerTapTests {
@@ -36,7 +40,8 @@ func tap(_ n: Int, at t: Double, ms: Double = 80, x: Double = 100, y: Double = 6
             run([Finger.line(id: 0, (100, 60), (100 + d, 60), down: 0, up: 0.1, move: 0.02, 0.06)])
         }
         #expect(names(wiggle(slop - 0.1), including: multiFinger) == ["tap recognized"])
-        #expect(names(wiggle(slop + 0.1), including: multiFinger) == ["pan began", "pan changed", "pan ended"]
+        #expect(
+            names(wiggle(slop + 0.1), including: multiFinger) == ["pan began", "pan changed", "pan ended"]
                 || names(wiggle(slop + 0.1), including: multiFinger) == ["pan began", "pan ended"])
     }
 
@@ -75,7 +80,8 @@ func tap(_ n: Int, at t: Double, ms: Double = 80, x: Double = 100, y: Double = 6
         // 310 ms between lift and next down: too late.
         #expect(run(tap(1, at: 0) + tap(1, at: 0.39, idBase: 2)).filter { $0.gesture == .tap }.map(\.taps) == [1, 1])
         // 20 mm away: too far.
-        #expect(run(tap(1, at: 0) + tap(1, at: 0.2, x: 120, idBase: 2)).filter { $0.gesture == .tap }.map(\.taps) == [1, 1])
+        #expect(
+            run(tap(1, at: 0) + tap(1, at: 0.2, x: 120, idBase: 2)).filter { $0.gesture == .tap }.map(\.taps) == [1, 1])
         // One finger then two fingers.
         let mixed = run(tap(1, at: 0) + tap(2, at: 0.2, idBase: 2)).filter { $0.gesture == .tap }
         #expect(mixed.map(\.taps) == [1, 1] && mixed.map(\.fingers) == [1, 2])
@@ -120,7 +126,10 @@ func tap(_ n: Int, at t: Double, ms: Double = 80, x: Double = 100, y: Double = 6
             Finger.line(id: i, (100 + Double(i) * 15, 60), (110 + Double(i) * 15, 60), down: 0, up: 0.9, move: 0.6, 0.8)
         }
         let events = run(fingers)
-        #expect(collapsed(events, including: [.longPress]) == ["long-press began", "long-press changed", "long-press ended"])
+        #expect(
+            collapsed(events, including: [.longPress]) == [
+                "long-press began", "long-press changed", "long-press ended",
+            ])
         let lp = events.filter { $0.gesture == .longPress }
         #expect(lp[0].time == 0.5 && lp[0].duration == 0.5 && lp[0].fingers == n)
         #expect(lp.last!.duration == 0.9)
@@ -131,10 +140,21 @@ func tap(_ n: Int, at t: Double, ms: Double = 80, x: Double = 100, y: Double = 6
 
     @Test func timeEdgeAndMotionEdge() {
         #expect(names(run([Finger.hold(id: 0, (50, 50), down: 0, up: 0.49)]), including: [.longPress]).isEmpty)
-        #expect(names(run([Finger.hold(id: 0, (50, 50), down: 0, up: 0.51)]), including: [.longPress]) == ["long-press began", "long-press ended"])
+        #expect(
+            names(run([Finger.hold(id: 0, (50, 50), down: 0, up: 0.51)]), including: [.longPress]) == [
+                "long-press began", "long-press ended",
+            ])
         let slop = GestureConfiguration().touchSlopMm
-        #expect(names(run([Finger.line(id: 0, (50, 50), (50, 50 + slop - 0.1), down: 0, up: 0.7, move: 0.1, 0.3)]), including: [.longPress]).count == 2)
-        #expect(names(run([Finger.line(id: 0, (50, 50), (50, 50 + slop + 0.1), down: 0, up: 0.7, move: 0.1, 0.3)]), including: [.longPress]).isEmpty)
+        #expect(
+            names(
+                run([Finger.line(id: 0, (50, 50), (50, 50 + slop - 0.1), down: 0, up: 0.7, move: 0.1, 0.3)]),
+                including: [.longPress]
+            ).count == 2)
+        #expect(
+            names(
+                run([Finger.line(id: 0, (50, 50), (50, 50 + slop + 0.1), down: 0, up: 0.7, move: 0.1, 0.3)]),
+                including: [.longPress]
+            ).isEmpty)
     }
 
     @Test func beganComesFromTheTimerWithoutFrames() {
@@ -161,16 +181,22 @@ func tap(_ n: Int, at t: Double, ms: Double = 80, x: Double = 100, y: Double = 6
         var c = GestureConfiguration()
         #expect(c.apply(overrides: ["two-finger-long-press-gates": "true"]) == [])
         // Two fingers move right at once: gated, no pan.
-        let quick = [Finger.line(id: 0, (50, 50), (90, 50), down: 0, up: 0.6, move: 0.05, 0.5),
-                     Finger.line(id: 1, (50, 70), (90, 70), down: 0, up: 0.6, move: 0.05, 0.5)]
+        let quick = [
+            Finger.line(id: 0, (50, 50), (90, 50), down: 0, up: 0.6, move: 0.05, 0.5),
+            Finger.line(id: 1, (50, 70), (90, 70), down: 0, up: 0.6, move: 0.05, 0.5),
+        ]
         #expect(names(run(quick, configuration: c), including: [.pan, .rotate]).isEmpty)
-        #expect(names(run(quick), including: [.pan]).first == "pan began")   // without the gate: a pan
+        #expect(names(run(quick), including: [.pan]).first == "pan began")  // without the gate: a pan
         // Held 600 ms (the long press begins at 500 ms), then moved: the pan runs while held and
         // ends when the first finger lifts.
-        let held = [Finger.line(id: 0, (50, 50), (90, 50), down: 0, up: 1.2, move: 0.6, 1.0),
-                    Finger.line(id: 1, (50, 70), (90, 70), down: 0, up: 1.3, move: 0.6, 1.0)]
+        let held = [
+            Finger.line(id: 0, (50, 50), (90, 50), down: 0, up: 1.2, move: 0.6, 1.0),
+            Finger.line(id: 1, (50, 70), (90, 70), down: 0, up: 1.3, move: 0.6, 1.0),
+        ]
         let events = run(held, configuration: c)
-        let seq = events.filter { $0.gesture == .pan || $0.gesture == .longPress }.map { "\($0.gesture.rawValue) \($0.phase.rawValue)" }
+        let seq = events.filter { $0.gesture == .pan || $0.gesture == .longPress }.map {
+            "\($0.gesture.rawValue) \($0.phase.rawValue)"
+        }
         #expect(seq.first == "long-press began")
         #expect(seq.contains("pan began"))
         let lpEnd = seq.firstIndex(of: "long-press ended")!, panEnd = seq.firstIndex(of: "pan ended")!

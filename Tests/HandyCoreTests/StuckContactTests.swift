@@ -1,16 +1,20 @@
-@testable import HandyCore
 import HandyProtocol
 import HandyRecording
 import Testing
 
+@testable import HandyCore
+
 /// Stuck contacts (``StuckContactFilter``): still beyond the threshold, left out of recognition.
 @Suite struct StuckContactTests {
     static func touch(_ id: Int, _ phase: TouchPhase, _ x: Double, _ y: Double, at t: Double) -> Touch {
-        Touch(id: id, phase: phase, device: DevicePoint(x: 0, y: 0), mm: PhysicalPoint(x: x, y: y),
-              normalized: NormalizedPoint(x: 0, y: 0), beganAt: Timestamp(seconds: 0), time: Timestamp(seconds: t))
+        Touch(
+            id: id, phase: phase, device: DevicePoint(x: 0, y: 0), mm: PhysicalPoint(x: x, y: y),
+            normalized: NormalizedPoint(x: 0, y: 0), beganAt: Timestamp(seconds: 0), time: Timestamp(seconds: t))
     }
 
-    static func frame(_ t: Double, _ touches: [Touch]) -> TouchFrame { TouchFrame(time: Timestamp(seconds: t), touches: touches) }
+    static func frame(_ t: Double, _ touches: [Touch]) -> TouchFrame {
+        TouchFrame(time: Timestamp(seconds: t), touches: touches)
+    }
 
     @Test func aTouchStillForTheThresholdIsStuckOnceAndReleasedAtItsLift() throws {
         var filter = StuckContactFilter(stuckAfterSeconds: 10, slopMm: 2.5)
@@ -26,33 +30,47 @@ import Testing
         let current = Self.frame(15, [Self.touch(0, .stationary, 55.5, 50, at: 15)])
         let told = try #require(filter.fire(at: Timestamp(seconds: 15), current: current, changes: &changes))
         #expect(told.touches.map(\.phase) == [.cancelled], "the arena sees the stuck touch cancelled")
-        #expect(changes == [StuckContactChange(kind: .stuck, touchID: 0, time: Timestamp(seconds: 15),
-                                               positionMm: PhysicalPoint(x: 55.5, y: 50), stillSeconds: 10, stuckSeconds: 0)])
+        #expect(
+            changes == [
+                StuckContactChange(
+                    kind: .stuck, touchID: 0, time: Timestamp(seconds: 15),
+                    positionMm: PhysicalPoint(x: 55.5, y: 50), stillSeconds: 10, stuckSeconds: 0)
+            ])
         #expect(filter.stuckCount == 1 && filter.nextDeadline == nil)
         #expect(filter.fire(at: Timestamp(seconds: 16), current: current, changes: &changes) == nil, "stuck once")
         // Another finger comes and goes: the arena never sees the stuck one again.
-        let kept = filter.filter(Self.frame(16, [Self.touch(0, .stationary, 55, 50, at: 16), Self.touch(1, .began, 90, 40, at: 16)]),
-                                 changes: &changes)
+        let kept = filter.filter(
+            Self.frame(16, [Self.touch(0, .stationary, 55, 50, at: 16), Self.touch(1, .began, 90, 40, at: 16)]),
+            changes: &changes)
         #expect(kept.touches.map(\.id) == [1])
-        let lifted = filter.filter(Self.frame(20, [Self.touch(0, .ended, 55, 50, at: 20), Self.touch(1, .moved, 95, 40, at: 20)]),
-                                   changes: &changes)
+        let lifted = filter.filter(
+            Self.frame(20, [Self.touch(0, .ended, 55, 50, at: 20), Self.touch(1, .moved, 95, 40, at: 20)]),
+            changes: &changes)
         #expect(lifted.touches.map(\.id) == [1], "its lift is not the arena's either")
-        #expect(changes.last == StuckContactChange(kind: .released, touchID: 0, time: Timestamp(seconds: 20),
-                                                   positionMm: PhysicalPoint(x: 55, y: 50), stillSeconds: 15, stuckSeconds: 5))
+        #expect(
+            changes.last
+                == StuckContactChange(
+                    kind: .released, touchID: 0, time: Timestamp(seconds: 20),
+                    positionMm: PhysicalPoint(x: 55, y: 50), stillSeconds: 15, stuckSeconds: 5))
         #expect(filter.stuckCount == 0 && changes.count == 2)
     }
 
     @Test func zeroTurnsItOff() {
-        let axes: [UInt16: AbsInfo] = [AbsCode.mtSlot: AbsInfo(minimum: 0, maximum: 1),
-                                       AbsCode.mtPositionX: AbsInfo(minimum: 0, maximum: 999, resolution: 10),
-                                       AbsCode.mtPositionY: AbsInfo(minimum: 0, maximum: 999, resolution: 10),
-                                       AbsCode.mtTrackingID: AbsInfo(minimum: 0, maximum: 65535)]
-        var pipeline = GesturePipeline(deviceID: "t", description: DeviceDescription(name: "t", absAxes: axes), stuckAfterSeconds: 0)
+        let axes: [UInt16: AbsInfo] = [
+            AbsCode.mtSlot: AbsInfo(minimum: 0, maximum: 1),
+            AbsCode.mtPositionX: AbsInfo(minimum: 0, maximum: 999, resolution: 10),
+            AbsCode.mtPositionY: AbsInfo(minimum: 0, maximum: 999, resolution: 10),
+            AbsCode.mtTrackingID: AbsInfo(minimum: 0, maximum: 65535),
+        ]
+        var pipeline = GesturePipeline(
+            deviceID: "t", description: DeviceDescription(name: "t", absAxes: axes), stuckAfterSeconds: 0)
         #expect(!pipeline.stuckContacts.isEnabled)
         var out = PipelineOutput()
-        for e in [InputEvent(time: .zero, type: EventType.abs, code: AbsCode.mtSlot, value: 0),
-                  InputEvent(time: .zero, type: EventType.abs, code: AbsCode.mtTrackingID, value: 1),
-                  InputEvent(time: .zero, type: EventType.syn, code: SynCode.report, value: 0)] { pipeline.handle(e, into: &out) }
+        for e in [
+            InputEvent(time: .zero, type: EventType.abs, code: AbsCode.mtSlot, value: 0),
+            InputEvent(time: .zero, type: EventType.abs, code: AbsCode.mtTrackingID, value: 1),
+            InputEvent(time: .zero, type: EventType.syn, code: SynCode.report, value: 0),
+        ] { pipeline.handle(e, into: &out) }
         pipeline.advanceTime(to: Timestamp(seconds: 3600), into: &out)
         #expect(out.stuckContacts.isEmpty && pipeline.nextDeadline == nil)
     }
@@ -73,7 +91,9 @@ import Testing
         #expect(pinch.count == 1)
         #expect(pinch.first?.fingers == 2 && pinch.first?.hand == .right)
         let without = try GestureFixtures.replayWithHealth("health/stuck-contact-pinch.evemu", stuckAfterSeconds: 0)
-        #expect(without.stuck.isEmpty && !without.gestures.contains { $0.gesture == .pinch }, "the failure the filter mends")
+        #expect(
+            without.stuck.isEmpty && !without.gestures.contains { $0.gesture == .pinch }, "the failure the filter mends"
+        )
     }
 
     /// Every slot stuck: each reported once, each release once, nothing left behind.
@@ -98,12 +118,17 @@ extension GestureFixtures {
     }
 
     /// A fixture through a pipeline with the stuck-contact filter; timers fire as events pass them.
-    static func replayWithHealth(_ relative: String, stuckAfterSeconds: Double = GesturePipeline.defaultStuckAfterSeconds) throws -> HealthResult {
+    static func replayWithHealth(
+        _ relative: String, stuckAfterSeconds: Double = GesturePipeline.defaultStuckAfterSeconds
+    ) throws -> HealthResult {
         let recording = try Recording.load(path: path(relative))
-        var pipeline = GesturePipeline(deviceID: "replay", description: recording.description, stuckAfterSeconds: stuckAfterSeconds)
+        var pipeline = GesturePipeline(
+            deviceID: "replay", description: recording.description, stuckAfterSeconds: stuckAfterSeconds)
         var out = PipelineOutput()
         for e in recording.events { pipeline.handle(e, into: &out) }
-        if let last = recording.events.last { pipeline.advanceTime(to: last.time.advanced(byMilliseconds: 2000), into: &out) }
+        if let last = recording.events.last {
+            pipeline.advanceTime(to: last.time.advanced(byMilliseconds: 2000), into: &out)
+        }
         return HealthResult(pipeline: pipeline, gestures: out.gestures, stuck: out.stuckContacts)
     }
 }

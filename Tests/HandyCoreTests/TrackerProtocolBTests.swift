@@ -1,6 +1,7 @@
-import Testing
-@testable import HandyCore
 import HandySynthetic
+import Testing
+
+@testable import HandyCore
 
 @Suite struct TrackerProtocolBTests {
     /// 2000 × 1000 units at 10 units/mm: a 200 × 100 mm screen.
@@ -9,22 +10,23 @@ import HandySynthetic
     @Test func phasesAndLowestFreeStableIDs() {
         let stream = SyntheticStream(device: screen, emitsUnchangedFrames: true)
         let events = stream.events([
-            .hold(atMm: (10, 20), startSeconds: 0, durationSeconds: 0.05),                      // A
+            .hold(atMm: (10, 20), startSeconds: 0, durationSeconds: 0.05),  // A
             .line(fromMm: (50, 50), toMm: (60, 50), startSeconds: 0.01, durationSeconds: 0.03),  // B
-            .hold(atMm: (100, 80), startSeconds: 0.06, durationSeconds: 0.02),                   // C
+            .hold(atMm: (100, 80), startSeconds: 0.06, durationSeconds: 0.02),  // C
         ])
         let (frames, counters) = trackerFrames(screen, events)
-        #expect(frames.map(trackerPhases) == [
-            ["0:began"],
-            ["0:stationary", "1:began"],
-            ["0:stationary", "1:moved"],
-            ["0:stationary", "1:moved"],
-            ["0:stationary", "1:ended"],
-            ["0:ended"],
-            ["0:began"],          // C takes the lowest free id
-            ["0:stationary"],
-            ["0:ended"],
-        ])
+        #expect(
+            frames.map(trackerPhases) == [
+                ["0:began"],
+                ["0:stationary", "1:began"],
+                ["0:stationary", "1:moved"],
+                ["0:stationary", "1:moved"],
+                ["0:stationary", "1:ended"],
+                ["0:ended"],
+                ["0:began"],  // C takes the lowest free id
+                ["0:stationary"],
+                ["0:ended"],
+            ])
         #expect(frames.map(\.hasChanges) == [true, true, true, true, true, true, true, false, true])
         #expect(counters.frames == 9)
         #expect(counters.cancelledTouches == 0 && counters.reusedTrackingIDs == 0 && counters.missingSynReports == 0)
@@ -39,20 +41,21 @@ import HandySynthetic
     @Test func idFreedInAFrameIsNotReusedInThatFrame() {
         let stream = SyntheticStream(device: screen)
         let events = stream.events([
-            .hold(atMm: (10, 20), startSeconds: 0, durationSeconds: 0.03),     // A: id 0, lifts at frame 3
-            .hold(atMm: (30, 20), startSeconds: 0, durationSeconds: 0.10),     // B: id 1
+            .hold(atMm: (10, 20), startSeconds: 0, durationSeconds: 0.03),  // A: id 0, lifts at frame 3
+            .hold(atMm: (30, 20), startSeconds: 0, durationSeconds: 0.10),  // B: id 1
             .hold(atMm: (50, 20), startSeconds: 0.03, durationSeconds: 0.03),  // C: down at frame 3 → id 2
             .hold(atMm: (70, 20), startSeconds: 0.04, durationSeconds: 0.01),  // D: frame 4 → id 0
         ])
         let (frames, _) = trackerFrames(screen, events)
-        #expect(frames.map(trackerPhases) == [
-            ["0:began", "1:began"],
-            ["0:ended", "1:stationary", "2:began"],
-            ["0:began", "1:stationary", "2:stationary"],
-            ["0:ended", "1:stationary", "2:stationary"],
-            ["1:stationary", "2:ended"],
-            ["1:ended"],
-        ])
+        #expect(
+            frames.map(trackerPhases) == [
+                ["0:began", "1:began"],
+                ["0:ended", "1:stationary", "2:began"],
+                ["0:began", "1:stationary", "2:stationary"],
+                ["0:ended", "1:stationary", "2:stationary"],
+                ["1:stationary", "2:ended"],
+                ["1:ended"],
+            ])
         // Touches are ordered by id in every frame.
         for f in frames { #expect(f.touches.map(\.id) == f.touches.map(\.id).sorted()) }
     }
@@ -60,10 +63,13 @@ import HandySynthetic
     @Test func millimetresAndNormalisedWithResolution() throws {
         var tracker = TouchTracker(description: screen.description)
         let t0 = Timestamp(seconds: 1)
-        let frames = trackerFrames(&tracker, [
-            trackerAbs(AbsCode.mtTrackingID, 42, at: t0), trackerAbs(AbsCode.mtPositionX, 1000, at: t0), trackerAbs(AbsCode.mtPositionY, 250, at: t0),
-            trackerSynReport(at: t0),
-        ])
+        let frames = trackerFrames(
+            &tracker,
+            [
+                trackerAbs(AbsCode.mtTrackingID, 42, at: t0), trackerAbs(AbsCode.mtPositionX, 1000, at: t0),
+                trackerAbs(AbsCode.mtPositionY, 250, at: t0),
+                trackerSynReport(at: t0),
+            ])
         let t = try #require(frames.first?.touches.first)
         #expect(t.id == 0 && t.phase == .began && t.device == DevicePoint(x: 1000, y: 250))
         #expect(tracker.geometry.hasKernelResolution)
@@ -76,7 +82,9 @@ import HandySynthetic
     @Test func millimetresFallBackWhenResolutionIsZero() throws {
         // 1000 × 500 units, no resolution: min…max is 250 mm wide, square units → 999/250 units/mm.
         let noRes = SyntheticTouchscreen(mtProtocol: .slots(2), maxX: 999, maxY: 499, resolution: 0, touchMajorMax: 255)
-        let events = SyntheticStream(device: noRes).events([.hold(atMm: (40, 20), startSeconds: 0, durationSeconds: 0.01, majorMm: 10)])
+        let events = SyntheticStream(device: noRes).events([
+            .hold(atMm: (40, 20), startSeconds: 0, durationSeconds: 0.01, majorMm: 10)
+        ])
         let (frames, _) = trackerFrames(noRes, events)
         let t = try #require(frames.first?.touches.first)
         #expect(t.device == DevicePoint(x: 160, y: 80))
@@ -90,7 +98,8 @@ import HandySynthetic
         var tracker = TouchTracker(description: screen.description)
         let a = tracker.handle(trackerSynReport())
         #expect(a?.touches.isEmpty == true && a?.hasChanges == false)
-        _ = trackerFrames(&tracker, [trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtPositionX, 10), trackerSynReport()])
+        _ = trackerFrames(
+            &tracker, [trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtPositionX, 10), trackerSynReport()])
         let b = tracker.handle(trackerSynReport(at: Timestamp(seconds: 2)))
         #expect(b.map(trackerPhases) == ["0:stationary"])
         #expect(b?.hasChanges == false)
@@ -100,11 +109,14 @@ import HandySynthetic
     @Test func newContactInAFreshSlotKeepsThatSlotsPreviousValues() {
         // The kernel filters repeated values per slot, so a new contact at the same x sends only y.
         var tracker = TouchTracker(description: screen.description)
-        let f = trackerFrames(&tracker, [
-            trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtPositionX, 300), trackerAbs(AbsCode.mtPositionY, 400), trackerSynReport(),
-            trackerAbs(AbsCode.mtTrackingID, -1), trackerSynReport(),
-            trackerAbs(AbsCode.mtTrackingID, 2), trackerAbs(AbsCode.mtPositionY, 500), trackerSynReport(),
-        ])
+        let f = trackerFrames(
+            &tracker,
+            [
+                trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtPositionX, 300),
+                trackerAbs(AbsCode.mtPositionY, 400), trackerSynReport(),
+                trackerAbs(AbsCode.mtTrackingID, -1), trackerSynReport(),
+                trackerAbs(AbsCode.mtTrackingID, 2), trackerAbs(AbsCode.mtPositionY, 500), trackerSynReport(),
+            ])
         #expect(f[2].touches.first?.device == DevicePoint(x: 300, y: 500))
     }
 
@@ -112,7 +124,9 @@ import HandySynthetic
     func velocityOnAConstantSpeedPath(direction: Double) {
         // 100 mm/s along x for 1 s at 100 Hz.
         let from = (x: 100.0 - 50 * direction, y: 50.0), to = (x: 100.0 + 50 * direction, y: 50.0)
-        let events = SyntheticStream(device: screen).events([.line(fromMm: from, toMm: to, startSeconds: 0, durationSeconds: 1)])
+        let events = SyntheticStream(device: screen).events([
+            .line(fromMm: from, toMm: to, startSeconds: 0, durationSeconds: 1)
+        ])
         let (frames, _) = trackerFrames(screen, events)
         let touches = frames.compactMap(\.touches.first)
         #expect(touches.first?.velocity == .zero)
@@ -129,8 +143,16 @@ import HandySynthetic
         let path = FingerPath(keyframes: [
             (0, FingerSample(xMm: 50, yMm: 50, majorMm: 8, minorMm: 6, orientation: Double.pi / 4, pressure: 0.5)),
             (0.02, FingerSample(xMm: 50, yMm: 50, majorMm: 8, minorMm: 6, orientation: Double.pi / 4, pressure: 0.5)),
-            (0.03, FingerSample(xMm: 50, yMm: 50, majorMm: 30, minorMm: 20, orientation: -Double.pi / 2, pressure: 1, tool: .palm)),
-            (0.05, FingerSample(xMm: 50, yMm: 50, majorMm: 30, minorMm: 20, orientation: -Double.pi / 2, pressure: 1, tool: .palm)),
+            (
+                0.03,
+                FingerSample(
+                    xMm: 50, yMm: 50, majorMm: 30, minorMm: 20, orientation: -Double.pi / 2, pressure: 1, tool: .palm)
+            ),
+            (
+                0.05,
+                FingerSample(
+                    xMm: 50, yMm: 50, majorMm: 30, minorMm: 20, orientation: -Double.pi / 2, pressure: 1, tool: .palm)
+            ),
         ])
         let (frames, _) = trackerFrames(full, SyntheticStream(device: full).events([path]))
         let first = try #require(frames.first?.touches.first)
@@ -147,11 +169,13 @@ import HandySynthetic
     @Test func orientationWithAZeroOneRangeIsNil() {
         let flag = SyntheticTouchscreen(mtProtocol: .slots(2), orientationRange: 0...1)
         var tracker = TouchTracker(description: flag.description)
-        let f = trackerFrames(&tracker, [trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtOrientation, 1), trackerSynReport()])
+        let f = trackerFrames(
+            &tracker, [trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtOrientation, 1), trackerSynReport()])
         #expect(f.first?.touches.first?.orientation == nil)
         let quarter = SyntheticTouchscreen(mtProtocol: .slots(2), orientationRange: 0...255)
         var t2 = TouchTracker(description: quarter.description)
-        let g = trackerFrames(&t2, [trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtOrientation, 255), trackerSynReport()])
+        let g = trackerFrames(
+            &t2, [trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtOrientation, 255), trackerSynReport()])
         #expect(trackerApprox(g.first?.touches.first?.orientation, Double.pi / 2))
     }
 
@@ -161,12 +185,15 @@ import HandySynthetic
         #expect(trackerApprox(geometry.calibrationRotation, Double.pi / 2))
         var tracker = TouchTracker(description: full.description, geometry: geometry)
         // Sensor (500, 500) of 2000 × 1000: normalised (500/1999, 500/999) → display (1 − y, x).
-        let f = trackerFrames(&tracker, [
-            trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtPositionX, 500), trackerAbs(AbsCode.mtPositionY, 500),
-            trackerAbs(AbsCode.mtOrientation, 0), trackerSynReport(),
-            trackerAbs(AbsCode.mtOrientation, 45), trackerSynReport(),
-            trackerAbs(AbsCode.mtOrientation, -30), trackerSynReport(),
-        ])
+        let f = trackerFrames(
+            &tracker,
+            [
+                trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtPositionX, 500),
+                trackerAbs(AbsCode.mtPositionY, 500),
+                trackerAbs(AbsCode.mtOrientation, 0), trackerSynReport(),
+                trackerAbs(AbsCode.mtOrientation, 45), trackerSynReport(),
+                trackerAbs(AbsCode.mtOrientation, -30), trackerSynReport(),
+            ])
         let t = try #require(f.first?.touches.first)
         #expect(trackerApprox(t.normalized.x, 1 - 500.0 / 999) && trackerApprox(t.normalized.y, 500.0 / 1999))
         // The display is 99.9 mm wide and 199.9 mm high after the rotation (min…max at 10 units/mm).
@@ -185,7 +212,8 @@ import HandySynthetic
         ])
         let (frames, counters) = trackerFrames(st, events)
         // The hold sends nothing between its down and up frames (unchanged values are not sent).
-        #expect(frames.map(trackerPhases) == [["0:began"], ["0:moved"], ["0:moved"], ["0:ended"], ["0:began"], ["0:ended"]])
+        #expect(
+            frames.map(trackerPhases) == [["0:began"], ["0:moved"], ["0:moved"], ["0:ended"], ["0:began"], ["0:ended"]])
         #expect(frames.first?.touches.first?.device == DevicePoint(x: 50, y: 50))
         #expect(counters.unknownEvents == 0)
     }
@@ -221,13 +249,16 @@ import HandySynthetic
         var description = SyntheticTouchscreen(mtProtocol: .slots(2)).description
         description.absAxes[AbsCode.mtDistance] = AbsInfo(minimum: 0, maximum: 10)
         var tracker = TouchTracker(description: description)
-        let out = trackerFrames(&tracker, [
-            trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtPositionX, 100), trackerAbs(AbsCode.mtDistance, 5), trackerSynReport(),
-            trackerAbs(AbsCode.mtDistance, 0), trackerSynReport(),
-            trackerAbs(AbsCode.mtDistance, 3), trackerSynReport(),
-            trackerAbs(AbsCode.mtDistance, 0), trackerAbs(AbsCode.mtPositionX, 120), trackerSynReport(),
-            trackerAbs(AbsCode.mtTrackingID, -1), trackerSynReport(),
-        ])
+        let out = trackerFrames(
+            &tracker,
+            [
+                trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtPositionX, 100),
+                trackerAbs(AbsCode.mtDistance, 5), trackerSynReport(),
+                trackerAbs(AbsCode.mtDistance, 0), trackerSynReport(),
+                trackerAbs(AbsCode.mtDistance, 3), trackerSynReport(),
+                trackerAbs(AbsCode.mtDistance, 0), trackerAbs(AbsCode.mtPositionX, 120), trackerSynReport(),
+                trackerAbs(AbsCode.mtTrackingID, -1), trackerSynReport(),
+            ])
         #expect(out.map(trackerPhases) == [[], ["0:began"], ["0:ended"], ["0:began"], ["0:ended"]])
         #expect(out[3].touches.first?.device.x == 120)
         #expect(tracker.counters.cancelledTouches == 0)

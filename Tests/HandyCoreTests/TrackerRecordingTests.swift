@@ -1,14 +1,16 @@
 import Foundation
-import Testing
-@testable import HandyCore
 import HandyRecording
+import Testing
+
+@testable import HandyCore
 
 /// The tracker over real recordings (Tests/Fixtures). Expected numbers were counted from the files
 /// themselves (ABS_MT_TRACKING_ID assignments and −1s per slot, SYN_MT_REPORTs per frame).
 @Suite struct TrackerRecordingTests {
     static func fixture(_ relative: String) -> String {
         // Tests/HandyCoreTests/<this file> → package root.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         return root.appendingPathComponent("Tests/Fixtures").appendingPathComponent(relative).path
     }
 
@@ -50,7 +52,9 @@ import HandyRecording
         #expect(s.mostAtOnce == 1)
         #expect(s.began.allSatisfy { $0.id == 0 })
         // Every tap is one began frame and one ended frame.
-        #expect(s.frames.map { $0.touches.first?.phase } == Array(repeating: [TouchPhase.began, .ended], count: 9).flatMap { $0 })
+        #expect(
+            s.frames.map { $0.touches.first?.phase }
+                == Array(repeating: [TouchPhase.began, .ended], count: 9).flatMap { $0 })
         Self.expectClean(s)
     }
 
@@ -114,7 +118,9 @@ import HandyRecording
     /// (value / max · π/2, clockwise from vertical, as the kernel and Android both define it).
     @Test func pixelTabletMatchesAndroidsInputReader() throws {
         let s = try Self.run("aosp-frameworks-base/google_pixel_tablet_touchscreen.evemu")
-        let json = try Data(contentsOf: URL(fileURLWithPath: Self.fixture("aosp-frameworks-base/google_pixel_tablet_touchscreen_events.json")))
+        let json = try Data(
+            contentsOf: URL(
+                fileURLWithPath: Self.fixture("aosp-frameworks-base/google_pixel_tablet_touchscreen_events.json")))
         let cases = try #require(try JSONSerialization.jsonObject(with: json) as? [[String: Any]])
         let android = try #require(cases.first?["events"] as? [[String: Any]])
         #expect(android.count == 26 && s.frames.count == 26)

@@ -1,6 +1,7 @@
-import Testing
-@testable import HandyCore
 import HandySynthetic
+import Testing
+
+@testable import HandyCore
 
 /// The synthetic stream builder itself: the events it makes must be what a kernel would send.
 @Suite struct TrackerSyntheticTests {
@@ -19,20 +20,30 @@ import HandySynthetic
             InputEvent(time: stream.time(ofFrame: k), type: type, code: code, value: value)
         }
         #expect(frames.count == 4)
-        #expect(frames[0] == [
-            trackerEvent(0, abs, AbsCode.mtTrackingID, 0), trackerEvent(0, abs, AbsCode.mtPositionX, 100), trackerEvent(0, abs, AbsCode.mtPositionY, 200),
-            trackerEvent(0, EventType.key, KeyCode.btnTouch, 1), trackerEvent(0, abs, AbsCode.x, 100), trackerEvent(0, abs, AbsCode.y, 200),
-            trackerEvent(0, EventType.syn, SynCode.report, 0),
-        ])
-        #expect(frames[1] == [
-            trackerEvent(1, abs, AbsCode.mtSlot, 1), trackerEvent(1, abs, AbsCode.mtTrackingID, 1), trackerEvent(1, abs, AbsCode.mtPositionX, 500),
-            trackerEvent(1, abs, AbsCode.mtPositionY, 500), trackerEvent(1, EventType.syn, SynCode.report, 0),
-        ])
-        #expect(frames[2] == [trackerEvent(2, abs, AbsCode.mtTrackingID, -1), trackerEvent(2, EventType.syn, SynCode.report, 0)])
-        #expect(frames[3] == [
-            trackerEvent(3, abs, AbsCode.mtSlot, 0), trackerEvent(3, abs, AbsCode.mtTrackingID, -1), trackerEvent(3, EventType.key, KeyCode.btnTouch, 0),
-            trackerEvent(3, EventType.syn, SynCode.report, 0),
-        ])
+        #expect(
+            frames[0] == [
+                trackerEvent(0, abs, AbsCode.mtTrackingID, 0), trackerEvent(0, abs, AbsCode.mtPositionX, 100),
+                trackerEvent(0, abs, AbsCode.mtPositionY, 200),
+                trackerEvent(0, EventType.key, KeyCode.btnTouch, 1), trackerEvent(0, abs, AbsCode.x, 100),
+                trackerEvent(0, abs, AbsCode.y, 200),
+                trackerEvent(0, EventType.syn, SynCode.report, 0),
+            ])
+        #expect(
+            frames[1] == [
+                trackerEvent(1, abs, AbsCode.mtSlot, 1), trackerEvent(1, abs, AbsCode.mtTrackingID, 1),
+                trackerEvent(1, abs, AbsCode.mtPositionX, 500),
+                trackerEvent(1, abs, AbsCode.mtPositionY, 500), trackerEvent(1, EventType.syn, SynCode.report, 0),
+            ])
+        #expect(
+            frames[2] == [
+                trackerEvent(2, abs, AbsCode.mtTrackingID, -1), trackerEvent(2, EventType.syn, SynCode.report, 0),
+            ])
+        #expect(
+            frames[3] == [
+                trackerEvent(3, abs, AbsCode.mtSlot, 0), trackerEvent(3, abs, AbsCode.mtTrackingID, -1),
+                trackerEvent(3, EventType.key, KeyCode.btnTouch, 0),
+                trackerEvent(3, EventType.syn, SynCode.report, 0),
+            ])
     }
 
     @Test func protocolAClosesEachContactAndEndsWithEmptyReport() {
@@ -46,7 +57,9 @@ import HandySynthetic
         #expect(frames[1].filter(\.isSynMTReport).count == 2)
         #expect(frames[2].map(\.code) == [SynCode.mtReport, SynCode.report])
         // Fallback geometry: 1000 units over 250 mm = 4 units per mm.
-        #expect(frames[0].first == InputEvent(time: Timestamp(seconds: 100), type: EventType.abs, code: AbsCode.mtPositionX, value: 40))
+        #expect(
+            frames[0].first
+                == InputEvent(time: Timestamp(seconds: 100), type: EventType.abs, code: AbsCode.mtPositionX, value: 40))
     }
 
     @Test func libevdevSynDroppedCarriesTerminationAndNewState() {
@@ -79,7 +92,9 @@ import HandySynthetic
         let moved = path.delayed(bySeconds: 2).translated(byMm: 1, -1)
         #expect(moved.downSeconds == 2 && moved.upSeconds == 3)
         #expect(moved.sample(2.5) == FingerSample(xMm: 6, yMm: 9, pressure: 0.5))
-        let palm = path.mapSamples { t, s in var s = s; if t > 0.7 { s.tool = .palm }; return s }
+        let palm = path.mapSamples { t, s in
+            var s = s; if t > 0.7 { s.tool = .palm }; return s
+        }
         #expect(palm.sample(0.5).tool == .finger && palm.sample(0.8).tool == .palm)
     }
 
@@ -89,6 +104,9 @@ import HandySynthetic
             .hold(atMm: (10, 10), startSeconds: 0, durationSeconds: 0.01),
             .hold(atMm: (10, 10), startSeconds: 0.05, durationSeconds: 0.01),
         ])
-        #expect(events.filter { $0.code == AbsCode.mtTrackingID && $0.type == EventType.abs }.map(\.value) == [65535, -1, 0, -1])
+        #expect(
+            events.filter { $0.code == AbsCode.mtTrackingID && $0.type == EventType.abs }.map(\.value) == [
+                65535, -1, 0, -1,
+            ])
     }
 }

@@ -10,7 +10,9 @@ func trackerFrames(_ tracker: inout TouchTracker, _ events: [InputEvent]) -> [To
     return out
 }
 
-func trackerFrames(_ device: SyntheticTouchscreen, _ events: [InputEvent], geometry: DeviceGeometry? = nil) -> (frames: [TouchFrame], counters: TrackerCounters) {
+func trackerFrames(_ device: SyntheticTouchscreen, _ events: [InputEvent], geometry: DeviceGeometry? = nil) -> (
+    frames: [TouchFrame], counters: TrackerCounters
+) {
     var tracker = TouchTracker(description: device.description, geometry: geometry)
     let frames = trackerFrames(&tracker, events)
     return (frames, tracker.counters)

@@ -1,13 +1,16 @@
-@testable import HandyCore
 import HandySynthetic
 import Testing
+
+@testable import HandyCore
 
 /// The velocity fit's sums kept as samples come and go (docs/PERFORMANCE.md section 5) give the
 /// fit summed afresh at every sample.
 @Suite struct VelocityEstimatorTests {
     /// The least-squares slope over the window, summed afresh: what the estimator computed at every
     /// fit before its sums were kept.
-    static func directFit(_ samples: [(t: Int64, x: Double, y: Double)], windowMs: Double, capacity: Int = 32) -> (x: Double, y: Double) {
+    static func directFit(_ samples: [(t: Int64, x: Double, y: Double)], windowMs: Double, capacity: Int = 32) -> (
+        x: Double, y: Double
+    ) {
         guard let last = samples.last else { return (0, 0) }
         var n = 0.0, st = 0.0, sx = 0.0, sy = 0.0, stt = 0.0, stx = 0.0, sty = 0.0
         for s in samples.suffix(capacity).reversed() {
@@ -41,8 +44,9 @@ import Testing
             var t: Int64 = Int64.random(in: 0...5_000_000_000, using: &r)
             var x = Double.random(in: -300...300, using: &r), y = Double.random(in: -300...300, using: &r)
             for _ in 0..<Int.random(in: 20...900, using: &r) {
-                var step = Int64(1_000_000 / rateHz) + Int64((Double.random(in: -300...300, using: &r) * slowdown).rounded())
-                if Int.random(in: 0..<150, using: &r) == 0 { step += Int64(60_000 * slowdown) }   // a pause: starts over
+                var step =
+                    Int64(1_000_000 / rateHz) + Int64((Double.random(in: -300...300, using: &r) * slowdown).rounded())
+                if Int.random(in: 0..<150, using: &r) == 0 { step += Int64(60_000 * slowdown) }  // a pause: starts over
                 t += max(step, 1)
                 x += Double.random(in: -2...2, using: &r)
                 y += Double.random(in: -2...2, using: &r)
@@ -61,7 +65,9 @@ import Testing
             }
         }
         #expect(checked > 20_000)
-        print("velocity: kept sums against the fit summed afresh, worst relative difference \(worst) over \(checked) fits")
+        print(
+            "velocity: kept sums against the fit summed afresh, worst relative difference \(worst) over \(checked) fits"
+        )
     }
 
     /// A value that does not move has velocity exactly +0 (not the -0 a leftover of the sums'
@@ -69,7 +75,7 @@ import Testing
     /// every 400 ms), and a release after the pause has none.
     @Test func aValueThatDoesNotMoveHasVelocityZero() {
         var estimator = VelocityEstimator()
-        for i in 0..<14_400 {   // a minute at 240 Hz
+        for i in 0..<14_400 {  // a minute at 240 Hz
             let t = Timestamp(microseconds: 1_000_000 + Int64(i) * 4167)
             estimator.add(t, x: Double(i) * 0.25, y: 7.3, windowMs: 100, pauseMs: 40)
             let v = estimator.velocity(at: t, pauseMs: 40)

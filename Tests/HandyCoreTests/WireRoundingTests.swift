@@ -1,6 +1,7 @@
-@testable import HandyCore
 import HandySynthetic
 import Testing
+
+@testable import HandyCore
 
 /// `nearestOrAwayFromZero` stands in for `Double.rounded()` wherever a value is rounded for the
 /// wire (`inlineRounded`, `wireRounded`): it must give the same double, bit for bit (the sign of
@@ -47,7 +48,9 @@ import Testing
         for _ in 0..<200_000 {
             let bits = Double(bitPattern: r.next())
             if !Self.same(bits) { mismatches.append(bits) }
-            let scaled = Double.random(in: -5_000...5_000, using: &r) * [10.0, 100, 1_000, 10_000, 100_000].randomElement(using: &r)!
+            let scaled =
+                Double.random(in: -5_000...5_000, using: &r) * [10.0, 100, 1_000, 10_000, 100_000].randomElement(
+                    using: &r)!
             if !Self.same(scaled) { mismatches.append(scaled) }
         }
         let count = mismatches.count
@@ -64,7 +67,9 @@ import Testing
             for digits in 1...5 {
                 scale *= 10
                 let inline = inlineRounded(v, scale)
-                if inline.bitPattern != rounded(v, digits).bitPattern || inline.bitPattern != wireRounded(v, digits).bitPattern {
+                if inline.bitPattern != rounded(v, digits).bitPattern
+                    || inline.bitPattern != wireRounded(v, digits).bitPattern
+                {
                     mismatches.append((v, digits))
                 }
             }

@@ -1,10 +1,11 @@
+import Foundation
+import HandyProtocol
+import HandyTestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import HandyProtocol
-import Testing
-import HandyTestSupport
 
 /// Where the access tests run: as root, or wherever HANDYD_REQUIRE_ROOT=1 says they must (then not
 /// being root fails instead of skipping).
@@ -44,13 +45,19 @@ struct AccessTests {
         #expect(info.st_gid == gid)
         #expect(info.st_uid == getuid())
 
-        let outsider = try Self.connect(as: Self.outsiderUID, gid: Self.outsiderGID, groups: [], socketPath: daemon.socketPath)
+        let outsider = try Self.connect(
+            as: Self.outsiderUID, gid: Self.outsiderGID, groups: [], socketPath: daemon.socketPath)
         #expect(outsider.status != 0)
-        #expect(outsider.output.contains("Permission denied"), "an outsider is refused by the file system: \(outsider.output)")
+        #expect(
+            outsider.output.contains("Permission denied"),
+            "an outsider is refused by the file system: \(outsider.output)")
 
-        let member = try Self.connect(as: Self.outsiderUID, gid: Self.outsiderGID, groups: [gid], socketPath: daemon.socketPath)
+        let member = try Self.connect(
+            as: Self.outsiderUID, gid: Self.outsiderGID, groups: [gid], socketPath: daemon.socketPath)
         #expect(member.status == 0, "\(member.output)")
-        #expect(member.output.hasPrefix("replay:EP0430M09.2-fingers-touch-release\t"), "a group member reads: \(member.output)")
+        #expect(
+            member.output.hasPrefix("replay:EP0430M09.2-fingers-touch-release\t"),
+            "a group member reads: \(member.output)")
 
         // The refusal happened in connect(2): the daemon never saw the outsider.
         #expect(daemon.log.components(separatedBy: "client connected").count - 1 == 1)
@@ -69,7 +76,8 @@ struct AccessTests {
         #expect(stat(daemon.socketPath, &info) == 0)
         #expect(info.st_mode & 0o7777 == 0o660)
         #expect(info.st_gid == getgid())
-        let outsider = try Self.connect(as: Self.outsiderUID, gid: Self.outsiderGID, groups: [], socketPath: daemon.socketPath)
+        let outsider = try Self.connect(
+            as: Self.outsiderUID, gid: Self.outsiderGID, groups: [], socketPath: daemon.socketPath)
         #expect(outsider.output.contains("Permission denied"), "\(outsider.output)")
     }
 
@@ -165,12 +173,17 @@ struct AccessTests {
     }
 
     /// Runs `handyctl devices` as another user (setpriv), returning its exit status and output.
-    static func connect(as uid: UInt32, gid: UInt32, groups: [gid_t], socketPath: String) throws -> (status: Int32, output: String) {
-        let handyctl = URL(fileURLWithPath: handydBinary).deletingLastPathComponent().appendingPathComponent("handyctl").path
+    static func connect(as uid: UInt32, gid: UInt32, groups: [gid_t], socketPath: String) throws -> (
+        status: Int32, output: String
+    ) {
+        let handyctl = URL(fileURLWithPath: handydBinary).deletingLastPathComponent().appendingPathComponent("handyctl")
+            .path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        let groupArguments = groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.map(String.init).joined(separator: ",")]
-        process.arguments = ["--reuid=\(uid)", "--regid=\(gid)"] + groupArguments + [handyctl, "devices", "--socket", socketPath]
+        let groupArguments =
+            groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.map(String.init).joined(separator: ",")]
+        process.arguments =
+            ["--reuid=\(uid)", "--regid=\(gid)"] + groupArguments + [handyctl, "devices", "--socket", socketPath]
         let run = try runToCompletion(process, mergingErrors: true)
         return (run.status, run.stdoutText)
     }

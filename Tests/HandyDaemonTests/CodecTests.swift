@@ -1,7 +1,8 @@
 import Foundation
-@testable import HandyDaemon
 import HandyProtocol
 import Testing
+
+@testable import HandyDaemon
 
 struct LineSplitterTests {
     @Test func splitsLinesAcrossChunksAndDropsCR() throws {
@@ -19,7 +20,8 @@ struct LineSplitterTests {
         #expect((try? t.append(Array("12345678\n".utf8)))?.count == 1, "exactly the limit is fine")
         // The limit excludes the line end: CRLF after exactly the limit is fine too, a byte more is not.
         var crlf = LineSplitter(maximumLineLength: 8)
-        #expect((try? crlf.append(Array("12345678\r\n".utf8)))?.map { String(decoding: $0, as: UTF8.self) } == ["12345678"])
+        #expect(
+            (try? crlf.append(Array("12345678\r\n".utf8)))?.map { String(decoding: $0, as: UTF8.self) } == ["12345678"])
         var over = LineSplitter(maximumLineLength: 8)
         #expect(throws: ProtocolError.self) { try over.append(Array("12345678\rx".utf8)) }
     }
@@ -28,14 +30,18 @@ struct LineSplitterTests {
     /// `invalid-json`; a subscribe naming 8,000 gestures cost the shared event loop 68 ms a line.
     @Test func nullIsAnInvalidMessageAndNameListsAreBounded() {
         func code(_ text: String) -> String? {
-            do { _ = try JSONLines.decodeClientMessage(Array(text.utf8)); return nil } catch { return error.code.rawValue }
+            do { _ = try JSONLines.decodeClientMessage(Array(text.utf8)); return nil } catch {
+                return error.code.rawValue
+            }
         }
         #expect(code("null") == "invalid-message")
         #expect(code("[]") == "invalid-message")
         #expect(code("nul") == "invalid-json")
         let names = (0...JSONLines.maximumSubscribeNames).map { "\"g\($0)\"" }
         #expect(code(#"{"type":"subscribe","gestures":["# + names.joined(separator: ",") + "]}") == "invalid-message")
-        #expect(code(#"{"type":"subscribe","devices":["# + names.dropFirst().joined(separator: ",") + "]}") == nil, "256 names are fine")
+        #expect(
+            code(#"{"type":"subscribe","devices":["# + names.dropFirst().joined(separator: ",") + "]}") == nil,
+            "256 names are fine")
     }
 }
 
@@ -77,14 +83,20 @@ struct SubscriptionTests {
 
     @Test func newDeviceFieldsAreAdditive() throws {
         // An old daemon's device (no node/readable) decodes, and counts as readable.
-        let old = try JSONLines.decodeServerMessage(Array(#"{"type":"device","event":"added","device":{"id":"event5","name":"T"}}"#.utf8))
+        let old = try JSONLines.decodeServerMessage(
+            Array(#"{"type":"device","event":"added","device":{"id":"event5","name":"T"}}"#.utf8))
         guard case .device(let m) = old else { Issue.record("not a device message"); return }
         #expect(m.device.isReadable && m.device.node == nil)
         // A readable device's line carries no readable/reason/fix keys.
-        let line = String(decoding: JSONLines.encode(.device(DeviceMessage(event: .added, device: DeviceInfo(id: "a@virtual", name: "A", node: "event3")))), as: UTF8.self)
+        let line = String(
+            decoding: JSONLines.encode(
+                .device(DeviceMessage(event: .added, device: DeviceInfo(id: "a@virtual", name: "A", node: "event3")))),
+            as: UTF8.self)
         #expect(line.contains(#""node":"event3""#))
         #expect(!line.contains("readable") && !line.contains("reason") && !line.contains("fix"))
-        let status = String(decoding: JSONLines.encode(.status(StatusMessage(clients: 1, devices: 1, frames: 0, events: 0, drops: 0))), as: UTF8.self)
+        let status = String(
+            decoding: JSONLines.encode(.status(StatusMessage(clients: 1, devices: 1, frames: 0, events: 0, drops: 0))),
+            as: UTF8.self)
         #expect(!status.contains("unreadable"))
     }
 
@@ -95,7 +107,9 @@ struct SubscriptionTests {
         var g = GestureEvent(gesture: .pinch, phase: .began, id: 3, time: 1.5, device: "d")
         g.hand = .unknown; g.handConfidence = 0; g.clearSide = .unknown; g.rightHandProbability = 0.537
         let line = JSONLines.encode(.gesture(g))
-        #expect(String(decoding: line, as: UTF8.self).contains(#""handConfidence":0,"id":3,"phase":"began","rightHandProbability":0.537"#))
+        #expect(
+            String(decoding: line, as: UTF8.self).contains(
+                #""handConfidence":0,"id":3,"phase":"began","rightHandProbability":0.537"#))
         #expect(try JSONLines.decodeServerMessage(Array(line.dropLast())) == .gesture(g))
         for p in [0.0, 1, 0.001, 0.999] {
             g.rightHandProbability = p
@@ -104,7 +118,10 @@ struct SubscriptionTests {
         g.rightHandProbability = nil
         #expect(!String(decoding: JSONLines.encode(.gesture(g)), as: UTF8.self).contains("rightHandProbability"))
         // An older daemon's line (no field) decodes with nil.
-        let old = try JSONLines.decodeServerMessage(Array(#"{"type":"gesture","gesture":"pinch","phase":"began","id":1,"time":0,"device":"d","hand":"left","handConfidence":0.9}"#.utf8))
+        let old = try JSONLines.decodeServerMessage(
+            Array(
+                #"{"type":"gesture","gesture":"pinch","phase":"began","id":1,"time":0,"device":"d","hand":"left","handConfidence":0.9}"#
+                    .utf8))
         guard case .gesture(let o) = old else { Issue.record("not a gesture"); return }
         #expect(o.rightHandProbability == nil && o.hand == .left)
 
@@ -128,7 +145,9 @@ struct SubscriptionTests {
     @Test func decodingIgnoresUnknownFieldsAndRejectsWrongTypes() throws {
         let ok = try JSONLines.decodeClientMessage(Array(#"{"type":"subscribe","touches":true,"x":[1]}"#.utf8))
         #expect(ok == .subscribe(SubscribeRequest(touches: true)))
-        #expect(throws: ProtocolError.self) { try JSONLines.decodeClientMessage(Array(#"{"type":"subscribe","touches":"yes"}"#.utf8)) }
+        #expect(throws: ProtocolError.self) {
+            try JSONLines.decodeClientMessage(Array(#"{"type":"subscribe","touches":"yes"}"#.utf8))
+        }
         #expect(throws: ProtocolError.self) { try JSONLines.decodeClientMessage(Array(#"{"type":"dance"}"#.utf8)) }
     }
 }

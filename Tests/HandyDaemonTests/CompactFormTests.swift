@@ -1,7 +1,7 @@
 import Foundation
 import HandyProtocol
-import Testing
 import HandyTestSupport
+import Testing
 
 /// The compact form (docs/PROTOCOL.md "frame (compact form)") against the full form, both from one real
 /// daemon replaying the demo recording: what the compact lines leave out is only what the line,
@@ -16,8 +16,10 @@ struct CompactFormTests {
     func theCompactFormCarriesWhatTheFullFormDoes(eventLoops: Int) throws {
         let demo = packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
         let expected = try ExpectedOutput(recordingPath: demo)
-        let daemon = try DaemonProcess(arguments: ["--replay", demo, "--speed", "4", "--wait-clients", "4",
-                                                   "--event-loops", "\(eventLoops)"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", demo, "--speed", "4", "--wait-clients", "4",
+            "--event-loops", "\(eventLoops)",
+        ])
         let full = try LineClient(socketPath: daemon.socketPath)
         let compact = try LineClient(socketPath: daemon.socketPath)
         let pinches = try LineClient(socketPath: daemon.socketPath)
@@ -25,7 +27,8 @@ struct CompactFormTests {
         var size = (width: 0.0, height: 0.0)
         for client in [full, compact, pinches, gesturesOnly] {
             guard case .hello(let hello) = try client.readMessage(), let device = hello.devices.first,
-                  let width = device.widthMm, let height = device.heightMm else { Issue.record("no hello with a display size"); return }
+                let width = device.widthMm, let height = device.heightMm
+            else { Issue.record("no hello with a display size"); return }
             size = (width, height)
         }
 
@@ -61,7 +64,9 @@ struct CompactFormTests {
             default: Issue.record("unexpected line \(line)")
             }
         }
-        #expect(fullGestures.contains { $0["occlusion"] != nil } && fullTouches.count > 100, "the demo has regions and many frames")
+        #expect(
+            fullGestures.contains { $0["occlusion"] != nil } && fullTouches.count > 100,
+            "the demo has regions and many frames")
 
         let published = (events: fullGestures.count, frames: fullTouches.count)
         let compactLines = try Self.linesUntilStatus(compact, published: published)
@@ -96,14 +101,17 @@ struct CompactFormTests {
             let id = f["id"] as? Int ?? -1
             if f["phase"] as? String == "changed" && f["occlusion"] == nil {
                 let sent = try #require(lastHand[id], "a changed event before any hand was sent for \(id)")
-                #expect(NSDictionary(dictionary: f.filter { handFields.contains($0.key) }).isEqual(to: sent),
-                        "the hand held for gesture \(id) is not the full line's: \(f)")
+                #expect(
+                    NSDictionary(dictionary: f.filter { handFields.contains($0.key) }).isEqual(to: sent),
+                    "the hand held for gesture \(id) is not the full line's: \(f)")
                 for k in handFields { f[k] = nil }
                 handsLeftOut += 1
             } else {
                 lastHand[id] = f.filter { handFields.contains($0.key) }
             }
-            for (normalised, mm) in [("centroid", "centroidMm"), ("translation", "translationMm"), ("position", "positionMm")] {
+            for (normalised, mm) in [
+                ("centroid", "centroidMm"), ("translation", "translationMm"), ("position", "positionMm"),
+            ] {
                 try Self.expectTwins(c[normalised], f[mm], size: size, toleranceMm: 0.1)
                 f[mm] = nil
             }
@@ -124,19 +132,26 @@ struct CompactFormTests {
 
         // Touches: each full frame's touches that are not stationary, without xMm/yMm, at its time.
         let fullChanged = fullTouches.map { line in
-            (time: line["time"] as? Double ?? .nan,
-             touches: ((line["touches"] as? [Object]) ?? []).filter { $0["phase"] as? String != "stationary" })
+            (
+                time: line["time"] as? Double ?? .nan,
+                touches: ((line["touches"] as? [Object]) ?? []).filter { $0["phase"] as? String != "stationary" }
+            )
         }
-        #expect(fullChanged.contains { c in (fullTouches.first { $0["time"] as? Double == c.time }?["touches"] as? [Any])?.count ?? 0 > c.touches.count },
-                "the demo has stationary touches for the compact form to leave out")
+        #expect(
+            fullChanged.contains { c in
+                (fullTouches.first { $0["time"] as? Double == c.time }?["touches"] as? [Any])?.count ?? 0
+                    > c.touches.count
+            },
+            "the demo has stationary touches for the compact form to leave out")
         #expect(compactTouches.count == fullChanged.count)
         for (c, f) in zip(compactTouches, fullChanged) {
             #expect(c.time == f.time)
             #expect(c.touches.count == f.touches.count)
             for (ct, ft) in zip(c.touches, f.touches) {
                 var ft = ft
-                try Self.expectTwins(["x": ct["x"] as Any, "y": ct["y"] as Any], ["x": ft["xMm"] as Any, "y": ft["yMm"] as Any],
-                                     size: size, toleranceMm: 0.1)
+                try Self.expectTwins(
+                    ["x": ct["x"] as Any, "y": ct["y"] as Any], ["x": ft["xMm"] as Any, "y": ft["yMm"] as Any],
+                    size: size, toleranceMm: 0.1)
                 ft["xMm"] = nil
                 ft["yMm"] = nil
                 #expect(NSDictionary(dictionary: ct).isEqual(to: ft), "compact \(ct) against full \(ft)")
@@ -145,13 +160,16 @@ struct CompactFormTests {
 
         // Without touches: the same gesture objects, and no line for a moment without a gesture.
         #expect(gestureLines.allSatisfy { $0["touches"] == nil && ($0["gestures"] as? [Any])?.isEmpty == false })
-        #expect(NSArray(array: gestureLines.flatMap(Self.gestures))
-                    .isEqual(to: compactLines.flatMap(Self.gestures)))
+        #expect(
+            NSArray(array: gestureLines.flatMap(Self.gestures))
+                .isEqual(to: compactLines.flatMap(Self.gestures)))
 
         // A filter applies inside a frame line: only pinch objects, and no line without one.
         let pinchObjects = pinchLines.flatMap(Self.gestures)
         #expect(pinchLines.allSatisfy { $0["touches"] == nil && ($0["gestures"] as? [Any])?.isEmpty == false })
-        #expect(pinchObjects.map { $0["id"] as? Int } == fullGestures.filter { $0["gesture"] as? String == "pinch" }.map { $0["id"] as? Int })
+        #expect(
+            pinchObjects.map { $0["id"] as? Int }
+                == fullGestures.filter { $0["gesture"] as? String == "pinch" }.map { $0["id"] as? Int })
         #expect(pinchObjects.count > 4 && pinchObjects.allSatisfy { $0["gesture"] as? String == "pinch" })
 
         if eventLoops > 1 {
@@ -162,9 +180,12 @@ struct CompactFormTests {
                 line.range(of: "client.eventLoop=").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) }
             }
             let subscribed = daemon.log.split(separator: "\n").filter { $0.contains("] subscribed") }
-            let compactLoop = subscribed.first { $0.contains("touches: true, form: HandyProtocol.WireForm.compact") }.flatMap(loop)
+            let compactLoop = subscribed.first { $0.contains("touches: true, form: HandyProtocol.WireForm.compact") }
+                .flatMap(loop)
             let fullLoop = subscribed.last { $0.contains("WireForm.full") }.flatMap(loop)
-            #expect(compactLoop != nil && fullLoop != nil && compactLoop != fullLoop, "compact client on loop \(String(describing: compactLoop)), full on \(String(describing: fullLoop))")
+            #expect(
+                compactLoop != nil && fullLoop != nil && compactLoop != fullLoop,
+                "compact client on loop \(String(describing: compactLoop)), full on \(String(describing: fullLoop))")
         }
     }
 
@@ -190,7 +211,9 @@ struct CompactFormTests {
                     lines.append(object)
                     continue
                 }
-                if (object["events"] as? Int ?? 0) >= published.events && (object["frames"] as? Int ?? 0) >= published.frames {
+                if (object["events"] as? Int ?? 0) >= published.events
+                    && (object["frames"] as? Int ?? 0) >= published.frames
+                {
                     return lines
                 }
                 break
@@ -203,12 +226,17 @@ struct CompactFormTests {
 
     /// A normalised point times the display size is its mm twin, within `toleranceMm`; both
     /// absent is fine, one without the other is not.
-    static func expectTwins(_ normalised: Any?, _ mm: Any?, size: (width: Double, height: Double), toleranceMm: Double) throws {
+    static func expectTwins(_ normalised: Any?, _ mm: Any?, size: (width: Double, height: Double), toleranceMm: Double)
+        throws
+    {
         guard normalised != nil || mm != nil else { return }
         let n = try #require(normalised as? Object, "normalised point missing beside \(String(describing: mm))")
         let m = try #require(mm as? Object, "mm twin missing beside \(n)")
-        let (nx, ny, mx, my) = (n["x"] as? Double ?? .nan, n["y"] as? Double ?? .nan, m["x"] as? Double ?? .nan, m["y"] as? Double ?? .nan)
-        #expect(abs(nx * size.width - mx) <= toleranceMm && abs(ny * size.height - my) <= toleranceMm,
-                "\(n) × \(size) against \(m)")
+        let (nx, ny, mx, my) = (
+            n["x"] as? Double ?? .nan, n["y"] as? Double ?? .nan, m["x"] as? Double ?? .nan, m["y"] as? Double ?? .nan
+        )
+        #expect(
+            abs(nx * size.width - mx) <= toleranceMm && abs(ny * size.height - my) <= toleranceMm,
+            "\(n) × \(size) against \(m)")
     }
 }

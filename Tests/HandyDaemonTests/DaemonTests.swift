@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HandyClient
 import HandyProtocol
-import Testing
 import HandyTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Two fingers put down, held ~0.5 s with small moves, lifted: 58 events, 14 SYN_REPORT frames,
 /// every one of which changes a touch (`grep -c "0000 0000 0000"` on the file).
@@ -26,15 +27,19 @@ struct DaemonTests {
         // Both fingers stay down 0.51 s, past the 500 ms long-press delay.
         #expect(expected.gestures.contains(.init(gesture: .longPress, phase: .began)))
 
-        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--wait-clients", "4",
-                                                   "--event-loops", "\(eventLoops)"])
-        let all = try LineClient(socketPath: daemon.socketPath)          // touches + gestures
-        let noisy = try LineClient(socketPath: daemon.socketPath)        // touches only, sends garbage
-        let gesturesOnly = try LineClient(socketPath: daemon.socketPath) // the default subscription
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", fixture(twoFingerFixture), "--wait-clients", "4",
+            "--event-loops", "\(eventLoops)",
+        ])
+        let all = try LineClient(socketPath: daemon.socketPath)  // touches + gestures
+        let noisy = try LineClient(socketPath: daemon.socketPath)  // touches only, sends garbage
+        let gesturesOnly = try LineClient(socketPath: daemon.socketPath)  // the default subscription
         let otherDevice = try LineClient(socketPath: daemon.socketPath)  // another device's events only
 
         for client in [all, noisy, gesturesOnly, otherDevice] {
-            guard case .hello(let hello) = try client.readMessage() else { Issue.record("first message is not hello"); return }
+            guard case .hello(let hello) = try client.readMessage() else {
+                Issue.record("first message is not hello"); return
+            }
             #expect(hello.protocol == 1)
             #expect(hello.devices.map(\.id) == [expected.deviceID])
             #expect(hello.devices.first?.name == "EP0430M09")
@@ -44,7 +49,9 @@ struct DaemonTests {
         try gesturesOnly.send(#"{"type":"subscribe"}"# + "\n")
         try all.send(#"{"type":"subscribe","touches":true}"# + "\n")
         // The fourth subscription starts the replay; the garbage lands while events flow.
-        try noisy.send(#"{"type":"subscribe","touches":true,"gestures":[]}"# + "\n" + "garbage\n" + #"{"type":"subscribe","touches":"yes"}"# + "\n")
+        try noisy.send(
+            #"{"type":"subscribe","touches":true,"gestures":[]}"# + "\n" + "garbage\n"
+                + #"{"type":"subscribe","touches":"yes"}"# + "\n")
 
         // `all` receives exactly the model's sequence.
         var received: [ExpectedOutput.Item] = []
@@ -81,7 +88,9 @@ struct DaemonTests {
                         before.append(m)
                         continue
                     }
-                    if s.frames >= UInt64(expected.touches.count) && s.events >= UInt64(expected.gestures.count) { return (before, s) }
+                    if s.frames >= UInt64(expected.touches.count) && s.events >= UInt64(expected.gestures.count) {
+                        return (before, s)
+                    }
                     break
                 }
                 usleep(20_000)
@@ -104,7 +113,8 @@ struct DaemonTests {
         #expect(!daemon.log.contains("handyd bug"))
         // Logged with more than one loop only; four clients in turn fill three loops.
         #expect(eventLoopsServingClients(daemon.log) == (eventLoops == 1 ? [] : Set(0..<eventLoops)))
-        #expect(daemon.log.components(separatedBy: "device added").count - 1 == 1, "one broadcaster speaks for the group")
+        #expect(
+            daemon.log.components(separatedBy: "device added").count - 1 == 1, "one broadcaster speaks for the group")
     }
 
     /// The bundled demo recording: a right-hand pinch (1.66 s), then a left-hand one (3.21 s),
@@ -143,14 +153,26 @@ struct DaemonTests {
         try offender.send(String(repeating: "a", count: JSONLines.maximumLineLength + 10))
         let after = try offender.readToEOF()
         #expect(after.count == 1)
-        if case .error(let e)? = after.first { #expect(e.code == "line-too-long") } else { Issue.record("no error: \(after)") }
+        if case .error(let e)? = after.first {
+            #expect(e.code == "line-too-long")
+        } else {
+            Issue.record("no error: \(after)")
+        }
         #expect(offender.reachedEOF)
 
         // A line of exactly the limit is still a (bad) message, not a disconnection.
         try bystander.send(String(repeating: " ", count: JSONLines.maximumLineLength - 2) + "{}\n")
-        if case .error(let e)? = try bystander.readMessage() { #expect(e.code == "invalid-message") } else { Issue.record("no error") }
+        if case .error(let e)? = try bystander.readMessage() {
+            #expect(e.code == "invalid-message")
+        } else {
+            Issue.record("no error")
+        }
         try bystander.send(#"{"type":"status"}"# + "\n")
-        if case .status(let s)? = try bystander.readMessage() { #expect(s.clients == 1) } else { Issue.record("no status") }
+        if case .status(let s)? = try bystander.readMessage() {
+            #expect(s.clients == 1)
+        } else {
+            Issue.record("no status")
+        }
     }
 
     @Test func aClientThatNeverReadsIsDroppedAndTheOthersMissNothing() throws {
@@ -205,7 +227,9 @@ struct DaemonTests {
     /// With two event loops the two clients are on different loops: each loop says goodbye to its own.
     @Test(arguments: [1, 2])
     func sigtermSendsShutdownAndExitsCleanly(eventLoops: Int) throws {
-        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--loop", "--event-loops", "\(eventLoops)"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", fixture(twoFingerFixture), "--loop", "--event-loops", "\(eventLoops)",
+        ])
         let a = try LineClient(socketPath: daemon.socketPath)
         let b = try LineClient(socketPath: daemon.socketPath)
         _ = try a.readMessage()
@@ -216,7 +240,10 @@ struct DaemonTests {
         daemon.signal(SIGTERM)
         for client in [a, b] {
             let tail = try client.readToEOF()
-            if case .shutdown? = tail.last {} else { Issue.record("last message is not shutdown: \(String(describing: tail.last))") }
+            if case .shutdown? = tail.last {
+            } else {
+                Issue.record("last message is not shutdown: \(String(describing: tail.last))")
+            }
         }
         #expect(daemon.waitForExit(timeoutSeconds: 10) == 0)
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "the socket file is removed")
@@ -232,7 +259,11 @@ struct DaemonTests {
         while !daemon.log.contains("reloading configuration") && Date() < deadline { usleep(20_000) }
         #expect(daemon.log.contains("reloading configuration"))
         try client.send(#"{"type":"status"}"# + "\n")
-        if case .status(let s)? = try client.readMessage() { #expect(s.clients == 1) } else { Issue.record("no status after SIGHUP") }
+        if case .status(let s)? = try client.readMessage() {
+            #expect(s.clients == 1)
+        } else {
+            Issue.record("no status after SIGHUP")
+        }
         #expect(daemon.process.isRunning)
     }
 
@@ -270,9 +301,11 @@ struct DaemonTests {
         // Read to the end: /proc files report size 0, and a read sized by stat stops short.
         let handle = try #require(FileHandle(forReadingAtPath: "/proc/\(daemon.process.processIdentifier)/maps"))
         let maps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-        let libraries = Set(maps.split(separator: "\n").compactMap { $0.split(separator: " ", omittingEmptySubsequences: true).last }
-            .filter { $0.hasPrefix("/") }.map { String($0.split(separator: "/").last ?? "") })
-        #expect(libraries.contains { $0.hasPrefix("libevdev") }, "\(libraries.sorted())")  // the check sees the libraries
+        let libraries = Set(
+            maps.split(separator: "\n").compactMap { $0.split(separator: " ", omittingEmptySubsequences: true).last }
+                .filter { $0.hasPrefix("/") }.map { String($0.split(separator: "/").last ?? "") })
+        // the check sees the libraries
+        #expect(libraries.contains { $0.hasPrefix("libevdev") }, "\(libraries.sorted())")
         for banned in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
             #expect(!libraries.contains(banned), "handyd maps \(banned)")
         }
@@ -281,8 +314,10 @@ struct DaemonTests {
     /// The maximum counts the clients of every event loop.
     @Test(arguments: [1, 2])
     func clientsBeyondTheMaximumAreRefusedPolitely(eventLoops: Int) throws {
-        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--max-clients", "2",
-                                                   "--event-loops", "\(eventLoops)"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", fixture(twoFingerFixture), "--max-clients", "2",
+            "--event-loops", "\(eventLoops)",
+        ])
         let a = try LineClient(socketPath: daemon.socketPath)
         let b = try LineClient(socketPath: daemon.socketPath)
         _ = try a.readMessage()
@@ -290,7 +325,11 @@ struct DaemonTests {
         let c = try LineClient(socketPath: daemon.socketPath)
         let refused = try c.readToEOF()
         #expect(refused.count == 1)
-        if case .error(let e)? = refused.first { #expect(e.code == "too-many-clients") } else { Issue.record("no error: \(refused)") }
+        if case .error(let e)? = refused.first {
+            #expect(e.code == "too-many-clients")
+        } else {
+            Issue.record("no error: \(refused)")
+        }
         // Once one leaves, there is room again.
         _ = consume b
         // Polled: the daemon frees the place once it sees the close.
@@ -308,8 +347,9 @@ struct DaemonTests {
         let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--wait-clients", "1"])
         let socketPath = daemon.socketPath
         let expectedTouches = try ExpectedOutput(recordingPath: fixture(twoFingerFixture)).touches.count
-        let client = HandyClient(socketPath: socketPath, subscription: SubscribeRequest(touches: true),
-                                 reconnect: .init(initialDelaySeconds: 0.05, maximumDelaySeconds: 0.5))
+        let client = HandyClient(
+            socketPath: socketPath, subscription: SubscribeRequest(touches: true),
+            reconnect: .init(initialDelaySeconds: 0.05, maximumDelaySeconds: 0.5))
         let stream = client.messages()
         let consumer = Task { () throws -> (hellos: Int, touches: Int, shutdown: Bool, restarted: Process?) in
             var hellos = 0, touches = 0, shutdown = false
@@ -363,11 +403,14 @@ struct DaemonTests {
     /// daemon, whose slow-client bound drops the connection; the client's memory stays bounded
     /// (it read the whole stream into an unbounded buffer before, and the daemon never noticed).
     @Test func aHandyClientWhoseConsumerStallsLeavesTheBacklogToTheDaemon() async throws {
-        let daemon = try DaemonProcess(arguments: ["--replay", fixture(busyFixture), "--loop", "--speed", "1",
-                                                   "--client-queue-bytes", "65536", "--wait-clients", "1"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", fixture(busyFixture), "--loop", "--speed", "1",
+            "--client-queue-bytes", "65536", "--wait-clients", "1",
+        ])
         let mark = 256
-        let client = HandyClient(socketPath: daemon.socketPath, subscription: SubscribeRequest(touches: true), reconnect: nil,
-                                 maximumBufferedMessages: mark)
+        let client = HandyClient(
+            socketPath: daemon.socketPath, subscription: SubscribeRequest(touches: true), reconnect: nil,
+            maximumBufferedMessages: mark)
         var iterator = client.messages().makeAsyncIterator()
         guard case .hello? = try await iterator.next() else {
             Issue.record("no hello: \(daemon.stateForFailure)")
@@ -375,8 +418,12 @@ struct DaemonTests {
         }
         // The consumer stalls; the daemon, producing touches in real time, must find this client slow.
         let deadline = Date().addingTimeInterval(60)
-        while !daemon.log.contains("client too slow") && Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
-        #expect(daemon.log.contains("client too slow"), "the daemon never saw the stalled consumer: \(daemon.stateForFailure)")
+        while !daemon.log.contains("client too slow") && Date() < deadline {
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        #expect(
+            daemon.log.contains("client too slow"),
+            "the daemon never saw the stalled consumer: \(daemon.stateForFailure)")
         // What the client had read before it stopped, then the end (the daemon closed it).
         var held = 0
         var tooSlow = false

@@ -1,7 +1,8 @@
 import Foundation
-@testable import HandyDaemon
 import HandyProtocol
 import Testing
+
+@testable import HandyDaemon
 
 /// The input thread hands its batches to the event loop through the `DeliveryWindow`: in order, at
 /// most one drain queued on the event loop however many batches wait, and bounded, so a source
@@ -13,10 +14,12 @@ import Testing
     }
 
     static func ids(_ batches: [EncodedBatch]) -> [String] {
-        batches.flatMap { $0.storage.items.map { item -> String in
-            if case .added(let info) = item { return info.id }
-            return "?"
-        } }
+        batches.flatMap {
+            $0.storage.items.map { item -> String in
+                if case .added(let info) = item { return info.id }
+                return "?"
+            }
+        }
     }
 
     @Test func oneDrainIsAskedForUntilTheEventLoopTakesTheBatches() {
@@ -77,7 +80,8 @@ import Testing
     /// kept across a release that brings none.
     @Test func formsAndTheSpareArraysFlowBackToTheInputThread() {
         let window = DeliveryWindow(limit: 8)
-        #expect(window.prepare().forms == EncodedForms(), "until a client comes: the full form, as before forms existed")
+        #expect(
+            window.prepare().forms == EncodedForms(), "until a client comes: the full form, as before forms existed")
         #expect(window.prepare().spare == nil)
         let compact = EncodedForms(full: false, fullTouches: false, compact: true, compactTouches: true)
         window.setForms(compact)
@@ -93,7 +97,7 @@ import Testing
         window.release(1, spare: &spare)
         #expect(spare == nil, "swapped in")
         _ = window.post(Self.batch("b"))
-        window.release(1)   // without arrays: the spare stays
+        window.release(1)  // without arrays: the spare stays
         let first = window.prepare()
         #expect(first.spare?.bytes.capacity == room)
         #expect(window.prepare().spare == nil, "handed back once")
@@ -113,8 +117,11 @@ import Testing
         }
         #expect(union([noClient, noClient]) == noClient)
         #expect(union([noClient, compact]) == compact)
-        #expect(union([compact, full]) == EncodedForms(full: true, fullTouches: true, compact: true, compactTouches: true,
-                                                      someClient: true))
+        #expect(
+            union([compact, full])
+                == EncodedForms(
+                    full: true, fullTouches: true, compact: true, compactTouches: true,
+                    someClient: true))
     }
 
     /// A broadcaster's forms are those its clients receive: a full client without touches and a
@@ -123,7 +130,9 @@ import Testing
         var forms = EncodedForms.nothing
         forms.include(EncodedForms(receivedBy: Subscription()))
         forms.include(EncodedForms(receivedBy: Subscription(touches: true, form: .compact)))
-        #expect(forms == EncodedForms(full: true, fullTouches: false, compact: true, compactTouches: true, someClient: true))
+        #expect(
+            forms == EncodedForms(full: true, fullTouches: false, compact: true, compactTouches: true, someClient: true)
+        )
         #expect(EncodedForms.nothing.toEncode == EncodedForms(), "no client: the full form, for no one")
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import HandyDaemon
 import HandyProtocol
 import Logging
 import Testing
+
+@testable import HandyDaemon
 
 /// The input thread's health judgement alone, on a clock the test drives.
 @Suite struct DeviceHealthMonitorTests {
@@ -27,8 +28,9 @@ import Testing
             let end = now.nanoseconds + Int64(seconds * 1e9)
             while now.nanoseconds < end {
                 now = now.adding(nanoseconds: events > 0 ? turnNanoseconds : 100_000_000)
-                monitor.afterTurn(now: now, events: events, touched: events > 0, kernelDrops: 0, faults: 0, stuck: [],
-                                  info: Self.info, board: board, journal: Self.journal, into: &notices)
+                monitor.afterTurn(
+                    now: now, events: events, touched: events > 0, kernelDrops: 0, faults: 0, stuck: [],
+                    info: Self.info, board: board, journal: Self.journal, into: &notices)
             }
         }
         run(seconds: 10, events: turn)
@@ -47,8 +49,9 @@ import Testing
         var calmNotices = InputNotices()
         for _ in 0..<2400 {
             now = now.adding(nanoseconds: 4_166_667)
-            calm.afterTurn(now: now, events: 62, touched: true, kernelDrops: 0, faults: 0, stuck: [], info: Self.info,
-                           board: board, journal: Self.journal, into: &calmNotices)
+            calm.afterTurn(
+                now: now, events: 62, touched: true, kernelDrops: 0, faults: 0, stuck: [], info: Self.info,
+                board: board, journal: Self.journal, into: &calmNotices)
         }
         #expect(Self.healthEvents(calmNotices).isEmpty && !calm.flooding)
     }
@@ -60,9 +63,10 @@ import Testing
         var notices = InputNotices()
         var now = MonotonicInstant(nanoseconds: 1_000_000_000)
         for drops in 1...100 {
-            now = now.adding(nanoseconds: 50_000_000)   // 100 drops over 5 s
-            monitor.afterTurn(now: now, events: 10, touched: true, kernelDrops: UInt64(drops), faults: 0, stuck: [], info: Self.info,
-                              board: board, journal: Self.journal, into: &notices)
+            now = now.adding(nanoseconds: 50_000_000)  // 100 drops over 5 s
+            monitor.afterTurn(
+                now: now, events: 10, touched: true, kernelDrops: UInt64(drops), faults: 0, stuck: [], info: Self.info,
+                board: board, journal: Self.journal, into: &notices)
         }
         let dropped = Self.healthEvents(notices).filter { $0.event == .dropped }
         #expect((5...6).contains(dropped.count), "\(dropped.count) messages for 5 s of drops")

@@ -1,10 +1,11 @@
+import Foundation
+import HandyProtocol
+import HandyTestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import HandyProtocol
-import Testing
-import HandyTestSupport
 
 /// Device health through the real daemon and socket (docs/PROTOCOL.md "Device health").
 @Suite struct DeviceHealthTests {
@@ -12,10 +13,14 @@ import HandyTestSupport
     /// 30 s, the right hand's pinch at 31 s arrives as a two-finger pinch, the lift of the ghost at
     /// 35 s as `unstuck`, and status carries the counts.
     @Test func aStuckContactIsReportedAndThePinchBesideItArrives() throws {
-        let daemon = try DaemonProcess(arguments: ["--replay", fixture("health/stuck-contact-pinch.evemu"), "--speed", "8",
-                                                   "--wait-clients", "1"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", fixture("health/stuck-contact-pinch.evemu"), "--speed", "8",
+            "--wait-clients", "1",
+        ])
         let client = try LineClient(socketPath: daemon.socketPath)
-        guard case .hello? = try client.readMessage() else { Issue.record("no hello: \(daemon.stateForFailure)"); return }
+        guard case .hello? = try client.readMessage() else {
+            Issue.record("no hello: \(daemon.stateForFailure)"); return
+        }
         try client.send(#"{"type":"subscribe","gestures":["pinch","long-press"]}"# + "\n")
         var health: [DeviceMessage] = []
         var gestures: [GestureEvent] = []
@@ -44,15 +49,20 @@ import HandyTestSupport
         let counts = status?.health?["replay:stuck-contact-pinch"]
         #expect(counts?.stuckContacts == 1 && counts?.stuckNow == 0 && counts?.losses == 0)
         #expect(counts?.secondsSinceLastTouch != nil)
-        #expect(daemon.log.contains("HANDYD_HEALTH=stuck") || daemon.log.contains("handyd.health=stuck"), "\(daemon.log)")
+        #expect(
+            daemon.log.contains("HANDYD_HEALTH=stuck") || daemon.log.contains("handyd.health=stuck"), "\(daemon.log)")
     }
 
     /// HANDYD_STUCK_TOUCH_S=0 turns it off: no health message, the long press lasts to the lift.
     @Test func zeroTurnsItOff() throws {
-        let daemon = try DaemonProcess(arguments: ["--replay", fixture("health/stuck-contact-pinch.evemu"), "--speed", "8",
-                                                   "--wait-clients", "1", "--device-property", "HANDYD_STUCK_TOUCH_S=0"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", fixture("health/stuck-contact-pinch.evemu"), "--speed", "8",
+            "--wait-clients", "1", "--device-property", "HANDYD_STUCK_TOUCH_S=0",
+        ])
         let client = try LineClient(socketPath: daemon.socketPath)
-        guard case .hello? = try client.readMessage() else { Issue.record("no hello: \(daemon.stateForFailure)"); return }
+        guard case .hello? = try client.readMessage() else {
+            Issue.record("no hello: \(daemon.stateForFailure)"); return
+        }
         try client.send(#"{"type":"subscribe","gestures":["long-press"]}"# + "\n")
         var ended: GestureEvent?
         var health = 0

@@ -1,10 +1,11 @@
 import Foundation
 import HandyCore
-@testable import HandyDaemon
 import HandyProtocol
 import HandyRecording
-import Testing
 import HandyTestSupport
+import Testing
+
+@testable import HandyDaemon
 
 /// `handyd --replay F --device-property NAME=VALUE`: the replayed device takes the settings a live
 /// one takes from udev, and a bad one is a problem on the device (hello, `handyctl devices`, the
@@ -38,8 +39,10 @@ struct DevicePropertyTests {
         #expect(plain.gestures.filter { $0.gesture == .tap }.count == 9)
         #expect(expected.gestures.filter { $0.gesture == .tap }.count == 7)
 
-        let daemon = try DaemonProcess(arguments: ["--replay", fixture(Self.fastTaps), "--wait-clients", "1",
-                                                   "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=100"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", fixture(Self.fastTaps), "--wait-clients", "1",
+            "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=100",
+        ])
         let client = try LineClient(socketPath: daemon.socketPath)
         guard case .hello(let hello)? = try client.readMessage() else { Issue.record("no hello"); return }
         #expect(hello.devices.count == 1 && hello.devices.first?.problems == nil)
@@ -58,8 +61,10 @@ struct DevicePropertyTests {
         let p = try #require(first.rightHandProbability)
         #expect(first.hand == .right && (first.handConfidence ?? 1) < 0.99 && p == first.handConfidence)
 
-        let daemon = try DaemonProcess(arguments: ["--replay", demo, "--wait-clients", "1",
-                                                   "--device-property", "HANDYD_HAND_MINIMUM_CONFIDENCE=0.99"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", demo, "--wait-clients", "1",
+            "--device-property", "HANDYD_HAND_MINIMUM_CONFIDENCE=0.99",
+        ])
         let client = try LineClient(socketPath: daemon.socketPath)
         guard case .hello(let hello)? = try client.readMessage() else { Issue.record("no hello"); return }
         #expect(hello.devices.count == 1 && hello.devices.first?.problems == nil)
@@ -70,19 +75,25 @@ struct DevicePropertyTests {
         }
         #expect(received.count == plain.count)
         let pinch = received.filter { $0.id == first.id }
-        #expect(!pinch.isEmpty && pinch.allSatisfy {
-            $0.hand == .unknown && $0.handConfidence == 0 && $0.rightHandProbability == p && ($0.clearSide == .unknown || $0.clearSide == nil)
-        }, "\(pinch.prefix(2))")
+        #expect(
+            !pinch.isEmpty
+                && pinch.allSatisfy {
+                    $0.hand == .unknown && $0.handConfidence == 0 && $0.rightHandProbability == p
+                        && ($0.clearSide == .unknown || $0.clearSide == nil)
+                }, "\(pinch.prefix(2))")
         #expect(pinch.contains { $0.clearSide == .unknown })
         // Every pinch of the demo is below 0.99: none is published with a hand, each keeps its P.
-        #expect(received.allSatisfy { $0.hand == .unknown } && received.map(\.rightHandProbability) == plain.map(\.rightHandProbability))
+        #expect(
+            received.allSatisfy { $0.hand == .unknown }
+                && received.map(\.rightHandProbability) == plain.map(\.rightHandProbability))
         #expect(!daemon.log.contains("handyd bug"))
     }
 
     /// The pinch events of a recording run through the pipeline in-process.
     static func pinchEvents(_ path: String, configuration: GestureConfiguration) throws -> [GestureEvent] {
         let recording = try Recording.load(path: path)
-        var pipeline = GesturePipeline(deviceID: recording.deviceID, description: recording.description, configuration: configuration)
+        var pipeline = GesturePipeline(
+            deviceID: recording.deviceID, description: recording.description, configuration: configuration)
         var events: [GestureEvent] = []
         for event in recording.events {
             var output = PipelineOutput()
@@ -93,8 +104,10 @@ struct DevicePropertyTests {
     }
 
     @Test func anIdPropertyNamesTheReplayedDevice() throws {
-        let daemon = try DaemonProcess(arguments: ["--replay", fixture(Self.fastTaps), "--wait-clients", "1",
-                                                   "--device-property", "HANDYD_ID=front-screen"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", fixture(Self.fastTaps), "--wait-clients", "1",
+            "--device-property", "HANDYD_ID=front-screen",
+        ])
         let client = try LineClient(socketPath: daemon.socketPath)
         guard case .hello(let hello)? = try client.readMessage() else { Issue.record("no hello"); return }
         #expect(hello.devices.map(\.id) == ["front-screen"])
@@ -115,9 +128,11 @@ struct DevicePropertyTests {
             "HANDYD_SIZE_MM=\"wide\": expected \"width height\", each 1 … 10000 mm; using the kernel's resolution (or the 250 mm guess)",
             "HANDYD_THRESHOLD_LONG_PRESS_MS=\"1e300\": out of range, accepted 1 … 60000 ms; using 500 ms",
         ]
-        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--wait-clients", "1",
-                                                   "--device-property", "HANDYD_THRESHOLD_LONG_PRESS_MS=1e300",
-                                                   "--device-property", "HANDYD_SIZE_MM=wide"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", fixture(twoFingerFixture), "--wait-clients", "1",
+            "--device-property", "HANDYD_THRESHOLD_LONG_PRESS_MS=1e300",
+            "--device-property", "HANDYD_SIZE_MM=wide",
+        ])
         let client = try LineClient(socketPath: daemon.socketPath)
         guard case .hello(let hello)? = try client.readMessage() else { Issue.record("no hello"); return }
         #expect(hello.devices.first?.problems == problems)
@@ -140,8 +155,10 @@ struct DevicePropertyTests {
     }
 
     @Test func devicePropertyNeedsReplayAndNameEqualsValue() throws {
-        for arguments in [["--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=250"],
-                          ["--replay", fixture(twoFingerFixture), "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS"]] {
+        for arguments in [
+            ["--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=250"],
+            ["--replay", fixture(twoFingerFixture), "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS"],
+        ] {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: handydBinary)
             process.arguments = ["--socket", "/nonexistent/handyd.sock"] + arguments

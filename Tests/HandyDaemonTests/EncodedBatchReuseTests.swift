@@ -1,9 +1,10 @@
 import HandyCore
-@testable import HandyDaemon
 import HandyProtocol
+import HandyTestSupport
 import Logging
 import Testing
-import HandyTestSupport
+
+@testable import HandyDaemon
 
 /// The input thread encodes each batch into the arrays of a batch published before it (handed
 /// back by the event loop, docs/PERFORMANCE.md section 5). Whatever the earlier batch held, longer
@@ -16,8 +17,10 @@ import HandyTestSupport
         #expect(batches.count > 20 && sizes.count > 1, "\(batches.count) batches of sizes \(sizes.sorted())")
         let everything = EncodedForms(full: true, fullTouches: true, compact: true, compactTouches: true)
         // Forms change between batches too: arrays a form left empty, then filled, then emptied.
-        let formsInTurn = [everything, EncodedForms(), EncodedForms(full: false, compact: true),
-                           EncodedForms(full: true, fullTouches: true), everything]
+        let formsInTurn = [
+            everything, EncodedForms(), EncodedForms(full: false, compact: true),
+            EncodedForms(full: true, fullTouches: true), everything,
+        ]
         var storage = EncodedBatch.Storage()
         var compared = 0
         for (i, notices) in batches.enumerated() {
@@ -26,11 +29,13 @@ import HandyTestSupport
             let reused = EncodedBatch(notices, forms: forms, reusing: consume storage)
             // Compared as Bools: on a failure the testing library would diff megabytes of bytes.
             let same = [
-                ("full lines", reused.storage.bytes == fresh.storage.bytes), ("full line ends", reused.storage.lineEnds == fresh.storage.lineEnds),
+                ("full lines", reused.storage.bytes == fresh.storage.bytes),
+                ("full line ends", reused.storage.lineEnds == fresh.storage.lineEnds),
                 ("full lines' gestures", reused.storage.lineGestures == fresh.storage.lineGestures),
                 ("compact lines", reused.storage.compactBytes == fresh.storage.compactBytes),
                 ("compact frames", reused.storage.compactFrames == fresh.storage.compactFrames),
-                ("compact gestures", reused.storage.compactGestures == fresh.storage.compactGestures), ("items", reused.storage.items == fresh.storage.items),
+                ("compact gestures", reused.storage.compactGestures == fresh.storage.compactGestures),
+                ("items", reused.storage.items == fresh.storage.items),
                 ("counters", reused.frames == fresh.frames && reused.events == fresh.events),
                 ("forms", reused.hasFull == fresh.hasFull && reused.hasCompact == fresh.hasCompact),
             ]
@@ -49,7 +54,8 @@ import HandyTestSupport
     /// The recording replayed an hour late: batches of up to 16 outputs each, the last ones smaller.
     static func catchUpBatches(of path: String) throws -> [[InputNotice]] {
         try onLargeStack { () throws -> [[InputNotice]] in
-            let source = try ReplaySource.load(path: path, descPath: nil, options: .init(), logger: Logger(label: "test"))
+            let source = try ReplaySource.load(
+                path: path, descPath: nil, options: .init(), logger: Logger(label: "test"))
             var added = InputNotices()
             let start = MonotonicInstant.now()
             source.start(now: start, into: &added)

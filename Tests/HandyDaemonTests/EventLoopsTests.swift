@@ -1,10 +1,11 @@
+import Foundation
+import HandyProtocol
+import HandyTestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import HandyProtocol
-import Testing
-import HandyTestSupport
 
 /// `handyd --event-loops N`: the clients spread over N event loops, each with its own broadcaster
 /// (docs/PERFORMANCE.md section 2). What every client receives with several loops is checked by
@@ -35,8 +36,10 @@ struct EventLoopsTests {
         var limit = rlimit()
         getrlimit(__rlimit_resource_t(14), &limit)  // RLIMIT_RTPRIO
         let allowed = geteuid() == 0 || limit.rlim_cur >= 7
-        let daemon = try DaemonProcess(arguments: ["--replay", fixture(twoFingerFixture), "--loop", "--event-loops", "3",
-                                                   "--realtime-priority", "7"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", fixture(twoFingerFixture), "--loop", "--event-loops", "3",
+            "--realtime-priority", "7",
+        ])
         try RealtimeSchedulingTests.expectServes(daemon)
         let loops = try Self.eventLoopThreads(of: daemon.process.processIdentifier)
         #expect(loops.count == 3, "\(loops)")
@@ -54,12 +57,14 @@ struct EventLoopsTests {
         let recording = hostileRecording
         let expected = try ExpectedOutput(recordingPath: recording)
         #expect(expected.gestures.count >= 20, "the recording's gestures: \(expected.gestures.count)")
-        let daemon = try DaemonProcess(arguments: ["--replay", recording, "--speed", "4", "--wait-clients", "2", "--event-loops", "2"]
-                                       + HostileClientTests.WebSocketTests.arguments(port: port))
+        let daemon = try DaemonProcess(
+            arguments: ["--replay", recording, "--speed", "4", "--wait-clients", "2", "--event-loops", "2"]
+                + HostileClientTests.WebSocketTests.arguments(port: port))
         let unix = try LineClient(socketPath: daemon.socketPath)
         guard case .hello? = try unix.readMessage() else { Issue.record("no hello on the Unix socket"); return }
         let web = try HostileClientTests.WebSocketTests.connect(port: port)
-        guard let helloText = try web.readText(), case .hello = try HostileClientTests.WebSocketTests.decode(helloText) else {
+        guard let helloText = try web.readText(), case .hello = try HostileClientTests.WebSocketTests.decode(helloText)
+        else {
             Issue.record("no hello frame"); return
         }
         try unix.send(#"{"type":"subscribe"}"# + "\n")
@@ -71,7 +76,9 @@ struct EventLoopsTests {
         }
         var webGestures: [ExpectedOutput.GestureKey] = []
         while webGestures.count < expected.gestures.count, let text = try web.readText(timeoutSeconds: 30) {
-            if case .gesture(let g) = try HostileClientTests.WebSocketTests.decode(text) { webGestures.append(.init(gesture: g.gesture, phase: g.phase)) }
+            if case .gesture(let g) = try HostileClientTests.WebSocketTests.decode(text) {
+                webGestures.append(.init(gesture: g.gesture, phase: g.phase))
+            }
         }
         #expect(unixGestures == expected.gestures, "\(daemon.stateForFailure)")
         #expect(webGestures == expected.gestures, "\(daemon.stateForFailure)")

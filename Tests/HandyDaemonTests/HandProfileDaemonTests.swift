@@ -1,10 +1,11 @@
 import Foundation
 import HandyCore
-@testable import HandyDaemon
 import HandyProtocol
 import HandyRecording
-import Testing
 import HandyTestSupport
+import Testing
+
+@testable import HandyDaemon
 
 /// A device's hand profile in the daemon (HANDYD_HAND_PROFILE, docs/DEVICES.md): applied to the
 /// replayed device, read again on SIGHUP, and a bad one a warning while the device keeps serving
@@ -44,7 +45,8 @@ struct HandProfileDaemonTests {
 
     @Test(arguments: ["corrupt", "version", "missing"])
     func aBadProfileIsAWarningAndTheDeviceKeepsServing(kind: String) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-profile-\(UUID().uuidString.prefix(8))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handyd-profile-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("front.json").path
@@ -55,25 +57,36 @@ struct HandProfileDaemonTests {
         }
         let plain = try Self.plainPinches()
         #expect(plain.count > 10)
-        let daemon = try DaemonProcess(arguments: ["--replay", Self.demo, "--wait-clients", "1",
-                                                   "--device-property", "HANDYD_HAND_PROFILE=\(path)"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", Self.demo, "--wait-clients", "1",
+            "--device-property", "HANDYD_HAND_PROFILE=\(path)",
+        ])
         let client = try LineClient(socketPath: daemon.socketPath)
-        guard case .hello(let hello)? = try client.readMessage() else { Issue.record("no hello: \(daemon.stateForFailure)"); return }
+        guard case .hello(let hello)? = try client.readMessage() else {
+            Issue.record("no hello: \(daemon.stateForFailure)"); return
+        }
         #expect(hello.devices.count == 1 && hello.devices.first?.problems == nil)
         let received = try Self.pinches(daemon, client, count: plain.count)
         // The default model: the same hands and probabilities as without a profile.
-        #expect(received.map(\.hand) == plain.map(\.hand) && received.map(\.rightHandProbability) == plain.map(\.rightHandProbability))
+        #expect(
+            received.map(\.hand) == plain.map(\.hand)
+                && received.map(\.rightHandProbability) == plain.map(\.rightHandProbability))
         let log = daemon.log
         #expect(log.contains("bad hand profile, default model used") && log.contains("profile.file=\(path)"), "\(log)")
-        let problem = kind == "corrupt" ? "corrupt JSON" : kind == "version" ? "version 2: this handyd reads version 1 profiles only"
-            : "cannot read it: No such file or directory"
+        let problem =
+            kind == "corrupt"
+            ? "corrupt JSON"
+            : kind == "version"
+                ? "version 2: this handyd reads version 1 profiles only"
+                : "cannot read it: No such file or directory"
         #expect(log.contains(problem), "\(log)")
         #expect(!log.contains("handyd bug"))
     }
 
     /// A good profile applies to every pinch; SIGHUP reads the file again.
     @Test func aProfileAppliesAndAReloadReadsItAgain() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-profile-\(UUID().uuidString.prefix(8))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handyd-profile-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("front.json").path
@@ -81,16 +94,22 @@ struct HandProfileDaemonTests {
         #expect(plain.contains { $0.hand == .right })
 
         // No file yet: a warning, the default model; then the file appears and SIGHUP reads it.
-        let daemon = try DaemonProcess(arguments: ["--replay", Self.demo, "--wait-clients", "1",
-                                                   "--device-property", "HANDYD_HAND_PROFILE=\(path)"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", Self.demo, "--wait-clients", "1",
+            "--device-property", "HANDYD_HAND_PROFILE=\(path)",
+        ])
         let client = try LineClient(socketPath: daemon.socketPath)
-        guard case .hello? = try client.readMessage() else { Issue.record("no hello: \(daemon.stateForFailure)"); return }
+        guard case .hello? = try client.readMessage() else {
+            Issue.record("no hello: \(daemon.stateForFailure)"); return
+        }
         #expect(Self.waitForLog(daemon, "bad hand profile"), "\(daemon.log)")
         try Data(Self.leftLeaning.utf8).write(to: URL(fileURLWithPath: path))
         daemon.signal(SIGHUP)
         #expect(Self.waitForLog(daemon, "hand profile applied"), "\(daemon.log)")
         let received = try Self.pinches(daemon, client, count: plain.count)
-        #expect(received.allSatisfy { $0.hand == .left && ($0.rightHandProbability ?? 1) < 0.01 }, "\(received.map(\.hand))")
+        #expect(
+            received.allSatisfy { $0.hand == .left && ($0.rightHandProbability ?? 1) < 0.01 }, "\(received.map(\.hand))"
+        )
         #expect(received.map(\.id) == plain.map(\.id), "the same pinches, only their hand changed")
         #expect(!daemon.log.contains("handyd bug"))
     }

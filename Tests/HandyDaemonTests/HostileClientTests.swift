@@ -1,10 +1,11 @@
+import Foundation
+import HandyProtocol
+import HandyTestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import HandyProtocol
-import Testing
-import HandyTestSupport
 
 /// How much the daemon's VmRSS may grow over one hostile run (replay included). The baseline run
 /// (no hostile client) grows 0.6 MiB (demo) to 4.9 MiB (busy recording); a hostile client whose
@@ -39,8 +40,9 @@ struct HostileClientTests {
     /// of the run when every suite starts at once.
     @Test(arguments: [hostileRecording, fixture(busyFixture)])
     func baselineWithoutAHostileClient(recording: String) throws {
-        let outcome = try runWithBystanders(recording: recording, extraArguments: ["--client-queue-bytes", "\(4 << 20)"],
-                                            hostile: { _ in })
+        let outcome = try runWithBystanders(
+            recording: recording, extraArguments: ["--client-queue-bytes", "\(4 << 20)"],
+            hostile: { _ in })
         outcome.expectEveryBystanderGotEverything()
         #expect(outcome.status.clients == 3)
         #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
@@ -113,7 +115,8 @@ struct HostileClientTests {
             var flood: [UInt8] = []
             for i in 0..<floodCount { flood += Array((variants[i % variants.count] + "\n").utf8) }
             // Last word: nothing at all, so whatever arrives after the status reply is a bug.
-            flood += Array((#"{"type":"subscribe","gestures":[],"touches":false}"# + "\n" + #"{"type":"status"}"# + "\n").utf8)
+            flood += Array(
+                (#"{"type":"subscribe","gestures":[],"touches":false}"# + "\n" + #"{"type":"status"}"# + "\n").utf8)
             let started = Date()
             let (sent, error) = client.send(flood)
             #expect(sent == flood.count && error == 0)
@@ -140,23 +143,25 @@ struct HostileClientTests {
         let perThread = 250
         let outcome = try runWithBystanders(hostile: { daemon in
             let path = daemon.socketPath
-            let storms: [() throws -> Int] = (0..<4).map { thread in {
-                var connected = 0
-                for i in 0..<perThread {
-                    let s = try RawSocket(socketPath: path)
-                    connected += 1
-                    switch (i + thread) % 5 {
-                    case 0: break
-                    case 1: _ = try s.readLine()
-                    case 2: s.send(#"{"type":"subscr"#)
-                    case 3: s.send(#"{"type":"subscribe","touches":true}"# + "\n")
-                    default:
-                        var linger = linger(l_onoff: 1, l_linger: 0)
-                        setsockopt(s.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+            let storms: [() throws -> Int] = (0..<4).map { thread in
+                {
+                    var connected = 0
+                    for i in 0..<perThread {
+                        let s = try RawSocket(socketPath: path)
+                        connected += 1
+                        switch (i + thread) % 5 {
+                        case 0: break
+                        case 1: _ = try s.readLine()
+                        case 2: s.send(#"{"type":"subscr"#)
+                        case 3: s.send(#"{"type":"subscribe","touches":true}"# + "\n")
+                        default:
+                            var linger = linger(l_onoff: 1, l_linger: 0)
+                            setsockopt(s.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+                        }
                     }
+                    return connected
                 }
-                return connected
-            } }
+            }
             let counts = try concurrently(storms).map { try $0.get() }
             #expect(counts.reduce(0, +) == 4 * perThread)
         })
@@ -172,47 +177,54 @@ struct HostileClientTests {
     @Test func aThousandSimultaneousConnections() throws {
         let total = 1000
         nonisolated(unsafe) var peakFileDescriptors = 0
-        let outcome = try runWithBystanders(hostile: { daemon in
-            let path = daemon.socketPath
-            let sampling = ManagedAtomicFlag()
-            // Joined before the peak is read (ThreadSanitizer reported the sampler's last write
-            // racing with that read when the thread was only told to stop).
-            let samplerDone = DispatchSemaphore(value: 0)
-            let sampler = Thread {
-                while !sampling.isSet {
-                    if let r = try? daemon.resources { peakFileDescriptors = max(peakFileDescriptors, r.openFileDescriptors) }
-                    usleep(2_000)
+        let outcome = try runWithBystanders(
+            hostile: { daemon in
+                let path = daemon.socketPath
+                let sampling = ManagedAtomicFlag()
+                // Joined before the peak is read (ThreadSanitizer reported the sampler's last write
+                // racing with that read when the thread was only told to stop).
+                let samplerDone = DispatchSemaphore(value: 0)
+                let sampler = Thread {
+                    while !sampling.isSet {
+                        if let r = try? daemon.resources {
+                            peakFileDescriptors = max(peakFileDescriptors, r.openFileDescriptors)
+                        }
+                        usleep(2_000)
+                    }
+                    samplerDone.signal()
                 }
-                samplerDone.signal()
-            }
-            sampler.start()
-            defer { sampling.set(); samplerDone.wait() }
-            let opened = concurrently((0..<4).map { _ in { try (0..<total / 4).map { _ in try RawSocket(socketPath: path) } } })
-            let sockets = try opened.flatMap { try $0.get() }
-            #expect(sockets.count == total)
-            var accepted: [RawSocket] = []
-            var refused = 0
-            for s in sockets {
-                guard let first = try s.readLine() else { Issue.record("EOF without a word"); continue }
-                if first.hasPrefix(#"{"type":"hello""#) { accepted.append(s); continue }
-                #expect(first.contains(#""code":"too-many-clients""#))
-                #expect(try s.readLinesToEOF().isEmpty, "nothing after the refusal")
-                refused += 1
-            }
-            #expect(accepted.count == 64 - 3)
-            #expect(refused == total - (64 - 3))
-            // The daemon is not wedged: with the hostile clients gone there is room again.
-        }, afterwards: { daemon, _ in
-            let late = try LineClient(socketPath: daemon.socketPath)
-            if case .hello? = try late.readMessage() {} else { Issue.record("no hello after the storm") }
-        })
+                sampler.start()
+                defer { sampling.set(); samplerDone.wait() }
+                let opened = concurrently(
+                    (0..<4).map { _ in { try (0..<total / 4).map { _ in try RawSocket(socketPath: path) } } })
+                let sockets = try opened.flatMap { try $0.get() }
+                #expect(sockets.count == total)
+                var accepted: [RawSocket] = []
+                var refused = 0
+                for s in sockets {
+                    guard let first = try s.readLine() else { Issue.record("EOF without a word"); continue }
+                    if first.hasPrefix(#"{"type":"hello""#) { accepted.append(s); continue }
+                    #expect(first.contains(#""code":"too-many-clients""#))
+                    #expect(try s.readLinesToEOF().isEmpty, "nothing after the refusal")
+                    refused += 1
+                }
+                #expect(accepted.count == 64 - 3)
+                #expect(refused == total - (64 - 3))
+                // The daemon is not wedged: with the hostile clients gone there is room again.
+            },
+            afterwards: { daemon, _ in
+                let late = try LineClient(socketPath: daemon.socketPath)
+                if case .hello? = try late.readMessage() {} else { Issue.record("no hello after the storm") }
+            })
         outcome.expectEveryBystanderGotEverything()
         #expect(outcome.status.clients == 3)
         #expect(outcome.settledFileDescriptors == outcome.before.openFileDescriptors)
         // The 61 accepted ones, plus the few being refused at that instant (NIO accepts a handful
         // per wake-up, each closed once its error is written): nowhere near 1,000.
         print("1000 connections: peak \(peakFileDescriptors) fds, before \(outcome.before.openFileDescriptors)")
-        #expect(peakFileDescriptors <= outcome.before.openFileDescriptors + 61 + 16, "refused connections are closed, not kept")
+        #expect(
+            peakFileDescriptors <= outcome.before.openFileDescriptors + 61 + 16,
+            "refused connections are closed, not kept")
         // The sampler did see the 61 accepted ones (a sampler that never read would pass the bound).
         #expect(peakFileDescriptors >= outcome.before.openFileDescriptors + 61)
         #expect(outcome.residentGrowthKiB < residentGrowthBoundKiB, "\(outcome.before) -> \(outcome.after)")
@@ -224,42 +236,54 @@ struct HostileClientTests {
     /// and once descriptors are free again new clients are served.
     /// prlimit (util-linux, installed by scripts/install-deps.sh) missing is a failure, not a skip.
     @Test func descriptorExhaustion() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), "/usr/bin/prlimit (util-linux) is needed")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), "/usr/bin/prlimit (util-linux) is needed")
         nonisolated(unsafe) var accepted = 0
-        let outcome = try runWithBystanders(hostile: { daemon in
-            let pid = daemon.process.processIdentifier
-            let limit = try daemon.resources.openFileDescriptors + 10
-            let prlimit = Process()
-            prlimit.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-            prlimit.arguments = ["--pid", "\(pid)", "--nofile=\(limit):\(limit)"]
-            #expect(try runToCompletion(prlimit).status == 0)
-            // Non-blocking: once the listen backlog is full too, connect fails with EAGAIN
-            // rather than waiting for a daemon that cannot accept.
-            var sockets: [Int32] = []
-            defer { for fd in sockets { close(fd) } }
-            for _ in 0..<100 {
-                let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-                var address = sockaddr_un()
-                address.sun_family = sa_family_t(AF_UNIX)
-                let bytes = Array(daemon.socketPath.utf8)
-                withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: bytes); raw[bytes.count] = 0 }
-                let rc = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        let outcome = try runWithBystanders(
+            hostile: { daemon in
+                let pid = daemon.process.processIdentifier
+                let limit = try daemon.resources.openFileDescriptors + 10
+                let prlimit = Process()
+                prlimit.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+                prlimit.arguments = ["--pid", "\(pid)", "--nofile=\(limit):\(limit)"]
+                #expect(try runToCompletion(prlimit).status == 0)
+                // Non-blocking: once the listen backlog is full too, connect fails with EAGAIN
+                // rather than waiting for a daemon that cannot accept.
+                var sockets: [Int32] = []
+                defer { for fd in sockets { close(fd) } }
+                for _ in 0..<100 {
+                    let fd = socket(
+                        AF_UNIX,
+                        Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+                    var address = sockaddr_un()
+                    address.sun_family = sa_family_t(AF_UNIX)
+                    let bytes = Array(daemon.socketPath.utf8)
+                    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                        raw.copyBytes(from: bytes); raw[bytes.count] = 0
+                    }
+                    let rc = withUnsafePointer(to: &address) {
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                        }
+                    }
+                    if rc == 0 { sockets.append(fd) } else { close(fd) }
                 }
-                if rc == 0 { sockets.append(fd) } else { close(fd) }
-            }
-            usleep(2_000_000)
-            for fd in sockets {
-                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                if poll(&p, 1, 0) == 1 { accepted += 1 }
-            }
-            #expect(daemon.process.isRunning)
-        }, afterwards: { daemon, _ in
-            // Descriptors are free again: a new client is served (NIO retries accept after its
-            // back-off).
-            let late = try LineClient(socketPath: daemon.socketPath)
-            if case .hello? = try late.readMessage(timeoutSeconds: 10) {} else { Issue.record("no hello after the exhaustion") }
-        })
+                usleep(2_000_000)
+                for fd in sockets {
+                    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    if poll(&p, 1, 0) == 1 { accepted += 1 }
+                }
+                #expect(daemon.process.isRunning)
+            },
+            afterwards: { daemon, _ in
+                // Descriptors are free again: a new client is served (NIO retries accept after its
+                // back-off).
+                let late = try LineClient(socketPath: daemon.socketPath)
+                if case .hello? = try late.readMessage(timeoutSeconds: 10) {
+                } else {
+                    Issue.record("no hello after the exhaustion")
+                }
+            })
         outcome.expectEveryBystanderGotEverything()
         print("descriptor exhaustion: \(accepted) of 100 served with 10 descriptors to spare")
         // Some were served, not all that --max-clients would allow: the others waited in the
@@ -291,7 +315,8 @@ struct HostileClientTests {
                 // whether or not it was taken, so it may be missing.
                 let lines = try sleeper.readLinesToEOF()
                 let errors = lines.filter { $0.hasPrefix(#"{"type":"error""#) }
-                #expect(errors.allSatisfy { $0.contains(#""code":"client-too-slow""#) } && errors.count <= 1, "\(errors)")
+                #expect(
+                    errors.allSatisfy { $0.contains(#""code":"client-too-slow""#) } && errors.count <= 1, "\(errors)")
                 #expect(lines.filter { $0.hasPrefix(#"{"type":"touches""#) }.count < 1930)
             })
         outcome.expectEveryBystanderGotEverything()
@@ -304,20 +329,25 @@ struct HostileClientTests {
     /// A client that asks for status over and over and never reads the replies, while no events
     /// flow (the replay is over): its replies must not pile up in the daemon without bound.
     @Test func aStatusFloodThatIsNeverRead() throws {
-        let outcome = try runWithBystanders(hostile: { _ in }, afterwards: { daemon, _ in
-            let flooder = try RawSocket(socketPath: daemon.socketPath)
-            // 200,000 requests (3.6 MB) asking for ~26 MB of replies.
-            let flood = [UInt8](repeating: 0, count: 0) + Array(String(repeating: #"{"type":"status"}"# + "\n", count: 200_000).utf8)
-            let (_, error) = flooder.send(flood)
-            // Disconnected (EOF). The error line waits behind the unread replies and may be
-            // lost to the 2 s grace, as for any slow client.
-            let lines = try flooder.readLinesToEOF(timeoutSeconds: 30)
-            #expect(error == 0 || error == EPIPE || error == ECONNRESET)
-            let replies = lines.filter { $0.hasPrefix(#"{"type":"status""#) }.count
-            #expect(replies < 200_000, "dropped before all replies were queued")
-            let errors = lines.filter { $0.hasPrefix(#"{"type":"error""#) }
-            #expect(errors.allSatisfy { $0.contains(#""code":"client-too-slow""#) } && errors.count <= 1, "\(errors)")
-        })
+        let outcome = try runWithBystanders(
+            hostile: { _ in },
+            afterwards: { daemon, _ in
+                let flooder = try RawSocket(socketPath: daemon.socketPath)
+                // 200,000 requests (3.6 MB) asking for ~26 MB of replies.
+                let flood =
+                    [UInt8](repeating: 0, count: 0)
+                    + Array(String(repeating: #"{"type":"status"}"# + "\n", count: 200_000).utf8)
+                let (_, error) = flooder.send(flood)
+                // Disconnected (EOF). The error line waits behind the unread replies and may be
+                // lost to the 2 s grace, as for any slow client.
+                let lines = try flooder.readLinesToEOF(timeoutSeconds: 30)
+                #expect(error == 0 || error == EPIPE || error == ECONNRESET)
+                let replies = lines.filter { $0.hasPrefix(#"{"type":"status""#) }.count
+                #expect(replies < 200_000, "dropped before all replies were queued")
+                let errors = lines.filter { $0.hasPrefix(#"{"type":"error""#) }
+                #expect(
+                    errors.allSatisfy { $0.contains(#""code":"client-too-slow""#) } && errors.count <= 1, "\(errors)")
+            })
         outcome.expectEveryBystanderGotEverything()
         #expect(outcome.status.drops == 1)
         #expect(outcome.status.clients == 3)
@@ -330,14 +360,16 @@ struct HostileClientTests {
     /// the daemon takes a last unterminated line as a request and keeps sending.
     @Test func aHalfClosedClientKeepsReceiving() throws {
         nonisolated(unsafe) var halfClosedLog = BystanderLog()
-        let outcome = try runWithBystanders(hostileSubscribers: 1, hostile: { daemon in
-            let expected = try ExpectedOutput(recordingPath: hostileRecording)
-            let client = try Bystander(socketPath: daemon.socketPath)
-            try client.client.send(#"{"type":"subscribe","touches":true}"#)
-            shutdown(client.client.fd, Int32(SHUT_WR))
-            halfClosedLog = try client.read(until: expected)
-            // Its subscription counted for --wait-clients (the replay started) and it got everything.
-        })
+        let outcome = try runWithBystanders(
+            hostileSubscribers: 1,
+            hostile: { daemon in
+                let expected = try ExpectedOutput(recordingPath: hostileRecording)
+                let client = try Bystander(socketPath: daemon.socketPath)
+                try client.client.send(#"{"type":"subscribe","touches":true}"#)
+                shutdown(client.client.fd, Int32(SHUT_WR))
+                halfClosedLog = try client.read(until: expected)
+                // Its subscription counted for --wait-clients (the replay started) and it got everything.
+            })
         outcome.expectEveryBystanderGotEverything()
         let sameTouches = halfClosedLog.touches == outcome.expected.touches
         let sameGestures = halfClosedLog.gestures == outcome.expected.gestures
@@ -363,8 +395,8 @@ enum BadLines: String, CaseIterable, CustomTestStringConvertible {
             return [
                 ([0xFF, 0xFE], "invalid-utf8"),
                 (text(#"{"type":"subscribe","gestures":[""#) + [0xC3, 0x28] + text(#""]}"#), "invalid-utf8"),
-                (text(#"{"type":"st"#) + [0xC0, 0xAF] + text(#"atus"}"#), "invalid-utf8"),    // overlong "/"
-                (text(#"{"type":"status","x":""#) + [0xED, 0xA0, 0x80] + text(#""}"#), "invalid-utf8"), // a surrogate
+                (text(#"{"type":"st"#) + [0xC0, 0xAF] + text(#"atus"}"#), "invalid-utf8"),  // overlong "/"
+                (text(#"{"type":"status","x":""#) + [0xED, 0xA0, 0x80] + text(#""}"#), "invalid-utf8"),  // a surrogate
                 (text(#"{"type":"status"}"#) + [0xF8], "invalid-utf8"),
             ]
         case .invalidJSON:
@@ -375,7 +407,7 @@ enum BadLines: String, CaseIterable, CustomTestStringConvertible {
                 (text(#"{"type":"status"}}"#), "invalid-json"),
                 (text(#"{"type":"subscribe","touches":tru}"#), "invalid-json"),
                 (text(#"{"type":"status"}"#) + [0], "invalid-json"),
-                (text(String(repeating: "[", count: 60_000)), "invalid-json"),   // nesting within 64 KiB
+                (text(String(repeating: "[", count: 60_000)), "invalid-json"),  // nesting within 64 KiB
                 (text(String(repeating: #"{"a":"#, count: 10_000)), "invalid-json"),
                 (text("garbage"), "invalid-json"),
             ]

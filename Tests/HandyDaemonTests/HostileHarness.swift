@@ -1,10 +1,11 @@
+import Foundation
+import HandyProtocol
+import HandyTestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import HandyProtocol
-import Testing
-import HandyTestSupport
 
 // Support for HostileClientTests and AccessTests: raw sockets that may misbehave, the daemon's
 // resources read from /proc, and well-behaved subscribers ("bystanders") that read concurrently
@@ -62,7 +63,9 @@ final class RawSocket: @unchecked Sendable {
             if rc == 0 { throw HarnessError("timed out waiting for a line") }
             if rc < 0 { if errno == EINTR { continue }; throw HarnessError("poll: \(errno)") }
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == ECONNRESET { return nil }; throw HarnessError("read: \(String(cString: strerror(errno)))") }
+            if n < 0 {
+                if errno == ECONNRESET { return nil }; throw HarnessError("read: \(String(cString: strerror(errno)))")
+            }
             if n == 0 { return nil }
             pending.append(contentsOf: chunk[..<n])
         }
@@ -82,7 +85,9 @@ final class RawSocket: @unchecked Sendable {
             if rc == 0 { throw HarnessError("no EOF after \(timeoutSeconds) s; got \(data.count) bytes") }
             if rc < 0 { if errno == EINTR { continue }; throw HarnessError("poll: \(errno)") }
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == ECONNRESET { break }; throw HarnessError("read: \(String(cString: strerror(errno)))") }
+            if n < 0 {
+                if errno == ECONNRESET { break }; throw HarnessError("read: \(String(cString: strerror(errno)))")
+            }
             if n == 0 { break }
             data.append(contentsOf: chunk[..<n])
         }
@@ -98,7 +103,7 @@ struct ProcessResources: CustomStringConvertible {
     init(pid: Int32) throws {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+            let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
         else { throw HarnessError("no VmRSS in /proc/\(pid)/status") }
         residentKiB = kib
         openFileDescriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
@@ -173,9 +178,13 @@ final class Bystander: @unchecked Sendable {
                 log.other.append("EOF")
                 break
             }
-            if line.hasPrefix(#"{"type":"touches""#) { touchLines.append(line) }
-            else if line.hasPrefix(#"{"type":"gesture""#) { gestureLines.append(line) }
-            else { log.other.append(String(line.prefix(200))) }
+            if line.hasPrefix(#"{"type":"touches""#) {
+                touchLines.append(line)
+            } else if line.hasPrefix(#"{"type":"gesture""#) {
+                gestureLines.append(line)
+            } else {
+                log.other.append(String(line.prefix(200)))
+            }
         }
         for line in touchLines {
             guard case .touches(let t) = try JSONLines.decodeServerMessage(Array(line.utf8)) else { continue }
@@ -216,13 +225,19 @@ struct HostileOutcome {
     func expectEveryBystanderGotEverything(sourceLocation: SourceLocation = #_sourceLocation) {
         // The expected output comes from the pipeline the daemon runs: it must hold something, or
         // a pipeline that made nothing would pass everything below.
-        #expect(expected.touches.count >= 100 && expected.gestures.count >= 20,
-                "expected \(expected.touches.count) frames, \(expected.gestures.count) gestures", sourceLocation: sourceLocation)
+        #expect(
+            expected.touches.count >= 100 && expected.gestures.count >= 20,
+            "expected \(expected.touches.count) frames, \(expected.gestures.count) gestures",
+            sourceLocation: sourceLocation)
         for (i, log) in logs.enumerated() {
             // Booleans, not the arrays: a failure prints counts, not megabytes.
             let sameTouches = log.touches == expected.touches, sameGestures = log.gestures == expected.gestures
-            #expect(sameTouches, "bystander \(i): \(log.touches.count)/\(expected.touches.count) frames", sourceLocation: sourceLocation)
-            #expect(sameGestures, "bystander \(i): \(log.gestures.count)/\(expected.gestures.count) gestures", sourceLocation: sourceLocation)
+            #expect(
+                sameTouches, "bystander \(i): \(log.touches.count)/\(expected.touches.count) frames",
+                sourceLocation: sourceLocation)
+            #expect(
+                sameGestures, "bystander \(i): \(log.gestures.count)/\(expected.gestures.count) gestures",
+                sourceLocation: sourceLocation)
             #expect(log.other.isEmpty, "bystander \(i) also got \(log.other)", sourceLocation: sourceLocation)
         }
         #expect(status.frames == UInt64(expected.touches.count), sourceLocation: sourceLocation)
@@ -248,21 +263,27 @@ func runWithBystanders(
     // A write to a connection the daemon closed must fail with EPIPE, not kill the test runner.
     signal(SIGPIPE, SIG_IGN)
     let expected = try ExpectedOutput(recordingPath: recording)
-    let daemon = try DaemonProcess(arguments: ["--replay", recording, "--speed", "\(speed)",
-                                               "--wait-clients", "\(bystanderCount + hostileSubscribers)"] + extraArguments)
+    let daemon = try DaemonProcess(
+        arguments: [
+            "--replay", recording, "--speed", "\(speed)",
+            "--wait-clients", "\(bystanderCount + hostileSubscribers)",
+        ] + extraArguments)
     let bystanders = try (0..<bystanderCount).map { _ in try Bystander(socketPath: daemon.socketPath) }
     let before = try daemon.resources
     for b in bystanders { try b.subscribe() }
 
     let readers: [() throws -> BystanderLog] = bystanders.map { b in { try b.read(until: expected) } }
-    let hostileRun: () throws -> BystanderLog = { try hostile(daemon); return BystanderLog() }
+    let hostileRun: () throws -> BystanderLog = {
+        try hostile(daemon); return BystanderLog()
+    }
     let results = concurrently([hostileRun] + readers)
-    _ = try results[0].get()   // rethrows the hostile run's error; its log is empty
+    _ = try results[0].get()  // rethrows the hostile run's error; its log is empty
     let logs = try results.dropFirst().map { try $0.get() }
     // A lost bystander makes every later step fail with EPIPE; say why it was lost instead.
     if let lost = logs.firstIndex(where: { $0.other.contains("EOF") }) {
-        throw HarnessError("bystander \(lost) was disconnected after \(logs[lost].touches.count) frames "
-                           + "(last lines: \(logs[lost].other.suffix(3))); \(daemon.stateForFailure)")
+        throw HarnessError(
+            "bystander \(lost) was disconnected after \(logs[lost].touches.count) frames "
+                + "(last lines: \(logs[lost].other.suffix(3))); \(daemon.stateForFailure)")
     }
     try afterwards(daemon, bystanders)
     let status: StatusMessage
@@ -271,11 +292,13 @@ func runWithBystanders(
     }
     let after = try daemon.resources
     let settled = try daemon.waitForFileDescriptors(before.openFileDescriptors)
-    print("hostile run \(Test.current?.name ?? "?"): \((recording as NSString).lastPathComponent), \(before) -> \(after), "
-          + "growth \(after.residentKiB - before.residentKiB) KiB, fds settled at \(settled); "
-          + "drops \(status.drops), clients \(status.clients), frames \(status.frames), events \(status.events)")
+    print(
+        "hostile run \(Test.current?.name ?? "?"): \((recording as NSString).lastPathComponent), \(before) -> \(after), "
+            + "growth \(after.residentKiB - before.residentKiB) KiB, fds settled at \(settled); "
+            + "drops \(status.drops), clients \(status.clients), frames \(status.frames), events \(status.events)")
     #expect(daemon.process.isRunning, "the daemon survived")
     #expect(!daemon.log.contains("handyd bug"))
-    return HostileOutcome(expected: expected, logs: logs, status: status, before: before, after: after,
-                          settledFileDescriptors: settled)
+    return HostileOutcome(
+        expected: expected, logs: logs, status: status, before: before, after: after,
+        settledFileDescriptors: settled)
 }

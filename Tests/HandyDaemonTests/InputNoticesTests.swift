@@ -1,9 +1,10 @@
 import HandyCore
-@testable import HandyDaemon
 import HandyProtocol
+import HandyTestSupport
 import Logging
 import Testing
-import HandyTestSupport
+
+@testable import HandyDaemon
 
 /// A source makes each frame's output in the arrays of an output delivered before
 /// (`InputNotices.recycle`, docs/PERFORMANCE.md section 5): the lines must be exactly those fresh
@@ -18,7 +19,8 @@ import HandyTestSupport
         let everything = EncodedForms(full: true, fullTouches: true, compact: true, compactTouches: true)
         let (fresh, recycled, reusedArrays) = try onLargeStack { () throws -> ([[UInt8]], [[UInt8]], Int) in
             func replay(recycling: Bool) throws -> ([[UInt8]], Int) {
-                let source = try ReplaySource.load(path: path, descPath: nil, options: .init(), logger: Logger(label: "test"))
+                let source = try ReplaySource.load(
+                    path: path, descPath: nil, options: .init(), logger: Logger(label: "test"))
                 let start = MonotonicInstant.now()
                 var notices = InputNotices()
                 source.start(now: start, into: &notices)
@@ -27,7 +29,8 @@ import HandyTestSupport
                 // Turns 2 ms apart: a few frames each, as a live device's turns are.
                 for turn in 1...20_000 {
                     if !recycling { notices = InputNotices() }
-                    source.service(now: start.adding(nanoseconds: Int64(turn) * 2_000_000), readable: [], into: &notices)
+                    source.service(
+                        now: start.adding(nanoseconds: Int64(turn) * 2_000_000), readable: [], into: &notices)
                     if notices.isEmpty { continue }
                     let spareBefore = notices.takeOutput()
                     if spareBefore.gestures.capacity > 0 { reused += 1 }
@@ -58,7 +61,7 @@ import HandyTestSupport
         output.gestures.append(GestureEvent(gesture: .pan, phase: .began, id: 1, time: 1, device: "d"))
         let address = output.gestures.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
         notices.append(.output(device: "d", output))
-        output = PipelineOutput()   // the source let go of it: the list holds the only reference
+        output = PipelineOutput()  // the source let go of it: the list holds the only reference
         notices.recycle()
         #expect(notices.isEmpty)
         let next = notices.takeOutput()

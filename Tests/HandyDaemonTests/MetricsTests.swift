@@ -1,10 +1,11 @@
+import Foundation
+import HandyProtocol
+import HandyTestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import HandyProtocol
-import Testing
-import HandyTestSupport
 
 /// `--metrics` and `--metrics-textfile` through the real daemon, a real HTTP client (curl) and
 /// Debian's promtool (docs/FLEET.md).
@@ -61,7 +62,9 @@ import HandyTestSupport
         #expect(played, "\(body)\n\(daemon.stateForFailure)")
         #expect(Self.value(body, "handyd_device_stuck_contacts_total" + device) == 1)
         #expect(Self.value(body, "handyd_device_stuck_contacts" + device) == 0)
-        #expect(Self.value(body, #"handyd_gestures_total{device="replay:stuck-contact-pinch",gesture="pinch",hand="right"}"#) == 1)
+        #expect(
+            Self.value(
+                body, #"handyd_gestures_total{device="replay:stuck-contact-pinch",gesture="pinch",hand="right"}"#) == 1)
         #expect(Self.value(body, "handyd_device_readable" + device) == 1)
         #expect(Self.value(body, "handyd_device_losses_total" + device) == 0)
         #expect(Self.value(body, "handyd_device_seconds_since_last_touch" + device) != nil)
@@ -77,12 +80,16 @@ import HandyTestSupport
     /// The textfile: written atomically while the daemon runs and once more at exit, the same
     /// series; a directory that cannot be written is a warning, and the daemon serves on.
     @Test func theTextfileIsWrittenAndAnUnwritableOneIsAWarning() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-metrics-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handyd-metrics-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("handyd.prom").path
-        let daemon = try DaemonProcess(arguments: ["--replay", Self.recording, "--speed", "8", "--metrics-textfile", path])
-        #expect(Self.waitUntil(seconds: 15) { FileManager.default.fileExists(atPath: path) }, "\(daemon.stateForFailure)")
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", Self.recording, "--speed", "8", "--metrics-textfile", path,
+        ])
+        #expect(
+            Self.waitUntil(seconds: 15) { FileManager.default.fileExists(atPath: path) }, "\(daemon.stateForFailure)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit(timeoutSeconds: 10) == 0)
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -91,13 +98,20 @@ import HandyTestSupport
         try Self.expectPromtoolAccepts(text)
 
         let unwritable = directory.appendingPathComponent("missing/handyd.prom").path
-        let client = try DaemonProcess(arguments: ["--replay", Self.recording, "--speed", "8", "--metrics-textfile", unwritable])
-        #expect(Self.waitUntil(seconds: 15) { client.log.contains("cannot write the metrics textfile") }, "\(client.log)")
+        let client = try DaemonProcess(arguments: [
+            "--replay", Self.recording, "--speed", "8", "--metrics-textfile", unwritable,
+        ])
+        #expect(
+            Self.waitUntil(seconds: 15) { client.log.contains("cannot write the metrics textfile") }, "\(client.log)")
         let connection = try LineClient(socketPath: client.socketPath)
-        guard case .hello? = try connection.readMessage() else { Issue.record("no hello: \(client.stateForFailure)"); return }
+        guard case .hello? = try connection.readMessage() else {
+            Issue.record("no hello: \(client.stateForFailure)"); return
+        }
         client.signal(SIGTERM)
         #expect(client.waitForExit(timeoutSeconds: 10) == 0)
-        #expect(client.log.components(separatedBy: "cannot write the metrics textfile").count == 2, "said once, not every period")
+        #expect(
+            client.log.components(separatedBy: "cannot write the metrics textfile").count == 2,
+            "said once, not every period")
     }
 
     @Test func badOptionsAreUsageErrors() throws {
@@ -109,7 +123,9 @@ import HandyTestSupport
     /// Debian's promtool (package prometheus; scripts/install-deps.sh installs it) accepts the text.
     static func expectPromtoolAccepts(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool") else {
-            #expect(ProcessInfo.processInfo.environment["CI"] == nil, "promtool missing in CI", sourceLocation: sourceLocation)
+            #expect(
+                ProcessInfo.processInfo.environment["CI"] == nil, "promtool missing in CI",
+                sourceLocation: sourceLocation)
             return
         }
         let p = Process()
@@ -124,6 +140,7 @@ import HandyTestSupport
         try input.fileHandleForWriting.close()
         let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        #expect(p.terminationStatus == 0 && said.isEmpty, "promtool check metrics: \(said)", sourceLocation: sourceLocation)
+        #expect(
+            p.terminationStatus == 0 && said.isEmpty, "promtool check metrics: \(said)", sourceLocation: sourceLocation)
     }
 }

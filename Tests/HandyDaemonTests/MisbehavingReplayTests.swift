@@ -1,13 +1,14 @@
+import Foundation
+@testable import HandyCore
+import HandyProtocol
+import HandyRecording
+import HandySynthetic
+import HandyTestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import HandyCore
-import HandySynthetic
-import HandyProtocol
-import HandyRecording
-import Testing
-import HandyTestSupport
 
 /// The real handyd replaying the misbehaving-device recordings (Tests/Fixtures/misbehaving/) and
 /// a 10 k frames/s storm: it stays up, reports no bug, and a subscriber receives exactly what the
@@ -16,8 +17,10 @@ import HandyTestSupport
 /// scripts/vm/guest/misbehaving_guest.py; the pipeline side in MisbehavingDeviceTests.
 @Suite(.serialized)
 struct MisbehavingReplayTests {
-    static let names = ["tracking-id-jump.evemu", "slot-beyond-range.evemu", "values-beyond-range.evemu",
-                        "missing-syn-report.evemu", "vanish-mid-frame.evemu", "syn-dropped.evemu", "time-goes-back.evemu"]
+    static let names = [
+        "tracking-id-jump.evemu", "slot-beyond-range.evemu", "values-beyond-range.evemu",
+        "missing-syn-report.evemu", "vanish-mid-frame.evemu", "syn-dropped.evemu", "time-goes-back.evemu",
+    ]
 
     /// Replays `path` to one touches subscriber and checks it receives the model's sequence.
     func replayDeliversEverything(_ path: String, timeoutSeconds: Double = 20) throws -> Int {
@@ -36,7 +39,8 @@ struct MisbehavingReplayTests {
             if let item = m.expectedItem { received.append(item) } else { Issue.record("unexpected \(m)") }
         }
         let drops = expected.resyncs
-        #expect(health.filter { $0 == .dropped }.isEmpty == (drops == 0), "\(path): health \(health), \(drops) SYN_DROPPED")
+        #expect(
+            health.filter { $0 == .dropped }.isEmpty == (drops == 0), "\(path): health \(health), \(drops) SYN_DROPPED")
         #expect(received == expected.sequence, "\(path)")
         try client.send(#"{"type":"status"}"# + "\n")
         var status: StatusMessage?
@@ -62,8 +66,10 @@ struct MisbehavingReplayTests {
     /// The fault each recording holds (Tests/Fixtures/misbehaving/README.md) is told to the
     /// journal as a warning naming the device and the fault.
     static let faults = [
-        "tracking-id-jump.evemu": "tracking ids replaced without a lift", "slot-beyond-range.evemu": "slot numbers beyond its slots",
-        "values-beyond-range.evemu": "axis values beyond their range", "missing-syn-report.evemu": "frames without SYN_REPORT",
+        "tracking-id-jump.evemu": "tracking ids replaced without a lift",
+        "slot-beyond-range.evemu": "slot numbers beyond its slots",
+        "values-beyond-range.evemu": "axis values beyond their range",
+        "missing-syn-report.evemu": "frames without SYN_REPORT",
         "syn-dropped.evemu": "SYN_DROPPED", "time-goes-back.evemu": "event times earlier than the one before",
     ]
 
@@ -73,7 +79,9 @@ struct MisbehavingReplayTests {
         while !daemon.log.contains("replay finished") && Date() < deadline { usleep(50_000) }
         let warnings = daemon.log.split(separator: "\n").filter { $0.contains("device breaks the multitouch protocol") }
         let fault = Self.faults[name]!
-        #expect(warnings.contains { $0.contains(fault) && $0.contains("device.id=replay:" + name.dropLast(6)) }, "\(name): \(warnings)")
+        #expect(
+            warnings.contains { $0.contains(fault) && $0.contains("device.id=replay:" + name.dropLast(6)) },
+            "\(name): \(warnings)")
         // Once per kind of fault at this size (a few in a recording): not a line per event.
         #expect(warnings.count <= Self.faults.count, "\(name): \(warnings)")
         daemon.signal(SIGTERM)
@@ -97,13 +105,16 @@ struct MisbehavingReplayTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("storm.evemu").path
-        try EvemuWriter.recording(description: screen.description, events: events).write(toFile: path, atomically: true, encoding: .utf8)
+        try EvemuWriter.recording(description: screen.description, events: events).write(
+            toFile: path, atomically: true, encoding: .utf8)
         let expected = try ExpectedOutput(recordingPath: path)
         #expect(expected.touches.count == 5_001)
 
         // The whole storm (~10 MB of lines) fits the client's queue, so a test process starved of CPU
         // on a loaded machine is not dropped as a slow client: this test is about the device.
-        let daemon = try DaemonProcess(arguments: ["--replay", path, "--wait-clients", "1", "--client-queue-bytes", "\(64 << 20)"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", path, "--wait-clients", "1", "--client-queue-bytes", "\(64 << 20)",
+        ])
         let client = try LineClient(socketPath: daemon.socketPath)
         guard case .hello = try client.readMessage() else { Issue.record("first message is not hello"); return }
         let started = Date()
@@ -117,7 +128,9 @@ struct MisbehavingReplayTests {
             return line[r.upperBound...].prefix { $0 != "\"" }
         }
         while touches < UInt64(expected.touches.count) || gestureCount < expected.gestures.count {
-            guard let line = try client.readLine(countingAndSkipping: touchesPrefix, count: &touches, timeoutSeconds: 30) else {
+            guard
+                let line = try client.readLine(countingAndSkipping: touchesPrefix, count: &touches, timeoutSeconds: 30)
+            else {
                 Issue.record("disconnected after \(touches) touches, \(gestureCount) gestures")
                 break
             }
@@ -134,15 +147,19 @@ struct MisbehavingReplayTests {
         #expect(!daemon.log.contains("handyd bug"))
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit(timeoutSeconds: 10) == 0)
-        print("misbehaving storm replay: \(touches) touches lines and \(gestureCount) gesture lines in \(String(format: "%.2f", seconds)) s")
+        print(
+            "misbehaving storm replay: \(touches) touches lines and \(gestureCount) gesture lines in \(String(format: "%.2f", seconds)) s"
+        )
     }
 
     /// A recording's header rewritten: `line` (an `A:` line of tracking-id-jump.evemu) replaced.
     func fixtureWithAxis(_ line: String, replacing old: String, name: String) throws -> String {
         let text = try String(contentsOfFile: fixture("misbehaving/tracking-id-jump.evemu"), encoding: .utf8)
         #expect(text.contains(old + "\n"))
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-\(name)-\(getpid()).evemu").path
-        try text.replacingOccurrences(of: old + "\n", with: line + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-\(name)-\(getpid()).evemu")
+            .path
+        try text.replacingOccurrences(of: old + "\n", with: line + "\n").write(
+            toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
@@ -153,7 +170,9 @@ struct MisbehavingReplayTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let daemon = try DaemonProcess(arguments: ["--replay", path, "--wait-clients", "1"])
         let client = try LineClient(socketPath: daemon.socketPath)
-        guard case .hello(let hello) = try client.readMessage() else { Issue.record("first message is not hello"); return }
+        guard case .hello(let hello) = try client.readMessage() else {
+            Issue.record("first message is not hello"); return
+        }
         #expect(hello.devices.map(\.slots) == [DeviceDescription.maxTrackedSlots])
         #expect(DeviceDescription.maxTrackedSlots == 256)
         daemon.signal(SIGTERM)
@@ -170,7 +189,9 @@ struct MisbehavingReplayTests {
             Issue.record("handyd replays it: \(daemon.log)")
         } catch let error as HarnessError {
             #expect(error.description.contains("exited early"), "\(error)")
-            #expect(error.description.contains("ABS_MT_POSITION_X has an empty range (minimum 1919, maximum 1919)"), "\(error)")
+            #expect(
+                error.description.contains("ABS_MT_POSITION_X has an empty range (minimum 1919, maximum 1919)"),
+                "\(error)")
         }
     }
 
@@ -182,9 +203,13 @@ struct MisbehavingReplayTests {
         signal(SIGPIPE, SIG_IGN)
         let header = try String(contentsOfFile: fixture("misbehaving/tracking-id-jump.evemu"), encoding: .utf8)
             .split(separator: "\n").filter { !$0.hasPrefix("E:") }.joined(separator: "\n")
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-span-\(getpid())-\(times[0]).evemu").path
-        try (header + "\nE: \(times[0]) 0003 0039 5\nE: \(times[0]) 0003 0035 100\nE: \(times[0]) 0000 0000 0\n"
-             + "E: \(times[1]) 0003 0039 -1\nE: \(times[1]) 0000 0000 0\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handyd-span-\(getpid())-\(times[0]).evemu"
+        ).path
+        try
+            (header + "\nE: \(times[0]) 0003 0039 5\nE: \(times[0]) 0003 0035 100\nE: \(times[0]) 0000 0000 0\n"
+            + "E: \(times[1]) 0003 0039 -1\nE: \(times[1]) 0000 0000 0\n").write(
+                toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let daemon = try DaemonProcess(arguments: ["--replay", path, "--wait-clients", "1"])
         let client = try LineClient(socketPath: daemon.socketPath)

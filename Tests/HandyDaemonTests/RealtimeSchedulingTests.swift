@@ -1,10 +1,11 @@
+import Foundation
+import HandyProtocol
+import HandyTestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import HandyProtocol
-import Testing
-import HandyTestSupport
 
 /// `handyd --realtime-priority N`: every thread of the daemon under SCHED_RR N when the system
 /// allows it; when it does not, a notice and normal scheduling, and the daemon serves all the same.
@@ -18,7 +19,9 @@ struct RealtimeSchedulingTests {
         for tid in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
             let name = try String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
-            let role = tid == "\(pid)" ? "main" : name == "handyd-input" ? "input" : name.hasPrefix("NIO-ELT-") ? "event loop" : nil
+            let role =
+                tid == "\(pid)"
+                ? "main" : name == "handyd-input" ? "input" : name.hasPrefix("NIO-ELT-") ? "event loop" : nil
             guard let role else { continue }
             let stat = try String(contentsOfFile: "/proc/\(pid)/task/\(tid)/stat", encoding: .utf8)
             // After the command name in parentheses: field 3 onwards.
@@ -31,7 +34,9 @@ struct RealtimeSchedulingTests {
     /// The daemon serves a replay: hello names its device, and a subscriber gets gesture lines.
     static func expectServes(_ daemon: DaemonProcess) throws {
         let client = try LineClient(socketPath: daemon.socketPath)
-        guard case .hello(let hello) = try client.readMessage() else { Issue.record("no hello: \(daemon.stateForFailure)"); return }
+        guard case .hello(let hello) = try client.readMessage() else {
+            Issue.record("no hello: \(daemon.stateForFailure)"); return
+        }
         #expect(hello.devices.count == 1)
         try client.send(#"{"type":"subscribe"}"# + "\n")
         var gestures = 0
@@ -64,9 +69,11 @@ struct RealtimeSchedulingTests {
     /// Without CAP_SYS_NICE and with RLIMIT_RTPRIO 0 (a container, a unit without LimitRTPRIO=):
     /// refused, logged once, normal scheduling, and the replay is served as usual.
     @Test func refusedTheDaemonRunsAtNormalPriority() throws {
-        let dropCapability = geteuid() == 0
+        let dropCapability =
+            geteuid() == 0
             ? ["/usr/bin/setpriv", "--bounding-set=-sys_nice", "--inh-caps=-sys_nice", "--"] : []
-        let daemon = try DaemonProcess(arguments: Self.arguments, launcher: ["/usr/bin/prlimit", "--rtprio=0:0"] + dropCapability)
+        let daemon = try DaemonProcess(
+            arguments: Self.arguments, launcher: ["/usr/bin/prlimit", "--rtprio=0:0"] + dropCapability)
         try Self.expectServes(daemon)
         let threads = try Self.scheduling(of: daemon.process.processIdentifier)
         #expect(threads.count == 3 && threads.values.allSatisfy { $0.policy == 0 && $0.priority == 0 }, "\(threads)")

@@ -1,11 +1,12 @@
 import HandyCore
-@testable import HandyDaemon
 import HandyProtocol
 import HandyRecording
 import HandySynthetic
+import HandyTestSupport
 import Logging
 import Testing
-import HandyTestSupport
+
+@testable import HandyDaemon
 
 /// A replay that fell behind (a starved machine, a stalled event loop) catches up in batches of at
 /// most ``ReplaySource/maximumOutputsPerService`` outputs, with the same output in the same order
@@ -15,7 +16,8 @@ import HandyTestSupport
         let path = fixture(busyFixture)
         let expected = try ExpectedOutput(recordingPath: path)
         let batches = try onLargeStack { () throws -> [[InputNotice]] in
-            let source = try ReplaySource.load(path: path, descPath: nil, options: .init(), logger: Logger(label: "test"))
+            let source = try ReplaySource.load(
+                path: path, descPath: nil, options: .init(), logger: Logger(label: "test"))
             var added = InputNotices()
             let start = MonotonicInstant.now()
             source.start(now: start, into: &added)
@@ -32,11 +34,15 @@ import HandyTestSupport
         }
         // Many batches, none over the bound (+1: the timers' gestures once caught up).
         #expect(batches.count > expected.touches.count / ReplaySource.maximumOutputsPerService)
-        #expect(batches.allSatisfy { $0.count <= ReplaySource.maximumOutputsPerService + 1 }, "\(batches.map(\.count).max() ?? 0)")
+        #expect(
+            batches.allSatisfy { $0.count <= ReplaySource.maximumOutputsPerService + 1 },
+            "\(batches.map(\.count).max() ?? 0)")
         var items: [ExpectedOutput.Item] = []
         for notice in batches.joined() {
             guard case .output(let device, let output) = notice else { Issue.record("unexpected \(notice)"); continue }
-            for frame in output.frames where frame.hasChanges { items.append(.touches(frame.wireMessage(device: device))) }
+            for frame in output.frames where frame.hasChanges {
+                items.append(.touches(frame.wireMessage(device: device)))
+            }
             for g in output.gestures { items.append(.gesture(.init(gesture: g.gesture, phase: g.phase))) }
         }
         #expect(items.count == expected.sequence.count)
@@ -53,10 +59,17 @@ import HandyTestSupport
             }
         }
         let abs = EventType.abs
-        let events = frame(5.0, [(abs, AbsCode.mtSlot, 0), (abs, AbsCode.mtTrackingID, 1), (abs, AbsCode.mtPositionX, 100), (abs, AbsCode.mtPositionY, 100)])
+        let events =
+            frame(
+                5.0,
+                [
+                    (abs, AbsCode.mtSlot, 0), (abs, AbsCode.mtTrackingID, 1), (abs, AbsCode.mtPositionX, 100),
+                    (abs, AbsCode.mtPositionY, 100),
+                ])
             + frame(2.0, [(abs, AbsCode.mtPositionX, 140)])
             + frame(0.0, [(abs, AbsCode.mtTrackingID, -1)])
-        let recording = Recording(description: DemoScenario.device.description, events: events, format: .evemu, path: "backwards.evemu")
+        let recording = Recording(
+            description: DemoScenario.device.description, events: events, format: .evemu, path: "backwards.evemu")
         let source = ReplaySource(recording: recording, options: .init(loop: true), logger: Logger(label: "test"))
         var notices = InputNotices()
         let start = MonotonicInstant.now()

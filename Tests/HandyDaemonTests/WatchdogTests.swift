@@ -1,11 +1,11 @@
 import Foundation
 import HandyDaemon
+import HandyTestSupport
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
-import HandyTestSupport
 
 /// ``Watchdog`` against real event loops: it tells systemd all is well only while every loop runs
 /// the tasks handed to it, and a loop stuck in a task (here: waiting on a semaphore) stops it.
@@ -24,7 +24,8 @@ import HandyTestSupport
         let loops = Array(group.makeIterator())
         let sent = NIOLockedValueBox<[String]>([])
         let t0 = MonotonicInstant(nanoseconds: 1_000 * Self.ms)
-        let watchdog = Watchdog(intervalNanoseconds: 100 * Self.ms, eventLoops: loops, logger: Self.logger, now: t0) { state in
+        let watchdog = Watchdog(intervalNanoseconds: 100 * Self.ms, eventLoops: loops, logger: Self.logger, now: t0) {
+            state in
             sent.withLockedValue { $0.append(state) }
         }
         // Due at once, then every 100 ms of the input loop's clock.
@@ -40,7 +41,9 @@ import HandyTestSupport
         try Self.settle(loops)
         let release = DispatchSemaphore(value: 0)
         loops[1].execute { release.wait() }
-        #expect(watchdog.tick(now: t0.adding(nanoseconds: 200 * Self.ms)), "every loop answered the previous tick; this tick's task waits behind the stuck one")
+        #expect(
+            watchdog.tick(now: t0.adding(nanoseconds: 200 * Self.ms)),
+            "every loop answered the previous tick; this tick's task waits behind the stuck one")
         #expect(!watchdog.tick(now: t0.adding(nanoseconds: 300 * Self.ms)), "a stuck loop must stop the ping")
         #expect(!watchdog.tick(now: t0.adding(nanoseconds: 400 * Self.ms)))
         #expect(sent.withLockedValue { $0.count } == 3)
@@ -54,7 +57,8 @@ import HandyTestSupport
     /// A daemon started as systemd starts it with `WatchdogSec=`: it sends WATCHDOG=1 to
     /// NOTIFY_SOCKET again and again; without WATCHDOG_USEC it sends none (no timer at all).
     @Test(arguments: [true, false]) func theDaemonPingsOnlyWhenAskedTo(asked: Bool) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-notify-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handyd-notify-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let notify = try NotifySocket(path: directory.appendingPathComponent("notify").path)

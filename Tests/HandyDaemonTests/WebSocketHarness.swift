@@ -1,9 +1,10 @@
+import Foundation
+import HandyTestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Testing
-import HandyTestSupport
 
 // A deliberately small RFC 6455 client over a blocking TCP socket, for tests that must also send
 // what a well-behaved client never would (binary frames, oversized frames, no reads at all). It
@@ -19,7 +20,9 @@ func freeLoopbackPort() throws -> Int {
     address.sin_port = 0
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let ok = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        }
     }
     guard ok else { throw HarnessError("cannot find a free port: \(String(cString: strerror(errno)))") }
     return Int(UInt16(bigEndian: address.sin_port))
@@ -63,12 +66,15 @@ final class WebSocketTestClient: @unchecked Sendable {
     /// `status` tells whether it was accepted; frames follow only after a 101.
     /// `receiveBufferBytes`: a small window for a client that will not read, so what it leaves
     /// unread piles up in the daemon (where the bound is) rather than in the kernel's buffers.
-    init(port: Int, origin: String? = nil, path: String = "/", upgrade: Bool = true, receiveBufferBytes: Int32? = nil) throws {
+    init(port: Int, origin: String? = nil, path: String = "/", upgrade: Bool = true, receiveBufferBytes: Int32? = nil)
+        throws
+    {
         fd = try connectLoopback(port: port, receiveBufferBytes: receiveBufferBytes)
         var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
         if upgrade {
             let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-            request += "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+            request +=
+                "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
         }
         if let origin { request += "Origin: \(origin)\r\n" }
         request += "\r\n"
@@ -108,9 +114,14 @@ final class WebSocketTestClient: @unchecked Sendable {
         var frame: [UInt8] = [(fin ? 0x80 : 0) | (rsv & 7) << 4 | opcode]
         let n = payload.count
         let maskBit: UInt8 = masked ? 0x80 : 0
-        if n < 126 { frame.append(maskBit | UInt8(n)) }
-        else if n < 65536 { frame += [maskBit | 126, UInt8(n >> 8), UInt8(n & 0xff)] }
-        else { frame.append(maskBit | 127); for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((n >> shift) & 0xff)) } }
+        if n < 126 {
+            frame.append(maskBit | UInt8(n))
+        } else if n < 65536 {
+            frame += [maskBit | 126, UInt8(n >> 8), UInt8(n & 0xff)]
+        } else {
+            frame.append(maskBit | 127);
+            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((n >> shift) & 0xff)) }
+        }
         guard masked else { return sendRaw(frame + payload) }
         let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
         frame += mask
@@ -153,7 +164,9 @@ final class WebSocketTestClient: @unchecked Sendable {
         var frames: [Frame] = []
         while let f = try readFrame(timeoutSeconds: max(0.001, deadline.timeIntervalSinceNow)) {
             frames.append(f)
-            if Date() >= deadline { throw HarnessError("the connection did not end within \(timeoutSeconds) s; \(frames.count) frames") }
+            if Date() >= deadline {
+                throw HarnessError("the connection did not end within \(timeoutSeconds) s; \(frames.count) frames")
+            }
         }
         return frames
     }
@@ -165,7 +178,9 @@ final class WebSocketTestClient: @unchecked Sendable {
         if rc < 0 { if errno == EINTR { return true }; throw HarnessError("poll: \(errno)") }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == ECONNRESET { return false }; throw HarnessError("read: \(String(cString: strerror(errno)))") }
+        if n < 0 {
+            if errno == ECONNRESET { return false }; throw HarnessError("read: \(String(cString: strerror(errno)))")
+        }
         if n == 0 { return false }
         pending += chunk[..<n]
         return true
@@ -215,8 +230,10 @@ func connectLoopback(port: Int, receiveBufferBytes: Int32? = nil) throws -> Int3
 
 /// `call` (bind, connect) on `fd` with `address` (a sockaddr_in, sockaddr_un…); on failure
 /// closes `fd` and throws "`what`: the errno's text".
-func socketCall<Address>(_ fd: Int32, _ address: inout Address, _ what: String,
-                         _ call: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) throws {
+func socketCall<Address>(
+    _ fd: Int32, _ address: inout Address, _ what: String,
+    _ call: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32
+) throws {
     let rc = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
     }

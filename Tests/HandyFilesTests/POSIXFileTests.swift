@@ -1,23 +1,28 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HandyFiles
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @Suite struct POSIXFileTests {
     /// A pipe whose write end is filled by `bytes` and closed, read back through `readAll`.
-    private func readBack(_ bytes: [UInt8], maximumBytes: Int, sizeHint: Int = 0) -> Result<[UInt8], POSIXFile.ReadFailure> {
+    private func readBack(_ bytes: [UInt8], maximumBytes: Int, sizeHint: Int = 0) -> Result<
+        [UInt8], POSIXFile.ReadFailure
+    > {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { Issue.record("pipe: \(errno)"); return .failure(.system(errno)) }
         // A writer thread: a pipe holds 64 KiB, the reads below take more.
         var writer = pthread_t()
         let box = Unmanaged.passRetained(WriteJob(fd: ends[1], bytes: bytes))
-        pthread_create(&writer, nil, { raw in
-            let job = Unmanaged<WriteJob>.fromOpaque(raw!).takeRetainedValue()
-            job.result = POSIXFile.writeAll(job.fd, job.bytes)
-            close(job.fd)
-            return nil
-        }, box.toOpaque())
+        pthread_create(
+            &writer, nil,
+            { raw in
+                let job = Unmanaged<WriteJob>.fromOpaque(raw!).takeRetainedValue()
+                job.result = POSIXFile.writeAll(job.fd, job.bytes)
+                close(job.fd)
+                return nil
+            }, box.toOpaque())
         let result = POSIXFile.readAll(ends[0], maximumBytes: maximumBytes, sizeHint: sizeHint)
         close(ends[0])
         pthread_join(writer, nil)

@@ -5,19 +5,23 @@ import Testing
 /// HandyInput's own parts without a kernel device: udev's flags, typed errors, the clock.
 @Suite struct InputDeviceTests {
     @Test func discoveredDeviceUsesItsName() {
-        let d = DiscoveredDevice(sysname: "event7", devnode: "/dev/input/event7", syspath: "/sys/x", name: "Touch Panel",
-                                 properties: ["ID_PATH": "platform-3f204000.i2c"])
+        let d = DiscoveredDevice(
+            sysname: "event7", devnode: "/dev/input/event7", syspath: "/sys/x", name: "Touch Panel",
+            properties: ["ID_PATH": "platform-3f204000.i2c"])
         #expect(d.stableID == "touch-panel@platform-3f204000.i2c")
     }
     @Test func discoveredDeviceFlags() {
-        let touch = DiscoveredDevice(sysname: "event3", devnode: "/dev/input/event3", syspath: "/sys/x",
-                                     properties: ["ID_INPUT_TOUCHSCREEN": "1"])
+        let touch = DiscoveredDevice(
+            sysname: "event3", devnode: "/dev/input/event3", syspath: "/sys/x",
+            properties: ["ID_INPUT_TOUCHSCREEN": "1"])
         #expect(touch.isHandydCandidate && !touch.isIgnored)
-        let tagged = DiscoveredDevice(sysname: "event4", devnode: "/dev/input/event4", syspath: "/sys/y",
-                                      properties: ["HANDYD_DEVICE": "1", "HANDYD_IGNORE": "1"])
+        let tagged = DiscoveredDevice(
+            sysname: "event4", devnode: "/dev/input/event4", syspath: "/sys/y",
+            properties: ["HANDYD_DEVICE": "1", "HANDYD_IGNORE": "1"])
         #expect(tagged.isHandydCandidate && tagged.isIgnored)
-        let mouse = DiscoveredDevice(sysname: "event5", devnode: "/dev/input/event5", syspath: "/sys/z",
-                                     properties: ["ID_INPUT_MOUSE": "1"])
+        let mouse = DiscoveredDevice(
+            sysname: "event5", devnode: "/dev/input/event5", syspath: "/sys/z",
+            properties: ["ID_INPUT_MOUSE": "1"])
         #expect(!mouse.isHandydCandidate)
     }
 

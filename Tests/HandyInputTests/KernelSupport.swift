@@ -1,6 +1,7 @@
 import HandyCore
 import HandyInput
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -58,9 +59,12 @@ struct SlotModel {
     mutating func apply(_ e: InputEvent) {
         switch (e.type, e.code) {
         case (EventType.abs, AbsCode.mtSlot): current = Int(e.value)
-        case (EventType.abs, AbsCode.mtTrackingID): raw[current, default: Contact(trackingID: -1, x: 0, y: 0)].trackingID = e.value
-        case (EventType.abs, AbsCode.mtPositionX): raw[current, default: Contact(trackingID: -1, x: 0, y: 0)].x = e.value
-        case (EventType.abs, AbsCode.mtPositionY): raw[current, default: Contact(trackingID: -1, x: 0, y: 0)].y = e.value
+        case (EventType.abs, AbsCode.mtTrackingID):
+            raw[current, default: Contact(trackingID: -1, x: 0, y: 0)].trackingID = e.value
+        case (EventType.abs, AbsCode.mtPositionX):
+            raw[current, default: Contact(trackingID: -1, x: 0, y: 0)].x = e.value
+        case (EventType.abs, AbsCode.mtPositionY):
+            raw[current, default: Contact(trackingID: -1, x: 0, y: 0)].y = e.value
         case (EventType.syn, SynCode.report): frames.append(slots)
         case (EventType.syn, SynCode.dropped): sawDropped = true
         default: break
@@ -97,8 +101,10 @@ func waitReadable(_ fd: CInt, timeoutMs: Int32) -> Bool {
 
 /// Drains `device` until `done` says so, polling with a deadline (never hangs the guest).
 @discardableResult
-func readUntil(_ device: EvdevDevice, timeoutSeconds: Double = 15, into model: inout SlotModel,
-          events: inout [InputEvent], until done: (SlotModel) -> Bool) throws -> DrainStatus {
+func readUntil(
+    _ device: EvdevDevice, timeoutSeconds: Double = 15, into model: inout SlotModel,
+    events: inout [InputEvent], until done: (SlotModel) -> Bool
+) throws -> DrainStatus {
     let deadline = EvdevDevice.monotonicNow().advanced(byMilliseconds: timeoutSeconds * 1000)
     while true {
         var m = model
@@ -111,13 +117,20 @@ func readUntil(_ device: EvdevDevice, timeoutSeconds: Double = 15, into model: i
         events += got
         if status == .gone || done(model) { return status }
         let left = deadline.milliseconds(since: EvdevDevice.monotonicNow())
-        if left <= 0 { throw TimedOut(what: "reading \(device.path): \(model.frames.count) frames so far, slots now \(model.slots), SYN_DROPPED seen: \(model.sawDropped), \(events.count) events") }
+        if left <= 0 {
+            throw TimedOut(
+                what:
+                    "reading \(device.path): \(model.frames.count) frames so far, slots now \(model.slots), SYN_DROPPED seen: \(model.sawDropped), \(events.count) events"
+            )
+        }
         _ = waitReadable(device.fileDescriptor, timeoutMs: Int32(min(left, 500)))
     }
 }
 
 /// Waits for a udev monitor event matching `match`.
-func waitForUdev(_ udev: UdevDiscovery, timeoutSeconds: Double = 20, _ match: @escaping (UdevEvent) -> Bool) throws -> UdevEvent {
+func waitForUdev(_ udev: UdevDiscovery, timeoutSeconds: Double = 20, _ match: @escaping (UdevEvent) -> Bool) throws
+    -> UdevEvent
+{
     try waitForUdev(udev, timeoutSeconds: timeoutSeconds, all: [match])[0]
 }
 
@@ -125,7 +138,9 @@ func waitForUdev(_ udev: UdevDiscovery, timeoutSeconds: Double = 20, _ match: @e
 /// returns them in the order of `matches`. udevd runs devices through parallel workers, so two
 /// devices created one after the other may be announced in either order: waiting for them one by
 /// one would drop the second device's event while waiting for the first.
-func waitForUdev(_ udev: UdevDiscovery, timeoutSeconds: Double = 20, all matches: [(UdevEvent) -> Bool]) throws -> [UdevEvent] {
+func waitForUdev(_ udev: UdevDiscovery, timeoutSeconds: Double = 20, all matches: [(UdevEvent) -> Bool]) throws
+    -> [UdevEvent]
+{
     let deadline = EvdevDevice.monotonicNow().advanced(byMilliseconds: timeoutSeconds * 1000)
     var found = [UdevEvent?](repeating: nil, count: matches.count)
     var others: [String] = []
@@ -141,7 +156,10 @@ func waitForUdev(_ udev: UdevDiscovery, timeoutSeconds: Double = 20, all matches
         let left = deadline.milliseconds(since: EvdevDevice.monotonicNow())
         if left <= 0 {
             let missing = found.indices.filter { found[$0] == nil }.map(String.init)
-            throw TimedOut(what: "udev monitor event(s) #\(missing.joined(separator: ",")) of \(matches.count); other events: \(others)")
+            throw TimedOut(
+                what:
+                    "udev monitor event(s) #\(missing.joined(separator: ",")) of \(matches.count); other events: \(others)"
+            )
         }
         _ = waitReadable(udev.monitorFileDescriptor, timeoutMs: Int32(min(left, 500)))
     }

@@ -1,7 +1,9 @@
-@testable import HandyCore
 import HandyInput
 import HandySettings
 import Testing
+
+@testable import HandyCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,7 +56,9 @@ struct KernelEvdevTests {
         var statuses: [DrainStatus] = []
         for _ in 0..<100 {
             var got = 0
-            let status = try dev.drain(maximumEvents: 5) { whole.append($0); got += 1 }
+            let status = try dev.drain(maximumEvents: 5) {
+                whole.append($0); got += 1
+            }
             statuses.append(status)
             #expect(got <= 5)
             if status != .more { break }
@@ -132,7 +136,9 @@ struct KernelEvdevTests {
 
         var model = SlotModel()
         var events: [InputEvent] = []
-        let status = try readUntil(dev, into: &model, events: &events) { $0.slots == [1: bFinal, 4: c] && $0.sawDropped }
+        let status = try readUntil(dev, into: &model, events: &events) {
+            $0.slots == [1: bFinal, 4: c] && $0.sawDropped
+        }
         #expect(status == .open)
         #expect(model.sawDropped)
         let droppedAt = try #require(events.firstIndex { $0.isSynDropped })
@@ -168,7 +174,9 @@ struct KernelEvdevTests {
 
 /// udev: enumeration and the monitor see a uinput touchscreen with the properties rules give it.
 /// Needs systemd-udevd (qemu-run.sh --udev).
-@Suite(.serialized, .enabled(if: KernelGate.runUdev, "needs /dev/uinput and systemd-udevd (run scripts/vm/run-guest-tests.sh)"))
+@Suite(
+    .serialized,
+    .enabled(if: KernelGate.runUdev, "needs /dev/uinput and systemd-udevd (run scripts/vm/run-guest-tests.sh)"))
 struct KernelUdevTests {
     @Test func monitorAndEnumerationFollowHotplug() throws {
         let udev = try UdevDiscovery()
@@ -201,7 +209,9 @@ struct KernelUdevTests {
 
         ui.close()
         closed = true
-        let removed = try waitForUdev(udev) { $0.device.devnode == node && $0.action == .removed && isEvent($0, of: ui) }
+        let removed = try waitForUdev(udev) {
+            $0.device.devnode == node && $0.action == .removed && isEvent($0, of: ui)
+        }
         #expect(removed.device.sysname == added.device.sysname)
         #expect(!udev.enumerateTouchscreens().contains { $0.devnode == node })
     }
@@ -214,11 +224,15 @@ struct KernelUdevTests {
         #expect(!small.takeEventsLost())
         // 24 touchscreens plugged while nobody reads the small monitor: their events (a few per
         // device, a kilobyte or more each) overflow its buffer.
-        let made = try (0..<24).map { i in try UInputDevice(description: touchscreenDescription(name: uniqueName("overflow\(i)"))) }
+        let made = try (0..<24).map { i in
+            try UInputDevice(description: touchscreenDescription(name: uniqueName("overflow\(i)")))
+        }
         defer { for ui in made { ui.close() } }
         let nodes = try made.map { try $0.waitForDevnode() }
         // Once udev has announced them all (on the watcher's roomy buffer), the small one is full.
-        _ = try waitForUdev(watcher, timeoutSeconds: 60, all: nodes.map { node in { $0.device.devnode == node && $0.action == .added } })
+        _ = try waitForUdev(
+            watcher, timeoutSeconds: 60, all: nodes.map { node in { $0.device.devnode == node && $0.action == .added } }
+        )
         var read = 0
         while small.receive() != nil { read += 1 }
         #expect(small.takeEventsLost(), "\(read) events read and none lost, with a 2 KiB buffer for 24 devices")
@@ -264,10 +278,12 @@ struct KernelUdevTests {
         let configuredNode = try configuredUI.waitForDevnode()
 
         // Both adds, in either order (udevd may finish the second device first).
-        let both = try waitForUdev(udev, all: [
-            { $0.device.devnode == ignoredNode && $0.action == .added && isEvent($0, of: ignoredUI) },
-            { $0.device.devnode == configuredNode && $0.action == .added && isEvent($0, of: configuredUI) },
-        ])
+        let both = try waitForUdev(
+            udev,
+            all: [
+                { $0.device.devnode == ignoredNode && $0.action == .added && isEvent($0, of: ignoredUI) },
+                { $0.device.devnode == configuredNode && $0.action == .added && isEvent($0, of: configuredUI) },
+            ])
         let (ignored, configured) = (both[0], both[1])
         #expect(ignored.device.isIgnored)
         #expect(!configured.device.isIgnored)

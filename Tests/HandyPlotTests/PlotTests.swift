@@ -1,14 +1,15 @@
 import Foundation
+import HandyCore
+import HandyPlot
+import HandyProtocol
+import HandyRecording
+import HandySynthetic
+import HandyTestSupport
+import Testing
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import HandyCore
-import HandySynthetic
-import HandyProtocol
-import HandyPlot
-import HandyRecording
-import Testing
-import HandyTestSupport
 
 /// The SVG elements of a document, by tag and class, read with Foundation's XML parser.
 final class SVGElements: NSObject, XMLParserDelegate {
@@ -28,8 +29,10 @@ final class SVGElements: NSObject, XMLParserDelegate {
         return parser.parse() ? collector : nil
     }
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+    ) {
         if rootName == nil { rootName = elementName }
         elements.append(Element(name: elementName, attributes: attributeDict))
     }
@@ -67,7 +70,8 @@ func plotMarkedGestures(_ recording: Recording) -> [GestureEvent] {
 @Suite("SVG plot")
 struct PlotTests {
     static let demoPath = FixturePaths.packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
-    static let circlePath = FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-center-circle.events")
+    static let circlePath = FixturePaths.path(
+        "whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-center-circle.events")
     static let twoFingerTapPath = FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events")
 
     @Test("demo: valid SVG, one path per touch, one mark per began/recognized gesture event")
@@ -89,7 +93,9 @@ struct PlotTests {
         let marks = doc.all("g", class: "gesture-mark")
         #expect(marks.count == marked.count)
         // Each mark names its gesture event.
-        #expect(Set(marks.compactMap { $0.attributes["id"] }) == Set(marked.map { "gesture-\($0.id)-\($0.phase.rawValue)" }))
+        #expect(
+            Set(marks.compactMap { $0.attributes["id"] }) == Set(marked.map { "gesture-\($0.id)-\($0.phase.rawValue)" })
+        )
         // The demo has a right- and a left-hand pinch: both scale curves are drawn.
         let pinchIDs = Set(marked.filter { $0.gesture == .pinch }.map(\.id))
         #expect(pinchIDs.count == 2)

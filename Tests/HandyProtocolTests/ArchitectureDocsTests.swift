@@ -15,13 +15,17 @@ import Testing
     static func packageGraph() throws -> [String: Set<String>] {
         let text = try read("Package.swift")
         var graph: [String: Set<String>] = [:]
-        let target = try Regex(#"\.(?:target|executableTarget|systemLibrary)\(\s*name:\s*"([^"]+)"(?:,\s*dependencies:\s*\[([^\]]*(?:\([^)]*\)[^\]]*)*)\])?"#)
+        let target = try Regex(
+            #"\.(?:target|executableTarget|systemLibrary)\(\s*name:\s*"([^"]+)"(?:,\s*dependencies:\s*\[([^\]]*(?:\([^)]*\)[^\]]*)*)\])?"#
+        )
         for match in text.matches(of: target) {
             let name = String(match.output[1].substring ?? "")
             let list = match.output.count > 2 ? String(match.output[2].substring ?? "") : ""
             // Plain strings are package targets; `.product(name: "X", package: "y")` are not.
             let withoutProducts = list.replacing(try Regex(#"\.product\([^)]*\)"#), with: "")
-            let deps = withoutProducts.matches(of: try Regex(#""([^"]+)""#)).map { String($0.output[1].substring ?? "") }
+            let deps = withoutProducts.matches(of: try Regex(#""([^"]+)""#)).map {
+                String($0.output[1].substring ?? "")
+            }
             graph[name] = Set(deps)
         }
         return graph
@@ -32,7 +36,9 @@ import Testing
         let text = try read("docs/ARCHITECTURE.md")
         var rows: [(modules: [String], mayUse: String)] = []
         for line in text.split(separator: "\n") where line.hasPrefix("| `") {
-            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             guard cells.count >= 4 else { continue }
             let modules = cells[1].matches(of: try Regex("`([^`]+)`")).map { String($0.output[1].substring ?? "") }
             rows.append((modules, cells[3]))
@@ -63,13 +69,16 @@ import Testing
         }
         for row in rows {
             // Package modules named in "may use" (whole words: HandyCore is not in HandyCoreTests).
-            let words = Set(row.mayUse.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-") }).map(String.init))
+            let words = Set(
+                row.mayUse.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-") }).map(String.init))
             let named = Set(graph.keys.filter { words.contains($0) })
             let reachable = Self.closure(named, graph)
             for module in row.modules {
                 guard let deps = graph[module] else { continue }
                 for d in deps.sorted() where !reachable.contains(d) {
-                    Issue.record("\(module) depends on \(d) (Package.swift), which its row in docs/ARCHITECTURE.md does not name")
+                    Issue.record(
+                        "\(module) depends on \(d) (Package.swift), which its row in docs/ARCHITECTURE.md does not name"
+                    )
                 }
                 let used = Self.closure(deps, graph)
                 for n in named.sorted() where !used.contains(n) {
@@ -85,12 +94,17 @@ extension ArchitectureDocsTests {
     /// outside HandyInput names an unsafe pointer or buffer type.
     @Test func nothingUnsafeIsPublicOutsideHandyInput() throws {
         let sources = packageRoot.appendingPathComponent("Sources")
-        let modules = try FileManager.default.contentsOfDirectory(atPath: sources.path).filter { $0 != "HandyInput" && !$0.hasPrefix("C") }
+        let modules = try FileManager.default.contentsOfDirectory(atPath: sources.path).filter {
+            $0 != "HandyInput" && !$0.hasPrefix("C")
+        }
         var checked = 0
         for module in modules {
-            guard let files = FileManager.default.enumerator(atPath: sources.appendingPathComponent(module).path) else { continue }
+            guard let files = FileManager.default.enumerator(atPath: sources.appendingPathComponent(module).path) else {
+                continue
+            }
             for case let file as String in files where file.hasSuffix(".swift") {
-                let text = try String(contentsOf: sources.appendingPathComponent(module).appendingPathComponent(file), encoding: .utf8)
+                let text = try String(
+                    contentsOf: sources.appendingPathComponent(module).appendingPathComponent(file), encoding: .utf8)
                 for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     let code = line.trimmingCharacters(in: .whitespaces)
                     guard !code.hasPrefix("//"), code.contains("public ") || code.hasPrefix("public") else { continue }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import HandyProtocol
 import Testing
+
+@testable import HandyProtocol
 
 /// The hand-written writer for `gesture` and `touches` lines must give exactly the bytes the
 /// Foundation encoder gives (clients and tests compare lines).
@@ -19,14 +20,17 @@ import Testing
 
     static let awkwardDoubles: [Double] = [
         0, -0.0, 1, -1, 2, 0.1, 1e-5, 1.5e-7, 1e15, 1e15 + 0.5, 9_007_199_254_740_992, 1e16, 1.2345678901234568e20,
-        1_763_742_000.123456, 100.02, -3.5, 0.0001, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .infinity, -.infinity, .nan,
+        1_763_742_000.123456, 100.02, -3.5, 0.0001, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .infinity,
+        -.infinity, .nan,
         123.45, -0.00042, 4_294_967_296.0,
     ]
 
     static func double(_ r: inout SplitMix) -> Double {
         switch Int.random(in: 0..<4, using: &r) {
         case 0: return awkwardDoubles.randomElement(using: &r)!
-        case 1: let p = [1.0, 10, 100, 1e4, 1e6].randomElement(using: &r)!; return (Double.random(in: -2000...2000, using: &r) * p).rounded() / p
+        case 1:
+            let p = [1.0, 10, 100, 1e4, 1e6].randomElement(using: &r)!;
+            return (Double.random(in: -2000...2000, using: &r) * p).rounded() / p
         case 2: return Double.random(in: -1e6...1e6, using: &r)
         default: return Double(Int.random(in: -100_000...100_000, using: &r))
         }
@@ -35,16 +39,21 @@ import Testing
         Bool.random(using: &r) ? make(&r) : nil
     }
     static func point(_ r: inout SplitMix) -> WirePoint { WirePoint(x: double(&r), y: double(&r)) }
-    static let strings = ["bench", "replay:Wacom ISDv4 E6 Finger.2fg-tap", "a/b", "q\"uo\\te", "tab\tnew\nline\r\u{1}\u{1f}\u{8}\u{c}",
-                          "é😀\u{2028}\u{7f}", "", "event5"]
+    static let strings = [
+        "bench", "replay:Wacom ISDv4 E6 Finger.2fg-tap", "a/b", "q\"uo\\te", "tab\tnew\nline\r\u{1}\u{1f}\u{8}\u{c}",
+        "é😀\u{2028}\u{7f}", "", "event5",
+    ]
 
     static func gesture(_ r: inout SplitMix) -> GestureEvent {
-        var g = GestureEvent(gesture: GestureKind.allCases.randomElement(using: &r)!,
-                             phase: [.began, .changed, .ended, .cancelled, .recognized].randomElement(using: &r)!,
-                             id: [0, 1, 42, UInt64.max, UInt64(Int.max)].randomElement(using: &r)!,
-                             time: double(&r), device: strings.randomElement(using: &r)!)
+        var g = GestureEvent(
+            gesture: GestureKind.allCases.randomElement(using: &r)!,
+            phase: [.began, .changed, .ended, .cancelled, .recognized].randomElement(using: &r)!,
+            id: [0, 1, 42, UInt64.max, UInt64(Int.max)].randomElement(using: &r)!,
+            time: double(&r), device: strings.randomElement(using: &r)!)
         g.fingers = maybe(&r) { Int.random(in: -1...10, using: &$0) }
-        g.touches = maybe(&r) { r in (0..<Int.random(in: 0...10, using: &r)).map { _ in Int.random(in: -5...70_000, using: &r) } }
+        g.touches = maybe(&r) { r in
+            (0..<Int.random(in: 0...10, using: &r)).map { _ in Int.random(in: -5...70_000, using: &r) }
+        }
         g.touch = maybe(&r) { Int.random(in: Int.min...Int.max, using: &$0) }
         g.centroid = maybe(&r, point); g.centroidMm = maybe(&r, point)
         g.scale = maybe(&r, double); g.scaleVelocity = maybe(&r, double); g.spanMm = maybe(&r, double)
@@ -68,13 +77,19 @@ import Testing
     }
 
     static func touches(_ r: inout SplitMix) -> TouchesMessage {
-        TouchesMessage(time: double(&r), device: strings.randomElement(using: &r)!, touches: (0..<Int.random(in: 0...10, using: &r)).map { _ in
-            // The names the daemon sends (the writer copies "moved" and "finger" as literals) and others.
-            WireTouch(id: Int.random(in: 0...100, using: &r), phase: ["began", "moved", "stationary", "ended", "cancelled", "move", "moved "].randomElement(using: &r)!,
-                      tool: (strings + ["finger", "pen", "palm", "fingers"]).randomElement(using: &r)!, x: double(&r), y: double(&r), xMm: double(&r), yMm: double(&r),
-                      majorMm: maybe(&r, double), minorMm: maybe(&r, double), orientation: maybe(&r, double),
-                      pressure: maybe(&r, double), vxMm: maybe(&r, double), vyMm: maybe(&r, double))
-        })
+        TouchesMessage(
+            time: double(&r), device: strings.randomElement(using: &r)!,
+            touches: (0..<Int.random(in: 0...10, using: &r)).map { _ in
+                // The names the daemon sends (the writer copies "moved" and "finger" as literals) and others.
+                WireTouch(
+                    id: Int.random(in: 0...100, using: &r),
+                    phase: ["began", "moved", "stationary", "ended", "cancelled", "move", "moved "].randomElement(
+                        using: &r)!,
+                    tool: (strings + ["finger", "pen", "palm", "fingers"]).randomElement(using: &r)!, x: double(&r),
+                    y: double(&r), xMm: double(&r), yMm: double(&r),
+                    majorMm: maybe(&r, double), minorMm: maybe(&r, double), orientation: maybe(&r, double),
+                    pressure: maybe(&r, double), vxMm: maybe(&r, double), vyMm: maybe(&r, double))
+            })
     }
 
     @Test func gestureLinesMatchTheFoundationEncoder() {
@@ -82,7 +97,9 @@ import Testing
         for _ in 0..<3000 {
             let m = ServerMessage.gesture(Self.gesture(&r))
             let fast = JSONLines.encode(m), reference = JSONLines.encodeWithFoundation(m)
-            #expect(fast == reference, "\(String(decoding: fast, as: UTF8.self)) vs \(String(decoding: reference, as: UTF8.self))")
+            #expect(
+                fast == reference,
+                "\(String(decoding: fast, as: UTF8.self)) vs \(String(decoding: reference, as: UTF8.self))")
             if fast != reference { return }
             if case .gesture(let g) = m {
                 #expect(JSONLines.encode(g) == fast)
@@ -96,7 +113,9 @@ import Testing
         for _ in 0..<2000 {
             let m = ServerMessage.touches(Self.touches(&r))
             let fast = JSONLines.encode(m), reference = JSONLines.encodeWithFoundation(m)
-            #expect(fast == reference, "\(String(decoding: fast, as: UTF8.self)) vs \(String(decoding: reference, as: UTF8.self))")
+            #expect(
+                fast == reference,
+                "\(String(decoding: fast, as: UTF8.self)) vs \(String(decoding: reference, as: UTF8.self))")
             if fast != reference { return }
         }
     }
@@ -133,7 +152,8 @@ import Testing
                     for k in b.indices { GestureEvent.writeCompactObject(at: b.baseAddress! + k, into: &compact) }
                 }
                 CompactFrameHeader.write(device: touches.device, quotedDevice: q, time: 1, into: &compact)
-                let expectedLines = events.flatMap { JSONLines.encode(.gesture($0)) } + JSONLines.encode(.touches(touches))
+                let expectedLines =
+                    events.flatMap { JSONLines.encode(.gesture($0)) } + JSONLines.encode(.touches(touches))
                 var expectedCompact: [UInt8] = []
                 for e in events { e.writeCompactObject(into: &expectedCompact) }
                 CompactFrameHeader.write(device: touches.device, time: 1, into: &expectedCompact)
@@ -149,7 +169,10 @@ import Testing
     /// shared an entry before. The values come from a small pool so most are found there.
     @Test func numbersFromTheMemoAreTheNumbersPrinted() {
         var r = SplitMix(state: 17)
-        var pool = Self.awkwardDoubles + [0.5172, 99.25, 53.95, 0.848, 1.1021, 48.171, 0.166667, -0.00052, 123_456.123456, 1_763_742_000.123456]
+        var pool =
+            Self.awkwardDoubles + [
+                0.5172, 99.25, 53.95, 0.848, 1.1021, 48.171, 0.166667, -0.00052, 123_456.123456, 1_763_742_000.123456,
+            ]
         // Two values in one entry, taking it in turns.
         let first = 0.25
         var second = 0.75
@@ -164,7 +187,9 @@ import Testing
             var plain: [UInt8] = [], memoised: [UInt8] = []
             JSONWriter.append(to: &plain, bound: JSONWriter.maximumNumberBytes) { $0.number(v) }
             JSONWriter.append(to: &memoised, bound: JSONWriter.maximumNumberBytes, memo: memo) { $0.number(v) }
-            #expect(memoised == plain, "\(v): \(String(decoding: memoised, as: UTF8.self)) vs \(String(decoding: plain, as: UTF8.self))")
+            #expect(
+                memoised == plain,
+                "\(v): \(String(decoding: memoised, as: UTF8.self)) vs \(String(decoding: plain, as: UTF8.self))")
             // Kept when it fits an entry, so the next one is copied.
             #expect((slot.pointee.bits == v.bitPattern) == (plain.count <= JSONNumberMemo.longestText))
             if memoised != plain { return }
@@ -180,7 +205,9 @@ import Testing
         for _ in 0..<1500 {
             // Frames repeat numbers: the same events again with one field changed, the time shared.
             var events = (0..<2).map { _ in Self.gesture(&r) }
-            events += events.map { var e = $0; e.scale = Self.double(&r); return e }
+            events += events.map {
+                var e = $0; e.scale = Self.double(&r); return e
+            }
             let touches = Self.touches(&r)
             var line: [UInt8] = [], compact: [UInt8] = []
             events.withUnsafeBufferPointer { b in
@@ -218,14 +245,16 @@ import Testing
                 let clean = String(repeating: filler, count: length)
                 var cases = [clean]
                 for position in 0...length {
-                    for c in escaped where position % 3 == 0 || c == "\"" || c == "\\" || c == "\u{1f}" || c == "\u{0}" {
+                    for c in escaped where position % 3 == 0 || c == "\"" || c == "\\" || c == "\u{1f}" || c == "\u{0}"
+                    {
                         var chars = Array(clean)
                         chars.insert(c, at: position)
                         cases.append(String(chars))
                     }
                 }
                 for device in cases {
-                    let m = ServerMessage.gesture(GestureEvent(gesture: .tap, phase: .recognized, id: 1, time: 1, device: device))
+                    let m = ServerMessage.gesture(
+                        GestureEvent(gesture: .tap, phase: .recognized, id: 1, time: 1, device: device))
                     let fast = JSONLines.encode(m), reference = JSONLines.encodeWithFoundation(m)
                     #expect(fast == reference, "\(device.debugDescription): \(String(decoding: fast, as: UTF8.self))")
                     if fast != reference { return }
@@ -253,8 +282,10 @@ import Testing
 
     @Test func aMinimalGestureLine() {
         let g = GestureEvent(gesture: .tap, phase: .recognized, id: 3, time: 100.25, device: "event5")
-        #expect(String(decoding: JSONLines.encode(.gesture(g)), as: UTF8.self)
-                == #"{"type":"gesture","device":"event5","gesture":"tap","id":3,"phase":"recognized","time":100.25}"# + "\n")
+        #expect(
+            String(decoding: JSONLines.encode(.gesture(g)), as: UTF8.self)
+                == #"{"type":"gesture","device":"event5","gesture":"tap","id":3,"phase":"recognized","time":100.25}"#
+                + "\n")
     }
 
     @Test func encodingIntoABufferAppends() throws {
@@ -277,17 +308,25 @@ import Testing
             JSONWriter.append(to: &bytes, bound: JSONWriter.maximumNumberBytes) { $0.number(v) }
             var expected = v.description
             if expected.hasSuffix(".0") { expected.removeLast(2) }
-            if v.isNaN { expected = "\"nan\"" } else if v == .infinity { expected = "\"inf\"" } else if v == -.infinity { expected = "\"-inf\"" }
+            if v.isNaN {
+                expected = "\"nan\""
+            } else if v == .infinity {
+                expected = "\"inf\""
+            } else if v == -.infinity {
+                expected = "\"-inf\""
+            }
             let got = String(decoding: bytes, as: UTF8.self)
             #expect(got == expected, "\(v): \(got) vs \(expected)")
             return got == expected
         }
-        for v in Self.awkwardDoubles + [0.001, 0.000999, 1e9, 999_999_999.5, 999_999_999.123456789, 0.1 + 0.2, 1.0 / 3, 2.675, 1.005, 0.145,
-                               // Around the 9-decimal path's edges: 10^6, 10^-3, 9 decimals, 8 trailing zeros.
-                               999_999.999_999_999, 999_999.5, 1e6 + 0.5, 0.123_456_789, 5.000_000_001, 3.1, 0.001_000_1,
-                               // The 6-decimal path's: 7 decimals, all six written, the whole part's 1, 2 and 3+ digits.
-                               0.123_456_5, 0.100_000_1, 999_999.999_999, 999_999.999_999_5, 0.001_001, 0.000_999_999, 9.000_001,
-                               99.999_999, 100.000_001, 12.5, 99.5, 0.05, 0.5, 10, 100] {
+        for v in Self.awkwardDoubles + [
+            0.001, 0.000999, 1e9, 999_999_999.5, 999_999_999.123456789, 0.1 + 0.2, 1.0 / 3, 2.675, 1.005, 0.145,
+            // Around the 9-decimal path's edges: 10^6, 10^-3, 9 decimals, 8 trailing zeros.
+            999_999.999_999_999, 999_999.5, 1e6 + 0.5, 0.123_456_789, 5.000_000_001, 3.1, 0.001_000_1,
+            // The 6-decimal path's: 7 decimals, all six written, the whole part's 1, 2 and 3+ digits.
+            0.123_456_5, 0.100_000_1, 999_999.999_999, 999_999.999_999_5, 0.001_001, 0.000_999_999, 9.000_001,
+            99.999_999, 100.000_001, 12.5, 99.5, 0.05, 0.5, 10, 100,
+        ] {
             guard check(v), check(-v) else { return }
         }
         for _ in 0..<200_000 {
@@ -331,12 +370,15 @@ import Testing
     @Test func linesStayWithinTheirBounds() {
         let long = -2.2250738585072014e-308
         let point = WirePoint(x: long, y: long)
-        var g = GestureEvent(gesture: .touchFlick, phase: .recognized, id: .max, time: long, device: String(repeating: "\u{1}", count: 40))
+        var g = GestureEvent(
+            gesture: .touchFlick, phase: .recognized, id: .max, time: long,
+            device: String(repeating: "\u{1}", count: 40))
         g.fingers = .min; g.touches = Array(repeating: .min, count: 20); g.touch = .min
         g.centroid = point; g.centroidMm = point; g.scale = long; g.scaleVelocity = long; g.spanMm = long
         g.hand = .unknown; g.handConfidence = long; g.rightHandProbability = long; g.clearSide = .unknown
         g.rotation = long; g.rotationVelocity = long
-        g.translation = point; g.translationMm = point; g.velocity = point; g.direction = .right; g.edge = .bottom; g.taps = .min
+        g.translation = point; g.translationMm = point; g.velocity = point; g.direction = .right; g.edge = .bottom;
+        g.taps = .min
         g.position = point; g.positionMm = point; g.duration = long; g.glideMm = point; g.glideScale = long
         g.glideRotation = long; g.reason = String(repeating: "\u{2}", count: 30)
         let line = JSONLines.encode(.gesture(g))
@@ -359,8 +401,9 @@ import Testing
         #expect(compact == fresh)
         // Without room, the exact bound: a new array is allocated at it.
         #expect(withUnsafePointer(to: g) { GestureEvent.lineBound(at: $0, appendingTo: []) } == g.maximumLineBytes)
-        let t = WireTouch(id: .min, phase: "\u{3}cancelled", tool: "\u{3}finger", x: long, y: long, xMm: long, yMm: long,
-                          majorMm: long, minorMm: long, orientation: long, pressure: long, vxMm: long, vyMm: long)
+        let t = WireTouch(
+            id: .min, phase: "\u{3}cancelled", tool: "\u{3}finger", x: long, y: long, xMm: long, yMm: long,
+            majorMm: long, minorMm: long, orientation: long, pressure: long, vxMm: long, vyMm: long)
         let m = TouchesMessage(time: long, device: "\u{4}\u{4}", touches: Array(repeating: t, count: 10))
         let touchesLine = JSONLines.encode(.touches(m))
         #expect(touchesLine == JSONLines.encodeWithFoundation(.touches(m)))
@@ -381,13 +424,16 @@ import Testing
         g.fingers = .min; g.touches = Array(repeating: .min, count: 64); g.touch = .min
         g.centroid = point; g.centroidMm = point; g.scale = value; g.scaleVelocity = value; g.spanMm = value
         g.hand = .unknown; g.handConfidence = value; g.rightHandProbability = value; g.clearSide = .unknown
-        g.occlusion = Occlusion(polygon: Array(repeating: point, count: 64), polygonMm: Array(repeating: point, count: 64))
+        g.occlusion = Occlusion(
+            polygon: Array(repeating: point, count: 64), polygonMm: Array(repeating: point, count: 64))
         g.rotation = value; g.rotationVelocity = value
-        g.translation = point; g.translationMm = point; g.velocity = point; g.direction = .right; g.edge = .bottom; g.taps = .min
+        g.translation = point; g.translationMm = point; g.velocity = point; g.direction = .right; g.edge = .bottom;
+        g.taps = .min
         g.position = point; g.positionMm = point; g.duration = value; g.glideMm = point; g.glideScale = value
         g.glideRotation = value; g.reason = String(repeating: "\u{2}", count: 256)
-        let t = WireTouch(id: .min, phase: "\u{3}cancelled", tool: "\u{3}finger", x: value, y: value, xMm: value, yMm: value,
-                          majorMm: value, minorMm: value, orientation: value, pressure: value, vxMm: value, vyMm: value)
+        let t = WireTouch(
+            id: .min, phase: "\u{3}cancelled", tool: "\u{3}finger", x: value, y: value, xMm: value, yMm: value,
+            majorMm: value, minorMm: value, orientation: value, pressure: value, vxMm: value, vyMm: value)
         let touches = TouchesMessage(time: value, device: device, touches: Array(repeating: t, count: 64))
         func isJSONObject(_ bytes: [UInt8]) -> Bool {
             (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] != nil
@@ -400,7 +446,9 @@ import Testing
             #expect(line == JSONLines.encodeWithFoundation(.gesture(g)))
             #expect(isJSONObject(line))
             var inPlace = buffer(), ends: [Int] = []
-            [g, g].withUnsafeBufferPointer { JSONLines.encode(eventsIn: $0, quotedDevice: quoted, into: &inPlace, ends: &ends) }
+            [g, g].withUnsafeBufferPointer {
+                JSONLines.encode(eventsIn: $0, quotedDevice: quoted, into: &inPlace, ends: &ends)
+            }
             #expect(inPlace == line + line && ends == [line.count, 2 * line.count])
             var touchesLine = buffer()
             JSONLines.encode(touches, quotedDevice: quoted, into: &touchesLine)

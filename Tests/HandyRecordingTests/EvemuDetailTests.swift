@@ -1,15 +1,17 @@
 import Foundation
+import HandyTestSupport
+import Testing
+
 @testable import HandyCore
 @testable import HandyRecording
-import Testing
-import HandyTestSupport
 
 /// Details checked by hand against the files (line numbers and bytes quoted in each test).
 @Suite("evemu reader details")
 struct EvemuDetailTests {
     @Test("Wacom ISDv4 2fg-tap: .desc found beside the .events, bitmasks and events exact")
     func wacomTwoFingerTap() throws {
-        let r = try Recording.load(path: FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events"))
+        let r = try Recording.load(
+            path: FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events"))
         let d = r.description
         // "B: 01 00 04 ..." is the 6th EV_KEY line: byte 41 = 0x04 -> bit 330 (BTN_TOUCH).
         #expect(d.supportedEvents[EventType.key] == [KeyCode.btnTouch])
@@ -33,12 +35,16 @@ struct EvemuDetailTests {
             (1330496004716619, 3, 0x2f, 0), (1330496004716619, 3, 0x39, -1), (1330496004716622, 3, 0x2f, 1),
             (1330496004716622, 3, 0x39, -1), (1330496004716624, 1, 0x14a, 0), (1330496004716634, 0, 0, 0),
         ]
-        #expect(r.events == expected.map { InputEvent(time: Timestamp(microseconds: $0.0), type: $0.1, code: $0.2, value: $0.3) })
+        #expect(
+            r.events
+                == expected.map { InputEvent(time: Timestamp(microseconds: $0.0), type: $0.1, code: $0.2, value: $0.3) }
+        )
     }
 
     @Test("Google Pixel Tablet: orientation, touch ellipse, pressure and resolution 11")
     func pixelTablet() throws {
-        let r = try Recording.load(path: FixturePaths.path("aosp-frameworks-base/google_pixel_tablet_touchscreen.evemu"))
+        let r = try Recording.load(
+            path: FixturePaths.path("aosp-frameworks-base/google_pixel_tablet_touchscreen.evemu"))
         let d = r.description
         #expect(r.descriptionPath == nil)
         #expect(d.absAxes[AbsCode.mtOrientation] == AbsInfo(minimum: -4096, maximum: 4096))
@@ -50,7 +56,8 @@ struct EvemuDetailTests {
         #expect(d.supportedEvents[EventType.key] == [143, KeyCode.btnTouch])
         #expect(d.isDirect && d.isMultitouch && d.usesSlots)
         // Values are written zero-padded ("0810"): still decimal.
-        #expect(r.events[2] == InputEvent(time: Timestamp(microseconds: 1), type: 3, code: AbsCode.mtPositionX, value: 810))
+        #expect(
+            r.events[2] == InputEvent(time: Timestamp(microseconds: 1), type: 3, code: AbsCode.mtPositionX, value: 810))
         #expect(r.events.contains { $0.code == AbsCode.mtOrientation && $0.value == 3218 })
     }
 
@@ -73,12 +80,15 @@ struct EvemuDetailTests {
         // "B: 04 20": MSC_TIMESTAMP (5).
         #expect(r.description.supportedEvents[EventType.msc] == [5])
         // First event line: "E: 0.000001 0003 0039 0000\t# EV_ABS / ABS_MT_TRACKING_ID   0".
-        #expect(r.events.first == InputEvent(time: Timestamp(microseconds: 1), type: 3, code: AbsCode.mtTrackingID, value: 0))
+        #expect(
+            r.events.first
+                == InputEvent(time: Timestamp(microseconds: 1), type: 3, code: AbsCode.mtTrackingID, value: 0))
     }
 
     @Test("N-Trig: protocol A (no slots, SYN_MT_REPORT), BTN_TOOL_DOUBLETAP, not INPUT_PROP_DIRECT")
     func nTrigProtocolA() throws {
-        let r = try Recording.load(path: FixturePaths.path("whot-evemu-devices/touchscreens/N-Trig MultiTouch.2-fingers-touch-release.events"))
+        let r = try Recording.load(
+            path: FixturePaths.path("whot-evemu-devices/touchscreens/N-Trig MultiTouch.2-fingers-touch-release.events"))
         let d = r.description
         #expect(!d.usesSlots)
         #expect(d.isMultitouch)
@@ -103,22 +113,30 @@ struct EvemuDetailTests {
         #expect(r.events.isEmpty)
         #expect(r.description.absAxes[AbsCode.mtTouchMajor] == AbsInfo(minimum: 0, maximum: 255, resolution: 1))
         #expect(r.description.absAxes[AbsCode.mtPositionX] == AbsInfo(minimum: 0, maximum: 3312, resolution: 10))
-        #expect(try Recording.loadDescription(path: FixturePaths.path("whot-evemu-devices/touchscreens/ELAN Touchscreen.desc")) == r.description)
+        #expect(
+            try Recording.loadDescription(
+                path: FixturePaths.path("whot-evemu-devices/touchscreens/ELAN Touchscreen.desc")) == r.description)
     }
 
     @Test("the longest matching .desc wins; --desc overrides")
     func descriptionLookup() throws {
         let plain = FixturePaths.path("xorg-integration-tests/touchpads/SynPS2-Synaptics-TouchPad-tap.events")
-        let clickpad = FixturePaths.path("xorg-integration-tests/touchpads/SynPS2-Synaptics-TouchPad-Clickpad.tap.events")
-        #expect(Recording.findDescription(forEventsAt: plain).map { URL(fileURLWithPath: $0).lastPathComponent } == "SynPS2-Synaptics-TouchPad.desc")
-        #expect(Recording.findDescription(forEventsAt: clickpad).map { URL(fileURLWithPath: $0).lastPathComponent } == "SynPS2-Synaptics-TouchPad-Clickpad.desc")
+        let clickpad = FixturePaths.path(
+            "xorg-integration-tests/touchpads/SynPS2-Synaptics-TouchPad-Clickpad.tap.events")
+        #expect(
+            Recording.findDescription(forEventsAt: plain).map { URL(fileURLWithPath: $0).lastPathComponent }
+                == "SynPS2-Synaptics-TouchPad.desc")
+        #expect(
+            Recording.findDescription(forEventsAt: clickpad).map { URL(fileURLWithPath: $0).lastPathComponent }
+                == "SynPS2-Synaptics-TouchPad-Clickpad.desc")
         // The clickpad has MT slots, the plain touchpad none.
         #expect(try Recording.load(path: clickpad).description.slotCount == 2)
         #expect(try Recording.load(path: plain).description.isMultitouch == false)
 
         let atmelDesc = FixturePaths.path("whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen.desc")
         let overridden = try Recording.load(
-            path: FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events"), descriptionPath: atmelDesc)
+            path: FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events"),
+            descriptionPath: atmelDesc)
         #expect(overridden.description.name == "Atmel maXTouch Touchscreen")
         #expect(overridden.descriptionPath == atmelDesc)
         #expect(overridden.events.count == 17)
@@ -150,14 +168,16 @@ struct EvemuDetailTests {
             """ + "\n"
         let r = try Recording.parse(Array(text.utf8), path: "mem.evemu")
         #expect(r.description.name == "Test # Device")
-        #expect([r.description.bustype, r.description.vendor, r.description.product, r.description.version] == [3, 1, 2, 3])
+        #expect(
+            [r.description.bustype, r.description.vendor, r.description.product, r.description.version] == [3, 1, 2, 3])
         // The second P: line continues the mask: its 2nd byte is byte 2, bit 0 -> property 16.
         #expect(r.description.properties == [InputProperty.direct, 16])
         #expect(r.description.slotCount == 5)
         #expect(r.description.absAxes[AbsCode.mtPositionX]?.resolution == 12)
-        #expect(r.events == [
-            InputEvent(time: Timestamp(microseconds: 10_000_001), type: 3, code: AbsCode.mtTrackingID, value: 1),
-            InputEvent(time: Timestamp(microseconds: 10_000_002), type: 0, code: 0, value: 0),
-        ])
+        #expect(
+            r.events == [
+                InputEvent(time: Timestamp(microseconds: 10_000_001), type: 3, code: AbsCode.mtTrackingID, value: 1),
+                InputEvent(time: Timestamp(microseconds: 10_000_002), type: 0, code: 0, value: 0),
+            ])
     }
 }

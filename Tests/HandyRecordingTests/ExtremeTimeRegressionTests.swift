@@ -1,16 +1,18 @@
 import Foundation
 import HandyCore
 import HandyRecording
-import Testing
 import HandyTestSupport
+import Testing
 
 /// Regression (issue 8, found probing the extreme times the fuzz harness uses): `handyctl replay`
 /// trapped on a well-formed recording whose timestamps sit near the end of Int64 microseconds (its
 /// trailing timer overflowed).
 @Suite struct ExtremeTimeRegressionTests {
     static func recording(times: [String]) throws -> String {
-        let header = try String(contentsOfFile: FixturePaths.path("misbehaving/tracking-id-jump.evemu"), encoding: .utf8)
-            .split(separator: "\n").filter { !$0.hasPrefix("E:") }.joined(separator: "\n")
+        let header = try String(
+            contentsOfFile: FixturePaths.path("misbehaving/tracking-id-jump.evemu"), encoding: .utf8
+        )
+        .split(separator: "\n").filter { !$0.hasPrefix("E:") }.joined(separator: "\n")
         let body = """
             E: \(times[0]) 0003 0039 5
             E: \(times[0]) 0003 0035 100
@@ -19,7 +21,9 @@ import HandyTestSupport
             E: \(times[1]) 0000 0000 0
 
             """
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-extreme-\(getpid())-\(times[1]).evemu").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handyd-extreme-\(getpid())-\(times[1]).evemu"
+        ).path
         try (header + "\n" + body).write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

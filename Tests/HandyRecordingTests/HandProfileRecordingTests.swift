@@ -3,8 +3,8 @@ import HandyCore
 import HandyProtocol
 import HandyRecording
 import HandySynthetic
-import Testing
 import HandyTestSupport
+import Testing
 
 /// Per-device enrolment on real recordings (docs/HANDEDNESS.md "Per-device enrolment"): DISPEL's
 /// pinches per phone, CapFingerId's taps, and `handyctl calibrate hand` then `eval --hand-profile`.
@@ -14,14 +14,18 @@ import HandyTestSupport
 
     /// The pinches of one DISPEL phone (file name prefix), in file order.
     static func phone(_ prefix: String) throws -> [(HandednessFeatures, Hand)] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: dispel).filter { $0.hasPrefix(prefix + "-") && $0.hasSuffix(".evemu") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: dispel).filter {
+            $0.hasPrefix(prefix + "-") && $0.hasSuffix(".evemu")
+        }.sorted()
         return try names.compactMap { name in
             let path = dispel + "/" + name
             let text = try String(contentsOfFile: path, encoding: .utf8)
             let (label, calibration) = LabelledPinch.annotations(ofRecording: text)
             let l = try #require(label)
             let rec = try Recording.load(path: path)
-            let p = LabelledPinch(name: name, description: rec.description, calibration: calibration, events: rec.events, hand: l.hand, tier: l.tier)
+            let p = LabelledPinch(
+                name: name, description: rec.description, calibration: calibration, events: rec.events, hand: l.hand,
+                tier: l.tier)
             return HandednessEvaluation.features(p).map { ($0, l.hand) }
         }
     }
@@ -35,12 +39,15 @@ import HandyTestSupport
     @Test func theReno2ZsEnrolmentContradictsTheModelAndIsRefused() throws {
         let reno = try Self.phone("reno2z")
         #expect(reno.filter { $0.1 == .left }.count == 9)
-        let fitted = Result { () throws(HandProfileError) -> HandProfile in try HandProfile.fit(pinches: Self.firstPerHand(reno, 5), device: "reno2z") }
+        let fitted = Result { () throws(HandProfileError) -> HandProfile in
+            try HandProfile.fit(pinches: Self.firstPerHand(reno, 5), device: "reno2z")
+        }
         switch fitted {
         case .success: Issue.record("the Reno2 Z's enrolment was accepted")
         case .failure(let e): #expect(e.kind == .contradictingLabels, "\(e)")
         }
-        let galaxy = try HandProfile.fit(pinches: Self.firstPerHand(try Self.phone("galaxys10"), 5), device: "galaxys10")
+        let galaxy = try HandProfile.fit(
+            pinches: Self.firstPerHand(try Self.phone("galaxys10"), 5), device: "galaxys10")
         #expect(galaxy.pinch.scale > 0 && galaxy.pinches == 10)
     }
 
@@ -51,8 +58,10 @@ import HandyTestSupport
             let (label, calibration) = LabelledPinch.annotations(ofRecording: text)
             let hand = try #require(label?.hand)
             let rec = try Recording.load(path: path)
-            return HandednessEvaluation.tapContacts(description: rec.description, calibration: calibration, events: rec.events)
-                .map { ($0.contact, hand, $0.widthMm, $0.heightMm) }
+            return HandednessEvaluation.tapContacts(
+                description: rec.description, calibration: calibration, events: rec.events
+            )
+            .map { ($0.contact, hand, $0.widthMm, $0.heightMm) }
         }
     }
 
@@ -72,24 +81,33 @@ import HandyTestSupport
             pipeline.arena.setHandProfile(profile)
             var out = PipelineOutput()
             for e in rec.events { pipeline.handle(e, into: &out) }
-            out.gestures += pipeline.advanceTime(to: (rec.events.last?.time ?? .zero).advanced(byMicroseconds: 2_000_000))
-            return out.gestures.filter { $0.touch != nil && $0.phase != .ended && $0.phase != .cancelled && $0.rightHandProbability != nil }
+            out.gestures += pipeline.advanceTime(
+                to: (rec.events.last?.time ?? .zero).advanced(byMicroseconds: 2_000_000))
+            return out.gestures.filter {
+                $0.touch != nil && $0.phase != .ended && $0.phase != .cancelled && $0.rightHandProbability != nil
+            }
         }
         // Without a one-finger model (or without a profile) one finger publishes no hand.
         let plain = try touchGestureHands(nil)
         #expect(!plain.isEmpty && plain.allSatisfy { $0.hand == .unknown })
         #expect(try touchGestureHands(profile).map(\.rightHandProbability) == plain.map(\.rightHandProbability))
         // A one-finger model that leans far right and publishes from 0.6: every tap right.
-        profile.singleContact = HandProfile.SingleContact(model: SingleContactHandedness.fitted, bias: 10, minimumConfidence: 0.6)
+        profile.singleContact = HandProfile.SingleContact(
+            model: SingleContactHandedness.fitted, bias: 10, minimumConfidence: 0.6)
         let profiled = try touchGestureHands(profile)
-        #expect(profiled.count == plain.count && profiled.allSatisfy { $0.hand == .right && ($0.handConfidence ?? 0) >= 0.99 })
+        #expect(
+            profiled.count == plain.count
+                && profiled.allSatisfy { $0.hand == .right && ($0.handConfidence ?? 0) >= 0.99 })
     }
 
     /// Enrolled on one person's taps (both fingers, both hands): a one-finger model refitted.
     @Test func onePersonsTapsRefitTheOneFingerModel() throws {
-        let taps = try Self.taps(["p15-index-left.evemu", "p15-index-right.evemu", "p15-thumb-left.evemu", "p15-thumb-right.evemu"])
-        let profile = try HandProfile.fit(pinches: Self.firstPerHand(try Self.phone("galaxys10"), 5),
-                                          taps: taps.map { ($0.contact, $0.hand, $0.w, $0.h) })
+        let taps = try Self.taps([
+            "p15-index-left.evemu", "p15-index-right.evemu", "p15-thumb-left.evemu", "p15-thumb-right.evemu",
+        ])
+        let profile = try HandProfile.fit(
+            pinches: Self.firstPerHand(try Self.phone("galaxys10"), 5),
+            taps: taps.map { ($0.contact, $0.hand, $0.w, $0.h) })
         let single = try #require(profile.singleContact)
         #expect(profile.taps == taps.count && single.model != SingleContactHandedness.fitted)
     }
@@ -101,14 +119,19 @@ import HandyTestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let enrol = folder.appendingPathComponent("enrol")
         try FileManager.default.createDirectory(at: enrol, withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: Self.dispel) where name.hasPrefix("galaxys10-") {
-            try FileManager.default.copyItem(atPath: Self.dispel + "/" + name, toPath: enrol.appendingPathComponent(name).path)
+        for name in try FileManager.default.contentsOfDirectory(atPath: Self.dispel) where name.hasPrefix("galaxys10-")
+        {
+            try FileManager.default.copyItem(
+                atPath: Self.dispel + "/" + name, toPath: enrol.appendingPathComponent(name).path)
         }
         for name in ["p15-index-left.evemu", "p15-thumb-right.evemu"] {
-            try FileManager.default.copyItem(atPath: Self.capfingerid + "/" + name, toPath: enrol.appendingPathComponent(name).path)
+            try FileManager.default.copyItem(
+                atPath: Self.capfingerid + "/" + name, toPath: enrol.appendingPathComponent(name).path)
         }
         let profilePath = folder.appendingPathComponent("galaxy.json").path
-        let calibrate = try HandyctlProcess.run(["calibrate", "hand", "--from", enrol.path, "-o", profilePath, "--device-id", "galaxy"])
+        let calibrate = try HandyctlProcess.run([
+            "calibrate", "hand", "--from", enrol.path, "-o", profilePath, "--device-id", "galaxy",
+        ])
         #expect(calibrate.status == 0, "\(calibrate.stderr)")
         let text = String(decoding: calibrate.stdout, as: UTF8.self)
         #expect(text.contains("60 pinches (30 left, 30 right") && text.contains("taps"), "\(text)")
@@ -120,14 +143,19 @@ import HandyTestSupport
         let pinchFolder = folder.appendingPathComponent("pinches")
         try FileManager.default.createDirectory(at: pinchFolder, withIntermediateDirectories: true)
         for name in try FileManager.default.contentsOfDirectory(atPath: enrol.path) where name.hasPrefix("galaxys10-") {
-            try FileManager.default.copyItem(atPath: enrol.appendingPathComponent(name).path, toPath: pinchFolder.appendingPathComponent(name).path)
+            try FileManager.default.copyItem(
+                atPath: enrol.appendingPathComponent(name).path, toPath: pinchFolder.appendingPathComponent(name).path)
         }
-        let eval = try HandyctlProcess.run(["eval", "handedness", pinchFolder.path, "--hand-profile", profilePath, "--json"])
+        let eval = try HandyctlProcess.run([
+            "eval", "handedness", pinchFolder.path, "--hand-profile", profilePath, "--json",
+        ])
         #expect(eval.status == 0, "\(eval.stderr)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(eval.stdout)) as? [[String: Any]])
         #expect(Set(rows.compactMap { $0["classifier"] as? String }) == ["profiled", "evidence", "seed"])
-        let profiled = try #require(rows.first { $0["classifier"] as? String == "profiled" }?["metrics"] as? [String: Any])
-        let evidence = try #require(rows.first { $0["classifier"] as? String == "evidence" }?["metrics"] as? [String: Any])
+        let profiled = try #require(
+            rows.first { $0["classifier"] as? String == "profiled" }?["metrics"] as? [String: Any])
+        let evidence = try #require(
+            rows.first { $0["classifier"] as? String == "evidence" }?["metrics"] as? [String: Any])
         // On its own enrolment the profile answers more of the 60 pinches than the uncalibrated classifier.
         #expect(profiled["pinches"] as? Int == 60 && profiled["missed"] as? Int == 0)
         #expect((profiled["coverage"] as? Double ?? 0) > (evidence["coverage"] as? Double ?? 1))
@@ -135,17 +163,22 @@ import HandyTestSupport
         // applied), then the pinches with the profiled rows.
         let table = try HandyctlProcess.run(["eval", "handedness", enrol.path, "--hand-profile", profilePath])
         let text2 = String(decoding: table.stdout, as: UTF8.self)
-        #expect(table.status == 0 && text2.contains("one finger:") && text2.contains("| positions | profiled | 60 | 0 |"), "\(text2) \(table.stderr)")
+        #expect(
+            table.status == 0 && text2.contains("one finger:") && text2.contains("| positions | profiled | 60 | 0 |"),
+            "\(text2) \(table.stderr)")
 
         // Contradicting labels: refused, exit 1, the reason said, no file.
         let reno = folder.appendingPathComponent("reno")
         try FileManager.default.createDirectory(at: reno, withIntermediateDirectories: true)
         for name in try FileManager.default.contentsOfDirectory(atPath: Self.dispel) where name.hasPrefix("reno2z-") {
-            try FileManager.default.copyItem(atPath: Self.dispel + "/" + name, toPath: reno.appendingPathComponent(name).path)
+            try FileManager.default.copyItem(
+                atPath: Self.dispel + "/" + name, toPath: reno.appendingPathComponent(name).path)
         }
         let renoProfile = folder.appendingPathComponent("reno.json").path
         let refused = try HandyctlProcess.run(["calibrate", "hand", "--from", reno.path, "-o", renoProfile])
-        #expect(refused.status == 1 && refused.stderr.contains("labels contradict") && refused.stderr.contains("no profile written"), "\(refused.stderr)")
+        #expect(
+            refused.status == 1 && refused.stderr.contains("labels contradict")
+                && refused.stderr.contains("no profile written"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: renoProfile))
 
         // replay --hand-profile: applied; a bad one is an error.

@@ -1,8 +1,9 @@
 import Foundation
-@testable import HandyCore
 import HandyRecording
-import Testing
 import HandyTestSupport
+import Testing
+
+@testable import HandyCore
 
 /// A libinput record file and the evemu files it was made from (libinput-record/README.md).
 struct RecordPair: Sendable, CustomTestStringConvertible {
@@ -17,22 +18,26 @@ struct RecordPair: Sendable, CustomTestStringConvertible {
     var testDescription: String { yaml }
 
     static let all: [RecordPair] = [
-        RecordPair(yaml: "libinput-record/atmel-2-fingers-touch-release.yml",
-                   evemuEvents: "whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen.2-fingers-touch-release.events",
-                   evemuDesc: nil,
-                   events: 64, frames: 16, lastUs: 843_693),
-        RecordPair(yaml: "libinput-record/atmel-1-finger-fast-taps.yml",
-                   evemuEvents: "whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen.1-finger-fast-taps.events",
-                   evemuDesc: nil,
-                   events: 84, frames: 18, lastUs: 1_973_518),
-        RecordPair(yaml: "libinput-record/wacom-isdv4-2fg-tap.yml",
-                   evemuEvents: "whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events",
-                   evemuDesc: "whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.desc",
-                   events: 17, frames: 2, lastUs: 36_112),
-        RecordPair(yaml: "libinput-record/wacom-isdv4-double-center-scroll.yml",
-                   evemuEvents: "whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-center-scroll.events",
-                   evemuDesc: "whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.desc",
-                   events: 545, frames: 83, lastUs: 1_294_690),
+        RecordPair(
+            yaml: "libinput-record/atmel-2-fingers-touch-release.yml",
+            evemuEvents: "whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen.2-fingers-touch-release.events",
+            evemuDesc: nil,
+            events: 64, frames: 16, lastUs: 843_693),
+        RecordPair(
+            yaml: "libinput-record/atmel-1-finger-fast-taps.yml",
+            evemuEvents: "whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen.1-finger-fast-taps.events",
+            evemuDesc: nil,
+            events: 84, frames: 18, lastUs: 1_973_518),
+        RecordPair(
+            yaml: "libinput-record/wacom-isdv4-2fg-tap.yml",
+            evemuEvents: "whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events",
+            evemuDesc: "whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.desc",
+            events: 17, frames: 2, lastUs: 36_112),
+        RecordPair(
+            yaml: "libinput-record/wacom-isdv4-double-center-scroll.yml",
+            evemuEvents: "whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-center-scroll.events",
+            evemuDesc: "whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.desc",
+            events: 545, frames: 83, lastUs: 1_294_690),
     ]
 }
 
@@ -55,12 +60,14 @@ struct LibinputRecordTests {
     func sameAsEvemu(_ pair: RecordPair) throws {
         let yaml = try Recording.load(path: FixturePaths.path(pair.yaml))
         let evemu = try Recording.load(path: FixturePaths.path(pair.evemuEvents))
-        #expect(evemu.descriptionPath.map { URL(fileURLWithPath: $0).lastPathComponent }
+        #expect(
+            evemu.descriptionPath.map { URL(fileURLWithPath: $0).lastPathComponent }
                 == pair.evemuDesc.map { URL(fileURLWithPath: $0).lastPathComponent })
 
         // Same type/code/value sequence; only the clock differs (replayed in real time, so not by a
         // constant offset, but both are non-decreasing and frames line up one to one).
-        #expect(yaml.events.map { [Int($0.type), Int($0.code), Int($0.value)] }
+        #expect(
+            yaml.events.map { [Int($0.type), Int($0.code), Int($0.value)] }
                 == evemu.events.map { [Int($0.type), Int($0.code), Int($0.value)] })
         #expect(zip(yaml.events, yaml.events.dropFirst()).allSatisfy { $0.time <= $1.time })
 
@@ -90,7 +97,9 @@ struct LibinputRecordTests {
         #expect(d.supportedEvents[EventType.key] == [KeyCode.btnTouch])
         #expect(d.properties == [InputProperty.direct])
         #expect(r.events[0] == InputEvent(time: .zero, type: 3, code: AbsCode.mtTrackingID, value: 7))
-        #expect(r.events[12] == InputEvent(time: Timestamp(microseconds: 36_112), type: 3, code: AbsCode.mtTrackingID, value: -1))
+        #expect(
+            r.events[12]
+                == InputEvent(time: Timestamp(microseconds: 36_112), type: 3, code: AbsCode.mtTrackingID, value: -1))
     }
 
     @Test("in-memory YAML: libinput: entries skipped, quoted strings, flow mappings, several devices")
@@ -141,11 +150,12 @@ struct LibinputRecordTests {
         #expect(r.description.name == "Touch \"Q\" # not a comment")
         #expect(r.description.slotCount == 5)
         #expect(r.description.absAxes[AbsCode.mtPositionY] == AbsInfo(minimum: 0, maximum: 500, resolution: 12))
-        #expect(r.events == [
-            InputEvent(time: Timestamp(microseconds: 5_000_001), type: 3, code: AbsCode.mtTrackingID, value: 1),
-            InputEvent(time: Timestamp(microseconds: 5_000_001), type: 0, code: 0, value: 0),
-            InputEvent(time: Timestamp(microseconds: 5_010_001), type: 3, code: AbsCode.mtTrackingID, value: -1),
-            InputEvent(time: Timestamp(microseconds: 5_010_001), type: 0, code: 0, value: 0),
-        ])
+        #expect(
+            r.events == [
+                InputEvent(time: Timestamp(microseconds: 5_000_001), type: 3, code: AbsCode.mtTrackingID, value: 1),
+                InputEvent(time: Timestamp(microseconds: 5_000_001), type: 0, code: 0, value: 0),
+                InputEvent(time: Timestamp(microseconds: 5_010_001), type: 3, code: AbsCode.mtTrackingID, value: -1),
+                InputEvent(time: Timestamp(microseconds: 5_010_001), type: 0, code: 0, value: 0),
+            ])
     }
 }

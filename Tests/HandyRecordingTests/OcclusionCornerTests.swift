@@ -1,8 +1,8 @@
 import HandyCore
 import HandyProtocol
 import HandyRecording
-import Testing
 import HandyTestSupport
+import Testing
 
 /// The covered region on the wire lists each corner once: clipping at a display edge and the wire's
 /// rounding (0.1 mm, 0.001 of the display) must not leave two equal neighbours (the demo recording's
@@ -11,11 +11,14 @@ import HandyTestSupport
     @Test func everyRegionOfTheDemoListsEachCornerOnce() throws {
         let path = FixturePaths.packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
         let recording = try Recording.load(path: path)
-        var pipeline = GesturePipeline(deviceID: "demo", description: recording.description,
-                                       geometry: DeviceGeometry(description: recording.description, calibration: .identity))
+        var pipeline = GesturePipeline(
+            deviceID: "demo", description: recording.description,
+            geometry: DeviceGeometry(description: recording.description, calibration: .identity))
         var out = PipelineOutput()
         for e in recording.events {
-            if let deadline = pipeline.nextDeadline, deadline <= e.time { out.gestures += pipeline.advanceTime(to: e.time) }
+            if let deadline = pipeline.nextDeadline, deadline <= e.time {
+                out.gestures += pipeline.advanceTime(to: e.time)
+            }
             pipeline.handle(e, into: &out)
         }
         let regions = out.gestures.compactMap(\.occlusion)

@@ -1,10 +1,11 @@
 import Foundation
-@testable import HandyCore
 import HandyProtocol
 import HandyRecording
 import HandySynthetic
-import Testing
 import HandyTestSupport
+import Testing
+
+@testable import HandyCore
 
 /// Real hands (docs/HANDEDNESS.md "Real hands"): DISPEL's pinch tests on four phones, each attempt
 /// labelled with the hand the person was asked to pinch with (`Tests/Fixtures/realhands/`). The
@@ -18,14 +19,18 @@ import HandyTestSupport
 
     /// Every labelled recording of a folder.
     static func load(_ folder: String) -> [LabelledPinch] {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".evemu") }.sorted()
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+            $0.hasSuffix(".evemu")
+        }.sorted()
         return names.compactMap { name in
             let path = folder + "/" + name
             guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-                  case let (label?, calibration) = LabelledPinch.annotations(ofRecording: text),
-                  let recording = try? Recording.load(path: path) else { return nil }
-            return LabelledPinch(name: name, description: recording.description, calibration: calibration,
-                                 events: recording.events, hand: label.hand, tier: label.tier)
+                case let (label?, calibration) = LabelledPinch.annotations(ofRecording: text),
+                let recording = try? Recording.load(path: path)
+            else { return nil }
+            return LabelledPinch(
+                name: name, description: recording.description, calibration: calibration,
+                events: recording.events, hand: label.hand, tier: label.tier)
         }
     }
 
@@ -50,14 +55,19 @@ import HandyTestSupport
     @Test func handydDominatesTheSeedRuleOnRealPinches() {
         let evidence = HandednessMetrics(Self.outcomes.map { $0[0] })
         let seed = HandednessMetrics(Self.outcomes.map { $0[1] })
-        #expect(evidence.coverage >= seed.coverage && evidence.accuracy >= seed.accuracy, "handyd \(evidence), seed \(seed)")
+        #expect(
+            evidence.coverage >= seed.coverage && evidence.accuracy >= seed.accuracy, "handyd \(evidence), seed \(seed)"
+        )
         // bug-pinch (kept apart: both its levels say left, and the seed rule calls level 0 right
         // on 37 of 39): whatever its labels, handyd answers at least what the seed rule answers.
         let bug = Self.load(FixturePaths.fixtures.appendingPathComponent("realhands/dispel-bugpinch").path)
         #expect(bug.count == 77)
-        let both = bug.map { HandednessEvaluation.outcomes($0, classifiers: [EvidenceHandednessClassifier(), SeedHandednessRule()]) }
+        let both = bug.map {
+            HandednessEvaluation.outcomes($0, classifiers: [EvidenceHandednessClassifier(), SeedHandednessRule()])
+        }
         let e = HandednessMetrics(both.map { $0[0] }), s = HandednessMetrics(both.map { $0[1] })
-        #expect(e.missed == 0 && e.coverage >= s.coverage && e.accuracy >= s.accuracy, "bug-pinch: handyd \(e), seed \(s)")
+        #expect(
+            e.missed == 0 && e.coverage >= s.coverage && e.accuracy >= s.accuracy, "bug-pinch: handyd \(e), seed \(s)")
     }
 
     @Test func bothClassifiersReadRealHandsAndHandydHoldsAtTheSeedRulesCoverage() {
@@ -68,7 +78,8 @@ import HandyTestSupport
         // evidence 94.4 % at 61.5 %, 95.3 % at the seed rule's coverage (two pinches ahead).
         #expect(evidence.accuracy >= 0.9 && evidence.coverage >= 0.5, "\(evidence)")
         #expect(seed.accuracy >= 0.9 && seed.coverage >= 0.8, "\(seed)")
-        let atSeed = HandednessMetrics(Self.outcomes.map { $0[0] }, fixedCoverage: seed.coverage).accuracyAtFixedCoverage
+        let atSeed = HandednessMetrics(Self.outcomes.map { $0[0] }, fixedCoverage: seed.coverage)
+            .accuracyAtFixedCoverage
         #expect(atSeed >= seed.accuracy, "evidence \(atSeed) at the seed rule's coverage, seed \(seed.accuracy)")
     }
 
@@ -77,7 +88,8 @@ import HandyTestSupport
     @Test func mirroredRealPinchesGiveTheOtherHand() {
         var compared = 0, edges = 0
         for (p, o) in zip(Self.pinches, Self.outcomes) {
-            let mirrored = HandednessEvaluation.outcomes(p.mirroredOnItsSensor(), classifiers: [EvidenceHandednessClassifier(), SeedHandednessRule()])
+            let mirrored = HandednessEvaluation.outcomes(
+                p.mirroredOnItsSensor(), classifiers: [EvidenceHandednessClassifier(), SeedHandednessRule()])
             for (a, b) in zip(o, mirrored) {
                 guard let ha = a.hand, let hb = b.hand else { continue }
                 compared += 1
@@ -104,7 +116,8 @@ import HandyTestSupport
         #expect(taps.count >= 30 && taps.allSatisfy { $0.tier == .orientation })
         let outcomes = taps.flatMap { HandednessEvaluation.singleContactOutcomes($0) }
         let m = SingleContactMetrics(outcomes)
-        #expect(m.touches >= 1_100 && m.withProbability == m.touches, "\(m.touches) touches, \(m.withProbability) with P")
+        #expect(
+            m.touches >= 1_100 && m.withProbability == m.touches, "\(m.touches) touches, \(m.withProbability) with P")
         // The gate on published answers (c right at least c − 0.05): none are published.
         #expect(m.published == 0, "\(m.published) one-finger hands published")
         for b in m.publishedBins where b.count >= 50 {
@@ -113,12 +126,16 @@ import HandyTestSupport
         let big = m.probabilityBins.filter { $0.count >= 50 }
         #expect(big.count >= 3, "\(m.probabilityBins)")
         for b in big { #expect(b.accuracy >= b.meanProbability - 0.05, "P bin \(b)") }
-        #expect(outcomes.allSatisfy { ($0.rightHandProbability ?? 0.5) <= SingleContactHandedness.maximumProbability + 1e-9
-                && ($0.rightHandProbability ?? 0.5) >= 1 - SingleContactHandedness.maximumProbability - 1e-9 })
+        #expect(
+            outcomes.allSatisfy {
+                ($0.rightHandProbability ?? 0.5) <= SingleContactHandedness.maximumProbability + 1e-9
+                    && ($0.rightHandProbability ?? 0.5) >= 1 - SingleContactHandedness.maximumProbability - 1e-9
+            })
         // Each touch mirrored on its sensor: 1 − P (to the wire's last decimal).
         var compared = 0
         for t in taps.prefix(8) {
-            let a = HandednessEvaluation.singleContactOutcomes(t), b = HandednessEvaluation.singleContactOutcomes(t.mirroredOnItsSensor())
+            let a = HandednessEvaluation.singleContactOutcomes(t),
+                b = HandednessEvaluation.singleContactOutcomes(t.mirroredOnItsSensor())
             #expect(a.count == b.count)
             for (x, y) in zip(a, b) {
                 guard let p = x.rightHandProbability, let q = y.rightHandProbability else { continue }
@@ -136,7 +153,9 @@ import HandyTestSupport
             let recordings = Self.load(FixturePaths.fixtures.appendingPathComponent(folder).path)
             #expect(recordings.count >= 8, "\(folder)")
             let m = SingleContactMetrics(recordings.flatMap { HandednessEvaluation.singleContactOutcomes($0) })
-            #expect(m.touches >= 100 && m.published == 0 && m.withProbability == 0, "\(folder): \(m.touches) \(m.published) \(m.withProbability)")
+            #expect(
+                m.touches >= 100 && m.published == 0 && m.withProbability == 0,
+                "\(folder): \(m.touches) \(m.published) \(m.withProbability)")
         }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import HandyCore
 import HandyRecording
-import Testing
 import HandyTestSupport
+import Testing
 
 /// Tracker frames of a recording: what "identical" means for a round trip.
 func roundTripFrames(_ recording: Recording) -> [TouchFrame] {

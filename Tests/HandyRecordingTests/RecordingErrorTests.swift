@@ -1,8 +1,9 @@
 import Foundation
 import HandyCore
-@testable import HandyRecording
-import Testing
 import HandyTestSupport
+import Testing
+
+@testable import HandyRecording
 
 /// Bad input gives a `RecordingError` naming file and line, never a crash.
 @Suite("recording errors")
@@ -56,7 +57,11 @@ struct RecordingErrorTests {
     func truncatedEvemu() throws {
         let folder = try FixturePaths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let full = try [UInt8](Data(contentsOf: URL(fileURLWithPath: FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events"))))
+        let full = try [UInt8](
+            Data(
+                contentsOf: URL(
+                    fileURLWithPath: FixturePaths.path(
+                        "whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events"))))
         // Byte 300 falls inside "E: 1330496004.684643 0003 0000 1488" (line 9), cutting "1488" off.
         let cut = Array(full.prefix(300))
         let line = cut.filter { $0 == UInt8(ascii: "\n") }.count + 1
@@ -69,7 +74,10 @@ struct RecordingErrorTests {
         #expect(error.description.hasPrefix("\(path):9: file ends in the middle of a line"))
 
         // Cut inside the header of a single-file recording.
-        let dell = try [UInt8](Data(contentsOf: URL(fileURLWithPath: FixturePaths.path("whot-evemu-devices/tablets/dell_canvas_touch.evemu"))))
+        let dell = try [UInt8](
+            Data(
+                contentsOf: URL(
+                    fileURLWithPath: FixturePaths.path("whot-evemu-devices/tablets/dell_canvas_touch.evemu"))))
         let dellPath = try write(Array(dell.prefix(4000)), "dell.evemu", in: folder)
         #expect(failure(loading: dellPath)?.code == .truncated)
     }
@@ -78,7 +86,8 @@ struct RecordingErrorTests {
     func truncatedYAML() throws {
         let folder = try FixturePaths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let full = try [UInt8](Data(contentsOf: URL(fileURLWithPath: FixturePaths.path("libinput-record/wacom-isdv4-2fg-tap.yml"))))
+        let full = try [UInt8](
+            Data(contentsOf: URL(fileURLWithPath: FixturePaths.path("libinput-record/wacom-isdv4-2fg-tap.yml"))))
         let text = String(decoding: full, as: UTF8.self)
         // Cut just after "[  0,  36112," of the last row: an unclosed list and no newline.
         let range = try #require(text.range(of: "[  0,  36112,   0,   0"))
@@ -119,7 +128,10 @@ struct RecordingErrorTests {
         let text = try #require(failure("hello world\nthis is not evemu\n"))
         #expect(text.code == .malformed)
         #expect(text.line == 1)
-        #expect(text.description == "bad.evemu:1: expected an evemu line (N:, I:, P:, B:, A:, L:, S:, E: or # comment), got \"hello world\"")
+        #expect(
+            text.description
+                == "bad.evemu:1: expected an evemu line (N:, I:, P:, B:, A:, L:, S:, E: or # comment), got \"hello world\""
+        )
     }
 
     @Test("bad hex and malformed event lines name the line")
@@ -197,7 +209,11 @@ struct RecordingErrorTests {
     func missingDescription() throws {
         let folder = try FixturePaths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let events = try [UInt8](Data(contentsOf: URL(fileURLWithPath: FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events"))))
+        let events = try [UInt8](
+            Data(
+                contentsOf: URL(
+                    fileURLWithPath: FixturePaths.path(
+                        "whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events"))))
         let path = try write(events, "Lonely Device.tap.events", in: folder)
         // A .desc whose name is not a prefix does not count.
         _ = try write(Array(header.utf8), "Other Device.desc", in: folder)
@@ -231,7 +247,8 @@ struct RecordingErrorTests {
         let folder = try FixturePaths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(failure(loading: folder.path)?.description == folder.path + ": is a directory, not a recording")
-        #expect(failure(loading: folder.appendingPathComponent("missing.events").path)?.description
+        #expect(
+            failure(loading: folder.appendingPathComponent("missing.events").path)?.description
                 == folder.appendingPathComponent("missing.events").path + ": no such file")
         // A device node is no recording (and reading it would never end).
         #expect(failure(loading: "/dev/zero")?.description == "/dev/zero: not a regular file")
@@ -261,8 +278,11 @@ struct RecordingErrorTests {
         for name in ["panel.desc", "panel.tap.events", "panel-other.desc"] {
             #expect(FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data()))
         }
-        #expect(Recording.findDescription(forEventsAt: folder.path + "/panel.tap.events") == folder.path + "/panel.desc")
-        #expect(Recording.findDescription(forEventsAt: folder.path + "/./panel.tap.events") == folder.path + "/./panel.desc")
+        #expect(
+            Recording.findDescription(forEventsAt: folder.path + "/panel.tap.events") == folder.path + "/panel.desc")
+        #expect(
+            Recording.findDescription(forEventsAt: folder.path + "/./panel.tap.events") == folder.path + "/./panel.desc"
+        )
         #expect(Recording.findDescription(forEventsAt: folder.path + "/nothing.events") == nil)
         #expect(Recording.findDescription(forEventsAt: folder.path + "/missing-folder/panel.tap.events") == nil)
     }
@@ -272,7 +292,10 @@ struct RecordingErrorTests {
         let events = "E: 0.000000 0003 0039 5\nE: 0.000000 0000 0000 0\n"
         #expect(failure(header + events) == nil)
         for (from, to, message) in [
-            ("A: 35 0 100 0 0 0", "A: 35 100 100 0 0 0", "ABS_MT_POSITION_X has an empty range (minimum 100, maximum 100)"),
+            (
+                "A: 35 0 100 0 0 0", "A: 35 100 100 0 0 0",
+                "ABS_MT_POSITION_X has an empty range (minimum 100, maximum 100)"
+            ),
             ("A: 36 0 100 0 0 0", "A: 36 -4 -4 0 0 0", "ABS_MT_POSITION_Y has an empty range (minimum -4, maximum -4)"),
         ] {
             let error = try #require(failure(header.replacingOccurrences(of: from, with: to) + events), "\(to)")
@@ -283,13 +306,18 @@ struct RecordingErrorTests {
         #expect(failure(header.replacingOccurrences(of: "A: 36 0 100", with: "A: 36 50 10") + events)?.line == 7)
         // A single-touch device: its ABS_X/ABS_Y are the position axes.
         let single = "N: T\nI: 0003 0001 0002 0003\nP: 02\nB: 00 0b\nA: 00 0 100 0 0 0\nA: 01 7 7 0 0 0\n"
-        #expect(failure(single + "E: 0.000000 0000 0000 0\n")?.message.hasPrefix("ABS_Y has an empty range (minimum 7, maximum 7)") == true)
+        #expect(
+            failure(single + "E: 0.000000 0000 0000 0\n")?.message.hasPrefix(
+                "ABS_Y has an empty range (minimum 7, maximum 7)") == true)
         // libinput record, and a `.desc` given apart (`handyctl replay --desc`).
         let yaml = Self.libinputRecord(absinfo: ["53: [0, 0, 0, 0, 0]", "54: [0, 100, 0, 0, 0]"])
-        #expect(failure(yaml, path: "bad.yml")?.message.hasPrefix("ABS_MT_POSITION_X has an empty range (minimum 0, maximum 0)") == true)
+        #expect(
+            failure(yaml, path: "bad.yml")?.message.hasPrefix(
+                "ABS_MT_POSITION_X has an empty range (minimum 0, maximum 0)") == true)
         let folder = try FixturePaths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let desc = try write(Array(header.replacingOccurrences(of: "A: 35 0 100", with: "A: 35 3 3").utf8), "broken.desc", in: folder)
+        let desc = try write(
+            Array(header.replacingOccurrences(of: "A: 35 0 100", with: "A: 35 3 3").utf8), "broken.desc", in: folder)
         let eventsPath = try write(Array(events.utf8), "broken.tap.events", in: folder)
         do {
             _ = try Recording.load(path: eventsPath, descriptionPath: desc)

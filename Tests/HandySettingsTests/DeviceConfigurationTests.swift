@@ -1,8 +1,9 @@
-@testable import HandyCore
-import HandySynthetic
-import HandySettings
 import HandyProtocol
+import HandySettings
+import HandySynthetic
 import Testing
+
+@testable import HandyCore
 
 @Suite struct DeviceConfigurationTests {
     @Test func emptyPropertiesGiveDefaults() {
@@ -54,8 +55,10 @@ import Testing
 
     /// Six plain decimals and nothing else: a seventh word that is not a number, a word between
     /// the numbers, or a hex float (Swift's Double(String) takes "0x1p0") make the value malformed.
-    @Test(arguments: ["1 0 0 0 1 x", "", "1 0 0 0 1 0 7", "nan 0 0 0 1 0",
-                      "0 -1 1 1 0 0 junk", "0 -1 x 1 1 0 0", "0x1p0 0 0 0 1 0", "1 0 0 0 1 inf"])
+    @Test(arguments: [
+        "1 0 0 0 1 x", "", "1 0 0 0 1 0 7", "nan 0 0 0 1 0",
+        "0 -1 1 1 0 0 junk", "0 -1 x 1 1 0 0", "0x1p0 0 0 0 1 0", "1 0 0 0 1 inf",
+    ])
     func malformedCalibrationIsNilWithProblem(text: String) {
         let c = DeviceConfiguration(properties: ["HANDYD_CALIBRATION_MATRIX": text])
         #expect(c.calibration == nil)
@@ -81,11 +84,17 @@ import Testing
     @Test func theHandsMinimumConfidenceHasItsOwnName() {
         let c = DeviceConfiguration(properties: ["HANDYD_HAND_MINIMUM_CONFIDENCE": "0.9"])
         #expect(c.thresholds.handMinimumConfidence == 0.9 && c.problems.isEmpty)
-        #expect(c.applied == ["HANDYD_HAND_MINIMUM_CONFIDENCE"] && c.thresholdOverrides == ["hand-minimum-confidence": "0.9"])
+        #expect(
+            c.applied == ["HANDYD_HAND_MINIMUM_CONFIDENCE"]
+                && c.thresholdOverrides == ["hand-minimum-confidence": "0.9"])
         let bad = DeviceConfiguration(properties: ["HANDYD_HAND_MINIMUM_CONFIDENCE": "0.2"])
         #expect(bad.thresholds.handMinimumConfidence == GestureConfiguration().handMinimumConfidence)
-        #expect(bad.problems.count == 1 && bad.problems[0].hasPrefix("HANDYD_HAND_MINIMUM_CONFIDENCE=\"0.2\""), "\(bad.problems)")
-        let both = DeviceConfiguration(properties: ["HANDYD_HAND_MINIMUM_CONFIDENCE": "0.9", "HANDYD_THRESHOLD_HAND_MINIMUM_CONFIDENCE": "0.8"])
+        #expect(
+            bad.problems.count == 1 && bad.problems[0].hasPrefix("HANDYD_HAND_MINIMUM_CONFIDENCE=\"0.2\""),
+            "\(bad.problems)")
+        let both = DeviceConfiguration(properties: [
+            "HANDYD_HAND_MINIMUM_CONFIDENCE": "0.9", "HANDYD_THRESHOLD_HAND_MINIMUM_CONFIDENCE": "0.8",
+        ])
         #expect(both.thresholds.handMinimumConfidence == 0.9 && both.problems.count == 1, "\(both.problems)")
     }
 
@@ -99,7 +108,10 @@ import Testing
         #expect(c.thresholdOverrides == ["tap-timeout-ms": "180", "pinch-ratio": "1.15", "simultaneous": "pinch+pan"])
         #expect(c.thresholds.tapTimeoutMs == 180 && c.thresholds.pinchRatio == 1.15)
         #expect(c.thresholds.policy.simultaneous == [GesturePair(.pinch, .pan)])
-        #expect(c.applied == ["HANDYD_THRESHOLD_PINCH_RATIO", "HANDYD_THRESHOLD_SIMULTANEOUS", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS"])
+        #expect(
+            c.applied == [
+                "HANDYD_THRESHOLD_PINCH_RATIO", "HANDYD_THRESHOLD_SIMULTANEOUS", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS",
+            ])
         #expect(c.problems.isEmpty)
     }
 
@@ -111,11 +123,12 @@ import Testing
             "HANDYD_THRESHOLD_PINCH_MIN_DISTANCE_MM": "4.5",
         ])
         #expect(c.thresholdOverrides == ["swipe-min-distance-mm": "20"])
-        #expect(c.problems == [
-            "HANDYD_THRESHOLD_=\"3\": no threshold name after HANDYD_THRESHOLD_",
-            "HANDYD_THRESHOLD_PINCH_MIN_DISTANCE_MM=\"4.5\": unknown threshold name (the names are in docs/GESTURES.md)",
-            "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=\"fast\": not a number, accepted 1 … 60000 ms; using 180 ms",
-        ])
+        #expect(
+            c.problems == [
+                "HANDYD_THRESHOLD_=\"3\": no threshold name after HANDYD_THRESHOLD_",
+                "HANDYD_THRESHOLD_PINCH_MIN_DISTANCE_MM=\"4.5\": unknown threshold name (the names are in docs/GESTURES.md)",
+                "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=\"fast\": not a number, accepted 1 … 60000 ms; using 180 ms",
+            ])
         #expect(c.thresholds.tapTimeoutMs == GestureConfiguration().tapTimeoutMs)
     }
 
@@ -125,7 +138,9 @@ import Testing
     func badThresholdIsAProblemAndTheDefault(key: String) throws {
         let setting = try #require(GestureConfiguration.overrideSetting(named: key))
         let property = DeviceConfiguration.thresholdProperty(setting.key)
-        guard case .number(let range, _) = setting.accepted else { Issue.record("\(key) has a numeric value but no numeric range"); return }
+        guard case .number(let range, _) = setting.accepted else {
+            Issue.record("\(key) has a numeric value but no numeric range"); return
+        }
         let justOutside = [range.lowerBound - Swift.max(1e-3, range.lowerBound * 0.01), range.upperBound * 1.01]
         for value in ["1e300", "-1", "nan", "inf", "abc", ""] + justOutside.map(GestureConfiguration.formatSetting) {
             let c = DeviceConfiguration(properties: [property: value])
@@ -148,8 +163,11 @@ import Testing
             "HANDYD_THRESHOLD_TWO_FINGER_LONG_PRESS_GATES": "true",
         ])
         #expect(c.problems.isEmpty)
-        #expect(c.thresholds.policy == GesturePolicy(simultaneous: [GesturePair(.pinch, .rotate)], tapWaitsForDoubleTapFingers: [1],
-                                                     palmCancels: false, twoFingerLongPressGatesPanAndRotate: true))
+        #expect(
+            c.thresholds.policy
+                == GesturePolicy(
+                    simultaneous: [GesturePair(.pinch, .rotate)], tapWaitsForDoubleTapFingers: [1],
+                    palmCancels: false, twoFingerLongPressGatesPanAndRotate: true))
         // One tap on the demo waits for the double-tap timeout now: the single tap and the double
         // tap come out as one event each (taps 1, taps 2) instead of three (1, 1, 2).
         let taps = runDemo(c).gestures.filter { $0.gesture == .tap }.map(\.taps)
@@ -164,10 +182,11 @@ import Testing
         ])
         #expect(c.thresholds.tapTimeoutMs == 200 && c.thresholds.touchSlopMm == 4)
         #expect(c.applied == ["HANDYD_THRESHOLD_TAP_SLOP_MM", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS"])
-        #expect(c.problems == [
-            "HANDYD_THRESHOLD_TAP__TIMEOUT_MS=\"300\": names the same threshold as HANDYD_THRESHOLD_TAP_TIMEOUT_MS; only HANDYD_THRESHOLD_TAP_TIMEOUT_MS is read",
-            "HANDYD_THRESHOLD_TOUCH_SLOP_MM=\"3\": sets the same as tap-slop-mm, which is used; using 4 mm",
-        ])
+        #expect(
+            c.problems == [
+                "HANDYD_THRESHOLD_TAP__TIMEOUT_MS=\"300\": names the same threshold as HANDYD_THRESHOLD_TAP_TIMEOUT_MS; only HANDYD_THRESHOLD_TAP_TIMEOUT_MS is read",
+                "HANDYD_THRESHOLD_TOUCH_SLOP_MM=\"3\": sets the same as tap-slop-mm, which is used; using 4 mm",
+            ])
         // Two spellings: only the first in name order is read, even when it is bad (the docs say so).
         let badFirst = DeviceConfiguration(properties: [
             "HANDYD_THRESHOLD_TAP_TIMEOUT_MS": "soon", "HANDYD_THRESHOLD_TAP__TIMEOUT_MS": "300",
@@ -186,11 +205,18 @@ import Testing
     }
 
     @Test func calibrationOutsideItsRangeIsAProblem() {
-        let c = DeviceConfiguration(properties: ["HANDYD_CALIBRATION_MATRIX": "1e300 0 0 0 1 0", "LIBINPUT_CALIBRATION_MATRIX": "0 1 0 -1 0 1"])
+        let c = DeviceConfiguration(properties: [
+            "HANDYD_CALIBRATION_MATRIX": "1e300 0 0 0 1 0", "LIBINPUT_CALIBRATION_MATRIX": "0 1 0 -1 0 1",
+        ])
         #expect(c.calibration == .rotated270)
-        #expect(c.problems == ["HANDYD_CALIBRATION_MATRIX=\"1e300 0 0 0 1 0\": expected six numbers \"a b c d e f\", each -100 … 100; using LIBINPUT_CALIBRATION_MATRIX"])
+        #expect(
+            c.problems == [
+                "HANDYD_CALIBRATION_MATRIX=\"1e300 0 0 0 1 0\": expected six numbers \"a b c d e f\", each -100 … 100; using LIBINPUT_CALIBRATION_MATRIX"
+            ])
         // The widest accepted device stays finite in mm (a hello carrying infinity could not be encoded).
-        let widest = DeviceConfiguration(properties: ["HANDYD_SIZE_MM": "10000 10000", "HANDYD_CALIBRATION_MATRIX": "100 100 100 -100 -100 -100"])
+        let widest = DeviceConfiguration(properties: [
+            "HANDYD_SIZE_MM": "10000 10000", "HANDYD_CALIBRATION_MATRIX": "100 100 100 -100 -100 -100",
+        ])
         #expect(widest.problems.isEmpty)
         let g = widest.geometry(for: DemoScenario.device.description)
         #expect(g.displayWidthMm.isFinite && g.displayHeightMm.isFinite)
@@ -198,36 +224,47 @@ import Testing
     }
 
     @Test func unknownHandydPropertiesAreProblemsOthersAreUdevs() {
-        let c = DeviceConfiguration(properties: ["HANDYD_SIZE": "100 50", "ID_INPUT_TOUCHSCREEN": "1", "HANDYD_DEVICE": "1"])
+        let c = DeviceConfiguration(properties: [
+            "HANDYD_SIZE": "100 50", "ID_INPUT_TOUCHSCREEN": "1", "HANDYD_DEVICE": "1",
+        ])
         #expect(c.problems == ["HANDYD_SIZE=\"100 50\": not a property handyd reads (see docs/DEVICES.md)"])
         #expect(c.applied.isEmpty)
     }
 
     @Test func aReplayReportsEveryPropertyItDoesNotRead() {
-        let c = DeviceConfiguration(properties: [
-            "ID_INPUT_TOUCHSCREEN": "1", "HANDYD_IGNORE": "1", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS": "250",
-            "LIBINPUT_CALIBRATION_MATRIX": "0 -1 1 1 0 0",
-        ], origin: .replay)
+        let c = DeviceConfiguration(
+            properties: [
+                "ID_INPUT_TOUCHSCREEN": "1", "HANDYD_IGNORE": "1", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS": "250",
+                "LIBINPUT_CALIBRATION_MATRIX": "0 -1 1 1 0 0",
+            ], origin: .replay)
         #expect(c.ignore == false)
         #expect(c.calibration == .rotated90 && c.thresholds.tapTimeoutMs == 250)
-        #expect(c.problems == [
-            "HANDYD_IGNORE=\"1\": has no effect on a replayed device",
-            "ID_INPUT_TOUCHSCREEN=\"1\": not a property handyd reads (see docs/DEVICES.md)",
-        ])
+        #expect(
+            c.problems == [
+                "HANDYD_IGNORE=\"1\": has no effect on a replayed device",
+                "ID_INPUT_TOUCHSCREEN=\"1\": not a property handyd reads (see docs/DEVICES.md)",
+            ])
     }
 
     @Test func aProblemIsOneReadableLine() {
-        let c = DeviceConfiguration(properties: ["HANDYD_SIZE_MM": "1\n2\r", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS": String(repeating: "9", count: 200)])
+        let c = DeviceConfiguration(properties: [
+            "HANDYD_SIZE_MM": "1\n2\r", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS": String(repeating: "9", count: 200),
+        ])
         #expect(c.problems.count == 2)
         #expect(c.problems.first?.hasPrefix("HANDYD_SIZE_MM=\"1\\u{a}2\\u{d}\": ") == true, "\(c.problems)")
-        #expect(c.problems.last?.hasPrefix("HANDYD_THRESHOLD_TAP_TIMEOUT_MS=\"\(String(repeating: "9", count: 80))…\": out of range") == true)
+        #expect(
+            c.problems.last?.hasPrefix(
+                "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=\"\(String(repeating: "9", count: 80))…\": out of range") == true)
         // A combining mark after the prefix does not hide a property from the checks.
         let marked = DeviceConfiguration(properties: ["HANDYD_\u{301}X": "1"])
         #expect(marked.problems.count == 1)
     }
 
     @Test func deviceAssignments() throws {
-        #expect(try DeviceConfiguration.properties(fromAssignments: ["HANDYD_SIZE_MM=200 100", "HANDYD_THRESHOLD_X=a=b", "E="])
+        #expect(
+            try DeviceConfiguration.properties(fromAssignments: [
+                "HANDYD_SIZE_MM=200 100", "HANDYD_THRESHOLD_X=a=b", "E=",
+            ])
                 == ["HANDYD_SIZE_MM": "200 100", "HANDYD_THRESHOLD_X": "a=b", "E": ""])
         for bad in [["HANDYD_SIZE_MM"], ["=1"], ["A=1", "A=2"]] {
             #expect(throws: DeviceConfiguration.AssignmentError.self, "\(bad)") {
@@ -243,7 +280,9 @@ import Testing
                 AbsCode.mtPositionX: AbsInfo(minimum: 0, maximum: 999, resolution: 0),
                 AbsCode.mtPositionY: AbsInfo(minimum: 0, maximum: 499, resolution: 0),
             ])
-        let c = DeviceConfiguration(properties: ["HANDYD_SIZE_MM": "200 100", "HANDYD_CALIBRATION_MATRIX": "0 -1 1 1 0 0"])
+        let c = DeviceConfiguration(properties: [
+            "HANDYD_SIZE_MM": "200 100", "HANDYD_CALIBRATION_MATRIX": "0 -1 1 1 0 0",
+        ])
         let g = c.geometry(for: description)
         // min…max spans the stated size: 999 units over 200 mm, 499 over 100 mm.
         #expect(g.unitsPerMmX == 999.0 / 200)
@@ -263,8 +302,9 @@ import Testing
 /// geometry and thresholds from `c`, timers fired up to the end of time.
 func runDemo(_ c: DeviceConfiguration) -> (gestures: [GestureEvent], bugs: [String]) {
     let description = DemoScenario.device.description
-    var pipeline = GesturePipeline(deviceID: "demo", description: description, geometry: c.geometry(for: description),
-                                   configuration: c.thresholds)
+    var pipeline = GesturePipeline(
+        deviceID: "demo", description: description, geometry: c.geometry(for: description),
+        configuration: c.thresholds)
     var output = PipelineOutput()
     for event in demoEvents { pipeline.handle(event, into: &output) }
     var gestures = output.gestures
@@ -277,14 +317,20 @@ private let demoEvents = DemoScenario.events
     /// HANDYD_HAND_PROFILE names the file; without it the default file is named by the device id.
     @Test func theProfilePropertyAndTheDefaultFile() {
         let c = DeviceConfiguration(properties: ["HANDYD_HAND_PROFILE": "/etc/handyd/front.json"])
-        #expect(c.problems.isEmpty && c.applied == ["HANDYD_HAND_PROFILE"] && c.handProfilePath == "/etc/handyd/front.json")
+        #expect(
+            c.problems.isEmpty && c.applied == ["HANDYD_HAND_PROFILE"] && c.handProfilePath == "/etc/handyd/front.json")
         #expect(c.handProfileFile(deviceID: "x")! == ("/etc/handyd/front.json", true))
         #expect(c != DeviceConfiguration(), "a new profile path is a new configuration (a reload rebuilds)")
         let none = DeviceConfiguration()
-        #expect(none.handProfileFile(deviceID: "usb-0000:00:14.0-1/ELAN")! == ("/var/lib/handyd/hands/usb-0000:00:14.0-1_ELAN.json", false))
+        #expect(
+            none.handProfileFile(deviceID: "usb-0000:00:14.0-1/ELAN")! == (
+                "/var/lib/handyd/hands/usb-0000:00:14.0-1_ELAN.json", false
+            ))
         #expect(none.handProfileFile(deviceID: "x", directory: nil) == nil)
         let empty = DeviceConfiguration(properties: ["HANDYD_HAND_PROFILE": ""])
-        #expect(empty.handProfilePath == nil && empty.problems.count == 1 && empty.problems[0].hasPrefix("HANDYD_HAND_PROFILE=\"\": expected the path"))
+        #expect(
+            empty.handProfilePath == nil && empty.problems.count == 1
+                && empty.problems[0].hasPrefix("HANDYD_HAND_PROFILE=\"\": expected the path"))
         // A replayed device takes it too (not "not a property handyd reads").
         #expect(DeviceConfiguration(properties: ["HANDYD_HAND_PROFILE": "p.json"], origin: .replay).problems.isEmpty)
     }
@@ -298,8 +344,10 @@ private let demoEvents = DemoScenario.events
         for bad in ["0.5", "-1", "86401", "nan", "soon", ""] {
             let c = DeviceConfiguration(properties: ["HANDYD_STUCK_TOUCH_S": bad])
             #expect(c.stuckTouchSeconds == 30, "\(bad)")
-            #expect(c.problems.count == 1 && c.problems[0].hasPrefix("HANDYD_STUCK_TOUCH_S=\"\(bad)\": expected 0 (off) or seconds 1 … 86400"),
-                    "\(bad): \(c.problems)")
+            #expect(
+                c.problems.count == 1
+                    && c.problems[0].hasPrefix("HANDYD_STUCK_TOUCH_S=\"\(bad)\": expected 0 (off) or seconds 1 … 86400"),
+                "\(bad): \(c.problems)")
         }
     }
 }

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// What a child process wrote and how it ended.
 package struct FinishedProcess {
@@ -21,7 +22,9 @@ package struct ChildTimedOut: Error, CustomStringConvertible {
 /// on one pipe, read as `stdout`), reading both as they fill so a full pipe cannot block it.
 /// Kills it and throws when it has not ended within `timeoutSeconds`: a child that hangs fails
 /// its test and never hangs the run.
-package func runToCompletion(_ process: Process, mergingErrors: Bool = false, timeoutSeconds: Double = 60) throws -> FinishedProcess {
+package func runToCompletion(_ process: Process, mergingErrors: Bool = false, timeoutSeconds: Double = 60) throws
+    -> FinishedProcess
+{
     let out = Pipe(), err = mergingErrors ? out : Pipe()
     process.standardOutput = out
     process.standardError = err
@@ -30,7 +33,10 @@ package func runToCompletion(_ process: Process, mergingErrors: Bool = false, ti
     func fail(_ what: String) -> ChildTimedOut {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        return ChildTimedOut(description: "\(process.executableURL?.lastPathComponent ?? "child") \(process.arguments ?? []): \(what) within \(timeoutSeconds) s")
+        return ChildTimedOut(
+            description:
+                "\(process.executableURL?.lastPathComponent ?? "child") \(process.arguments ?? []): \(what) within \(timeoutSeconds) s"
+        )
     }
     // Our copies of the write ends would keep the pipes open past the child's exit.
     try? out.fileHandleForWriting.close()
@@ -48,7 +54,11 @@ package func runToCompletion(_ process: Process, mergingErrors: Bool = false, ti
         if rc == 0 { throw fail("output not closed") }
         for p in fds where p.revents != 0 {
             let n = chunk.withUnsafeMutableBytes { read(p.fd, $0.baseAddress, $0.count) }
-            if n > 0 { collected[p.fd, default: []] += chunk[..<n] } else if n == 0 || errno != EINTR { open[p.fd] = nil }
+            if n > 0 {
+                collected[p.fd, default: []] += chunk[..<n]
+            } else if n == 0 || errno != EINTR {
+                open[p.fd] = nil
+            }
         }
     }
     while process.isRunning {
@@ -56,6 +66,7 @@ package func runToCompletion(_ process: Process, mergingErrors: Bool = false, ti
         usleep(2_000)
     }
     process.waitUntilExit()
-    return FinishedProcess(status: process.terminationStatus, stdout: collected[out.fileHandleForReading.fileDescriptor] ?? [],
-                           stderr: mergingErrors ? [] : collected[err.fileHandleForReading.fileDescriptor] ?? [])
+    return FinishedProcess(
+        status: process.terminationStatus, stdout: collected[out.fileHandleForReading.fileDescriptor] ?? [],
+        stderr: mergingErrors ? [] : collected[err.fileHandleForReading.fileDescriptor] ?? [])
 }

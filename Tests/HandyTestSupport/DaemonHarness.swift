@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HandyProtocol
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The package root, found from this file's path (no resource bundles).
 package let packageRoot: URL = {
@@ -48,9 +49,12 @@ package final class DaemonProcess: @unchecked Sendable {
     /// - Parameter launcher: a command that execs handyd (e.g. `prlimit … --`), so the process is
     ///   still handyd's; empty: handyd itself.
     /// - Parameter environment: set in handyd's environment beside the test's own.
-    package init(arguments: [String], socketPath requestedSocketPath: String? = nil, launcher: [String] = [],
-         environment: [String: String] = [:]) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("handyd-test-\(UUID().uuidString.prefix(8))")
+    package init(
+        arguments: [String], socketPath requestedSocketPath: String? = nil, launcher: [String] = [],
+        environment: [String: String] = [:]
+    ) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handyd-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.socketPath = requestedSocketPath ?? directory.appendingPathComponent("run/handyd.sock").path
         logPath = directory.appendingPathComponent("handyd.log").path
@@ -74,7 +78,10 @@ package final class DaemonProcess: @unchecked Sendable {
             // A replay's device is announced before the socket listens, so hello lists it.
             let text = log
             if FileManager.default.fileExists(atPath: socketPath), text.contains("listening"),
-               !arguments.contains("--replay") || text.contains("device added") { return }
+                !arguments.contains("--replay") || text.contains("device added")
+            {
+                return
+            }
             usleep(20_000)
         }
         throw HarnessError("handyd did not create \(socketPath):\n\(log)")
@@ -148,7 +155,9 @@ private func connectUnixSocketOnce(_ path: String) throws -> Int32 {
         raw[bytes.count] = 0
     }
     let rc = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
     }
     guard rc == 0 else {
         let e = errno
@@ -194,13 +203,17 @@ package final class LineClient {
 
     /// The next line not starting with `prefix` (nil at EOF); lines starting with it are only
     /// counted, never decoded, so a debug-built test keeps up with a fast daemon.
-    package func readLine(countingAndSkipping prefix: [UInt8], count: inout UInt64, timeoutSeconds: Double = 10) throws -> String? {
+    package func readLine(countingAndSkipping prefix: [UInt8], count: inout UInt64, timeoutSeconds: Double = 10) throws
+        -> String?
+    {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while true {
             while let newline = nextNewline() {
-                let isCounted = !prefix.isEmpty && newline - start >= prefix.count && buffer.withUnsafeBufferPointer {
-                    memcmp($0.baseAddress! + start, prefix, prefix.count) == 0
-                }
+                let isCounted =
+                    !prefix.isEmpty && newline - start >= prefix.count
+                    && buffer.withUnsafeBufferPointer {
+                        memcmp($0.baseAddress! + start, prefix, prefix.count) == 0
+                    }
                 let lineStart = start
                 start = newline + 1
                 if isCounted { count += 1; continue }
@@ -228,7 +241,9 @@ package final class LineClient {
     private func nextNewline() -> Int? {
         guard start < buffer.count else { return nil }
         return buffer.withUnsafeBufferPointer { b -> Int? in
-            guard let hit = memchr(b.baseAddress! + start, Int32(UInt8(ascii: "\n")), b.count - start) else { return nil }
+            guard let hit = memchr(b.baseAddress! + start, Int32(UInt8(ascii: "\n")), b.count - start) else {
+                return nil
+            }
             return UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)) - b.baseAddress!
         }
     }

@@ -1,7 +1,7 @@
+import Foundation
 import HandyCore
 import HandyProtocol
 import HandyRecording
-import Foundation
 
 /// Runs `body` on a thread with an 8 MiB stack and waits for it.
 package func onLargeStack<T>(_ body: @escaping () throws -> T) throws -> T {
@@ -49,8 +49,9 @@ package struct ExpectedOutput {
         deviceID = recording.deviceID
         // Without the stuck-contact timer: touches still down at the end would be stuck 30 s later,
         // long after a test has compared what came (the recordings here are shorter than that).
-        var pipeline = GesturePipeline(deviceID: deviceID, description: recording.description, configuration: configuration,
-                                       stuckAfterSeconds: 0)
+        var pipeline = GesturePipeline(
+            deviceID: deviceID, description: recording.description, configuration: configuration,
+            stuckAfterSeconds: 0)
         for event in recording.events {
             var output = PipelineOutput()
             pipeline.handle(event, into: &output)

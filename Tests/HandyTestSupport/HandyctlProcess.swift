@@ -17,7 +17,9 @@ package enum HandyctlProcess {
         if let exe = Bundle.main.executableURL { folders.append(exe.deletingLastPathComponent()) }
         folders.append(Bundle.main.bundleURL.deletingLastPathComponent())
         folders.append(Bundle.main.bundleURL)
-        if let arg0 = CommandLine.arguments.first { folders.append(URL(fileURLWithPath: arg0).deletingLastPathComponent()) }
+        if let arg0 = CommandLine.arguments.first {
+            folders.append(URL(fileURLWithPath: arg0).deletingLastPathComponent())
+        }
         folders.append(FixturePaths.packageRoot.appendingPathComponent(".build/debug"))
         for folder in folders {
             let candidate = folder.appendingPathComponent("handyctl").path
@@ -28,7 +30,9 @@ package enum HandyctlProcess {
 
     package struct NotBuilt: Error, CustomStringConvertible {
         var searched: [String]
-        package var description: String { "handyctl binary not found (build it: swift build --product handyctl); looked in \(searched)" }
+        package var description: String {
+            "handyctl binary not found (build it: swift build --product handyctl); looked in \(searched)"
+        }
     }
 
     /// Runs `handyctl arguments` with standard input at its end; killed and thrown past

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import HandyTestSupport
+import Testing
 
 /// handyctl's output files and its errors: `-o` writes into what is there (a symlink's target, a
 /// FIFO) the way a shell's `>` does, never replacing it; bad values are usage errors (64) that name
@@ -82,12 +82,16 @@ import HandyTestSupport
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try HandyctlProcess.path())
         process.arguments = ["plot", Self.demo, "-o", folder.appendingPathComponent("mine.png").path]
-        process.environment = ProcessInfo.processInfo.environment.merging(["PATH": bin.path + ":/usr/bin:/bin"]) { _, new in new }
+        process.environment = ProcessInfo.processInfo.environment.merging(["PATH": bin.path + ":/usr/bin:/bin"]) {
+            _, new in new
+        }
         #expect(try runToCompletion(process).status == 0)
         #expect(try String(contentsOfFile: mine, encoding: .utf8) == "precious\n")
         let png = try String(contentsOfFile: folder.appendingPathComponent("mine.png").path, encoding: .utf8)
         #expect(png.hasPrefix("<?xml"), "the converter got the plot")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("handyctl-plot-\(process.processIdentifier)-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter {
+            $0.hasPrefix("handyctl-plot-\(process.processIdentifier)-")
+        }
         #expect(leftovers.isEmpty, "the plot's own SVG is removed: \(leftovers)")
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import HandyProtocol
-import Testing
 import HandyTestSupport
+import Testing
 
 /// Runs the built `handyctl` binary as a process, as a user would.
 @Suite("handyctl replay (the built binary)")
@@ -32,7 +32,9 @@ struct HandyctlReplayTests {
         #expect(run.stderr.isEmpty)
         let messages = try touchesMessages(run)
         // Every line is a protocol message.
-        #expect(messages.count == run.lines.count - run.lines.filter { $0.starts(with: Array("{\"type\":\"gesture\"".utf8)) }.count)
+        #expect(
+            messages.count == run.lines.count
+                - run.lines.filter { $0.starts(with: Array("{\"type\":\"gesture\"".utf8)) }.count)
         // The recording has two SYN_REPORTs: both fingers down together, both up together.
         #expect(messages.count == 2)
         #expect(messages.allSatisfy { $0.device == "replay:Wacom ISDv4 E6 Finger.2fg-tap" })
@@ -44,7 +46,8 @@ struct HandyctlReplayTests {
 
     @Test("--summary prints one JSON object with counts")
     func summary() throws {
-        let path = FixturePaths.path("whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen.1-finger-fast-taps.events")
+        let path = FixturePaths.path(
+            "whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen.1-finger-fast-taps.events")
         let run = try HandyctlProcess.run(["replay", "--summary", path])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.lines.count == 1)
@@ -60,17 +63,19 @@ struct HandyctlReplayTests {
 
     /// Touches and most-at-once counted in the files: ABS_MT_TRACKING_ID ≥ 0 events, and the most
     /// slots holding a tracking id at one time (protocol A: most SYN_MT_REPORTs in one frame).
-    @Test("--summary counts touches as the recordings hold them", arguments: [
-        ("whot-evemu-devices/tablets/Wacom DTH2242 Finger.events", 66, 10),
-        ("whot-evemu-devices/tablets/dell_canvas_touch.evemu", 12, 5),
-        ("xorg-integration-tests/tablets/n4.events", 12, 4),
-        ("whot-evemu-devices/touchscreens/EP0430M09.4-finger-drag-down.events", 4, 4),
-        ("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-tap-center.events", 2, 1),
-        ("aosp-frameworks-base/google_pixel_tablet_touchscreen.evemu", 1, 1),
-        ("libinput-record/atmel-2-fingers-touch-release.yml", 2, 2),
-        ("whot-evemu-devices/touchscreens/N-Trig MultiTouch.2-fingers-touch-release.events", nil, 2),
-        ("whot-evemu-devices/touchscreens/N-Trig MultiTouch.1-finger-drag-NW-SE.events", nil, 1),
-    ] as [(String, Int?, Int)])
+    @Test(
+        "--summary counts touches as the recordings hold them",
+        arguments: [
+            ("whot-evemu-devices/tablets/Wacom DTH2242 Finger.events", 66, 10),
+            ("whot-evemu-devices/tablets/dell_canvas_touch.evemu", 12, 5),
+            ("xorg-integration-tests/tablets/n4.events", 12, 4),
+            ("whot-evemu-devices/touchscreens/EP0430M09.4-finger-drag-down.events", 4, 4),
+            ("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-tap-center.events", 2, 1),
+            ("aosp-frameworks-base/google_pixel_tablet_touchscreen.evemu", 1, 1),
+            ("libinput-record/atmel-2-fingers-touch-release.yml", 2, 2),
+            ("whot-evemu-devices/touchscreens/N-Trig MultiTouch.2-fingers-touch-release.events", nil, 2),
+            ("whot-evemu-devices/touchscreens/N-Trig MultiTouch.1-finger-drag-NW-SE.events", nil, 1),
+        ] as [(String, Int?, Int)])
     func summaryCounts(_ file: String, _ touches: Int?, _ mostAtOnce: Int) throws {
         let run = try HandyctlProcess.run(["replay", "--summary", FixturePaths.path(file)])
         #expect(run.status == 0, "\(run.stderr)")
@@ -82,10 +87,16 @@ struct HandyctlReplayTests {
 
     @Test("the evemu and libinput-record forms of one gesture print the same touches")
     func sameTouchesFromBothFormats() throws {
-        let evemu = try touchesMessages(try HandyctlProcess.run(["replay", "--touches",
-            FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-center-scroll.events")]))
-        let yaml = try touchesMessages(try HandyctlProcess.run(["replay", "--touches",
-            FixturePaths.path("libinput-record/wacom-isdv4-double-center-scroll.yml")]))
+        let evemu = try touchesMessages(
+            try HandyctlProcess.run([
+                "replay", "--touches",
+                FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-center-scroll.events"),
+            ]))
+        let yaml = try touchesMessages(
+            try HandyctlProcess.run([
+                "replay", "--touches",
+                FixturePaths.path("libinput-record/wacom-isdv4-double-center-scroll.yml"),
+            ]))
         #expect(!evemu.isEmpty)
         // Times (and so velocities) differ; ids, phases and positions may not.
         func shape(_ m: [TouchesMessage]) -> [[String]] {
@@ -96,8 +107,10 @@ struct HandyctlReplayTests {
 
     @Test("--summary touch durations: SYN_REPORT of the lift minus SYN_REPORT of the touch-down")
     func durations() throws {
-        let run = try HandyctlProcess.run(["replay", "--summary",
-            FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events")])
+        let run = try HandyctlProcess.run([
+            "replay", "--summary",
+            FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events"),
+        ])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any])
         let lives = try #require(object["touchDurations"] as? [[String: Any]])
         // SYN_REPORTs at 1330496004.684655 and 1330496004.716634: 31.979 ms.
@@ -152,13 +165,18 @@ struct HandyctlReplayTests {
     func badFiles() throws {
         let folder = try FixturePaths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let full = try Data(contentsOf: URL(fileURLWithPath: FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events")))
+        let full = try Data(
+            contentsOf: URL(
+                fileURLWithPath: FixturePaths.path("whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events")))
         let cut = folder.appendingPathComponent("Wacom ISDv4 E6 Finger.cut.events")
         try full.prefix(300).write(to: cut)
         let run = try HandyctlProcess.run(["replay", "--touches", cut.path])
         #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
-        #expect(run.stderr == "handyctl replay: \(cut.path):9: file ends in the middle of a line (truncated?): \"E: 1330496004.684643 0003 \"\n")
+        #expect(
+            run.stderr
+                == "handyctl replay: \(cut.path):9: file ends in the middle of a line (truncated?): \"E: 1330496004.684643 0003 \"\n"
+        )
 
         let garbage = folder.appendingPathComponent("garbage.evemu")
         try Data((0..<2048).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 0x80) }).write(to: garbage)
@@ -176,7 +194,8 @@ struct HandyctlReplayTests {
 /// live device (issue 13).
 @Suite("handyctl replay --device-property (the built binary)")
 struct HandyctlReplayDevicePropertyTests {
-    static let fastTaps = FixturePaths.path("whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen.1-finger-fast-taps.events")
+    static let fastTaps = FixturePaths.path(
+        "whot-evemu-devices/touchscreens/Atmel maXTouch Touchscreen.1-finger-fast-taps.events")
 
     static func gestures(_ run: HandyctlProcess.Run) throws -> [GestureEvent] {
         try run.lines.compactMap { line in
@@ -191,7 +210,9 @@ struct HandyctlReplayDevicePropertyTests {
         // (82-96 ms, and two of 110 ms).
         let summary = try HandyctlProcess.run(["replay", "--summary", Self.fastTaps])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(summary.stdout)) as? [String: Any])
-        let durationsMs = try #require(object["touchDurations"] as? [[String: Any]]).compactMap { $0["durationMs"] as? Double }
+        let durationsMs = try #require(object["touchDurations"] as? [[String: Any]]).compactMap {
+            $0["durationMs"] as? Double
+        }
         #expect(durationsMs.count == 9)
         let timeoutMs = 100.0
         // The timeout splits the touches with a margin, so frame timing cannot tip one either way.
@@ -202,7 +223,9 @@ struct HandyctlReplayDevicePropertyTests {
         let plain = try HandyctlProcess.run(["replay", Self.fastTaps])
         #expect(try Self.gestures(plain).filter { $0.gesture == .tap }.count == durationsMs.count)
 
-        let shorter = try HandyctlProcess.run(["replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=\(Int(timeoutMs))", Self.fastTaps])
+        let shorter = try HandyctlProcess.run([
+            "replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=\(Int(timeoutMs))", Self.fastTaps,
+        ])
         #expect(shorter.status == 0 && shorter.stderr.isEmpty, "\(shorter.stderr)")
         let gestures = try Self.gestures(shorter)
         #expect(gestures.filter { $0.gesture == .tap }.count == expectedTaps)
@@ -212,21 +235,26 @@ struct HandyctlReplayDevicePropertyTests {
     @Test("a bad property: the problem on stderr, the default used (the same output as without it)")
     func badPropertyIsReportedAndTheDefaultUsed() throws {
         let plain = try HandyctlProcess.run(["replay", Self.fastTaps])
-        let bad = try HandyctlProcess.run(["replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=1e300",
-                                               "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT=100", Self.fastTaps])
+        let bad = try HandyctlProcess.run([
+            "replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS=1e300",
+            "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT=100", Self.fastTaps,
+        ])
         #expect(bad.status == 0)
-        #expect(bad.stderr == """
-            handyctl replay: HANDYD_THRESHOLD_TAP_TIMEOUT="100": unknown threshold name (the names are in docs/GESTURES.md)
-            handyctl replay: HANDYD_THRESHOLD_TAP_TIMEOUT_MS="1e300": out of range, accepted 1 … 60000 ms; using 180 ms
+        #expect(
+            bad.stderr == """
+                handyctl replay: HANDYD_THRESHOLD_TAP_TIMEOUT="100": unknown threshold name (the names are in docs/GESTURES.md)
+                handyctl replay: HANDYD_THRESHOLD_TAP_TIMEOUT_MS="1e300": out of range, accepted 1 … 60000 ms; using 180 ms
 
-            """)
+                """)
         #expect(bad.stdout == plain.stdout)
     }
 
     @Test("HANDYD_ID names the replayed device in every message, as it names a live one")
     func idPropertyNamesTheDevice() throws {
         let plain = try HandyctlProcess.run(["replay", "--touches", Self.fastTaps])
-        let named = try HandyctlProcess.run(["replay", "--touches", "--device-property", "HANDYD_ID=front-screen", Self.fastTaps])
+        let named = try HandyctlProcess.run([
+            "replay", "--touches", "--device-property", "HANDYD_ID=front-screen", Self.fastTaps,
+        ])
         #expect(named.status == 0 && named.stderr.isEmpty, "\(named.stderr)")
         let plainLines = plain.lines.map { String(decoding: $0, as: UTF8.self) }
         let namedLines = named.lines.map { String(decoding: $0, as: UTF8.self) }
@@ -234,7 +262,11 @@ struct HandyctlReplayDevicePropertyTests {
         #expect(plainLines.allSatisfy { $0.contains(#""device":"replay:"#) })
         #expect(namedLines.allSatisfy { $0.contains(#""device":"front-screen""#) }, "\(namedLines.prefix(2))")
         // Apart from the id, the same output.
-        let renamed = plainLines.map { $0.replacingOccurrences(of: #""device":"replay:Atmel maXTouch Touchscreen.1-finger-fast-taps""#, with: #""device":"front-screen""#) }
+        let renamed = plainLines.map {
+            $0.replacingOccurrences(
+                of: #""device":"replay:Atmel maXTouch Touchscreen.1-finger-fast-taps""#,
+                with: #""device":"front-screen""#)
+        }
         #expect(renamed == namedLines)
     }
 
@@ -242,11 +274,15 @@ struct HandyctlReplayDevicePropertyTests {
     func geometryProperties() throws {
         let path = FixturePaths.packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
         let plain = try HandyctlProcess.run(["replay", "--touches", path])
-        let sized = try HandyctlProcess.run(["replay", "--touches", "--device-property", "HANDYD_SIZE_MM=400 240",
-                                                 "--device-property", "HANDYD_CALIBRATION_MATRIX=-1 0 1 0 -1 1", path])
+        let sized = try HandyctlProcess.run([
+            "replay", "--touches", "--device-property", "HANDYD_SIZE_MM=400 240",
+            "--device-property", "HANDYD_CALIBRATION_MATRIX=-1 0 1 0 -1 1", path,
+        ])
         #expect(sized.status == 0 && sized.stderr.isEmpty, "\(sized.stderr)")
         func firstTouch(_ run: HandyctlProcess.Run) throws -> WireTouch? {
-            for line in run.lines { if case .touches(let m) = try JSONLines.decodeServerMessage(line) { return m.touches.first } }
+            for line in run.lines {
+                if case .touches(let m) = try JSONLines.decodeServerMessage(line) { return m.touches.first }
+            }
             return nil
         }
         let a = try #require(try firstTouch(plain)), b = try #require(try firstTouch(sized))
@@ -259,7 +295,9 @@ struct HandyctlReplayDevicePropertyTests {
 
     @Test("--device-property without NAME=VALUE is a usage error")
     func malformedArgument() throws {
-        let run = try HandyctlProcess.run(["replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS", Self.fastTaps])
+        let run = try HandyctlProcess.run([
+            "replay", "--device-property", "HANDYD_THRESHOLD_TAP_TIMEOUT_MS", Self.fastTaps,
+        ])
         #expect(run.status == 64)
         #expect(run.stderr.contains("expected NAME=VALUE"))
         #expect(run.stdout.isEmpty)

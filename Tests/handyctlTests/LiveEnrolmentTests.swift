@@ -1,7 +1,7 @@
 import Foundation
 import HandyProtocol
-import Testing
 import HandyTestSupport
+import Testing
 
 /// `handyctl calibrate hand --device ID` against a real daemon: a session of five right-hand then
 /// five left-hand pinches (DISPEL's iPhone X attempts, one after another) replayed as a device,
@@ -15,7 +15,9 @@ import HandyTestSupport
     /// starting from slot 0, as a file of its own does).
     static func session(in folder: URL) throws -> (originals: URL, session: URL) {
         let names = try FileManager.default.contentsOfDirectory(atPath: dispel.path).sorted()
-        let files = names.filter { $0.hasPrefix("iphonex-right-") }.prefix(5) + names.filter { $0.hasPrefix("iphonex-left-") }.prefix(5)
+        let files =
+            names.filter { $0.hasPrefix("iphonex-right-") }.prefix(5)
+            + names.filter { $0.hasPrefix("iphonex-left-") }.prefix(5)
         #expect(files.count == 10)
         let originals = folder.appendingPathComponent("originals")
         try FileManager.default.createDirectory(at: originals, withIntermediateDirectories: true)
@@ -37,12 +39,14 @@ import HandyTestSupport
             start = last + 1
         }
         let session = folder.appendingPathComponent("session.evemu")
-        try (header.joined(separator: "\n") + "\n" + events.joined(separator: "\n") + "\n").write(to: session, atomically: true, encoding: .utf8)
+        try (header.joined(separator: "\n") + "\n" + events.joined(separator: "\n") + "\n").write(
+            to: session, atomically: true, encoding: .utf8)
         return (originals, session)
     }
 
     @Test func aLiveEnrolmentGivesTheProfileTheRecordingsGiveOffline() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("enrol-\(UUID().uuidString.prefix(8))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "enrol-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let (originals, session) = try Self.session(in: folder)
@@ -50,8 +54,10 @@ import HandyTestSupport
         let live = folder.appendingPathComponent("live.json").path
         let calibrate = Process()
         calibrate.executableURL = URL(fileURLWithPath: MonitorTests.handyctl)
-        calibrate.arguments = ["calibrate", "hand", "--device", "replay:session", "--socket", daemon.socketPath,
-                               "--pinches", "5", "--taps", "0", "-o", live]
+        calibrate.arguments = [
+            "calibrate", "hand", "--device", "replay:session", "--socket", daemon.socketPath,
+            "--pinches", "5", "--taps", "0", "-o", live,
+        ]
         calibrate.standardInput = FileHandle.nullDevice
         let out = folder.appendingPathComponent("calibrate.out")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
@@ -65,18 +71,28 @@ import HandyTestSupport
         calibrate.waitUntilExit()
         let said = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
         #expect(calibrate.terminationStatus == 0, "\(said)\n\(daemon.stateForFailure)")
-        #expect(said.contains("Step 1 of 2: with your RIGHT hand") && said.contains("Step 2 of 2: with your LEFT hand"), "\(said)")
+        #expect(
+            said.contains("Step 1 of 2: with your RIGHT hand") && said.contains("Step 2 of 2: with your LEFT hand"),
+            "\(said)")
         // Each pinch a labelled recording of its own.
-        let recorded = try FileManager.default.contentsOfDirectory(atPath: live + ".recordings").filter { $0.hasSuffix(".evemu") }.sorted()
+        let recorded = try FileManager.default.contentsOfDirectory(atPath: live + ".recordings").filter {
+            $0.hasSuffix(".evemu")
+        }.sorted()
         #expect(recorded.count == 10 && recorded.filter { $0.contains("-right-") }.count == 5, "\(recorded)")
         let first = try String(contentsOfFile: live + ".recordings/" + (recorded.first ?? ""), encoding: .utf8)
-        #expect(first.contains("# handyd-label: hand=right tier=positions source=calibrate:replay:session:step1"), "\(first.prefix(400))")
+        #expect(
+            first.contains("# handyd-label: hand=right tier=positions source=calibrate:replay:session:step1"),
+            "\(first.prefix(400))")
         // Offline, from the original recordings: the same profile, byte for byte.
         let offline = folder.appendingPathComponent("offline.json").path
-        let run = try HandyctlProcess.run(["calibrate", "hand", "--from", originals.path, "-o", offline,
-                                                                   "--device-id", "replay:session"], timeoutSeconds: 60)
+        let run = try HandyctlProcess.run(
+            [
+                "calibrate", "hand", "--from", originals.path, "-o", offline,
+                "--device-id", "replay:session",
+            ], timeoutSeconds: 60)
         #expect(run.status == 0, "\(run.output)")
-        let a = try String(contentsOfFile: live, encoding: .utf8), b = try String(contentsOfFile: offline, encoding: .utf8)
+        let a = try String(contentsOfFile: live, encoding: .utf8),
+            b = try String(contentsOfFile: offline, encoding: .utf8)
         #expect(a == b, "live:\n\(a)\noffline:\n\(b)")
         #expect(a.contains("\"pinches\" : 10"))
     }
@@ -84,7 +100,8 @@ import HandyTestSupport
     @Test func aLiveEnrolmentNeedsADeviceOrAFolder() throws {
         let run = try HandyctlProcess.run(["calibrate", "hand", "-o", "/tmp/x.json"], timeoutSeconds: 30)
         #expect(run.status == 64 && run.output.contains("--from DIR or --device ID"), "\(run.output)")
-        let both = try HandyctlProcess.run(["calibrate", "hand", "--from", "/tmp", "--device", "x", "-o", "/tmp/x.json"], timeoutSeconds: 30)
+        let both = try HandyctlProcess.run(
+            ["calibrate", "hand", "--from", "/tmp", "--device", "x", "-o", "/tmp/x.json"], timeoutSeconds: 30)
         #expect(both.status == 64, "\(both.output)")
     }
 }

@@ -1,11 +1,13 @@
+import Foundation
+import HandyProtocol
+import HandyTestSupport
+import Testing
+
+@testable import handyctl
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-@testable import handyctl
-import HandyProtocol
-import Testing
-import HandyTestSupport
 
 /// `handyctl monitor`'s live screen: the pure ``MonitorScreen`` fed by a real daemon, and the
 /// command itself as a process, into a pipe and into a pseudo-terminal.
@@ -17,9 +19,13 @@ struct MonitorTests {
     }
 
     /// Every message of the demo replay, as a subscriber with touches receives it.
-    static func demoMessages(extraClients: Int = 0, whileConnected: (DaemonProcess) throws -> Void = { _ in }) throws -> (messages: [ServerMessage], daemon: DaemonProcess) {
+    static func demoMessages(extraClients: Int = 0, whileConnected: (DaemonProcess) throws -> Void = { _ in }) throws
+        -> (messages: [ServerMessage], daemon: DaemonProcess)
+    {
         let expected = try ExpectedOutput(recordingPath: demo)
-        let daemon = try DaemonProcess(arguments: ["--replay", demo, "--wait-clients", "\(1 + extraClients)", "--speed", "8"])
+        let daemon = try DaemonProcess(arguments: [
+            "--replay", demo, "--wait-clients", "\(1 + extraClients)", "--speed", "8",
+        ])
         let client = try LineClient(socketPath: daemon.socketPath)
         try client.send(#"{"type":"subscribe","touches":true}"# + "\n")
         try whileConnected(daemon)
@@ -68,7 +74,8 @@ struct MonitorTests {
         // The demo pinches with each hand once.
         #expect(pinchesSeen == [.left, .right])
         // One row per gesture instance: the latest event of each, ended or cancelled at the end.
-        let gestureIDs = Set(messages.compactMap { m -> UInt64? in if case .gesture(let g) = m { return g.id } else { return nil } })
+        let gestureIDs = Set(
+            messages.compactMap { m -> UInt64? in if case .gesture(let g) = m { return g.id } else { return nil } })
         #expect(screen.gestures.count == min(gestureIDs.count, screen.maximumGestures))
         #expect(screen.gestures.allSatisfy { [.ended, .cancelled, .recognized].contains($0.phase) })
         #expect(screen.touches.isEmpty)
@@ -88,7 +95,8 @@ struct MonitorTests {
         #expect(coloured.hasPrefix("\u{1B}[H"))
         // Escapes take no columns: cut by what is visible, every SGR closed.
         for line in coloured.split(separator: "\n") {
-            let visible = line.replacingOccurrences(of: #"\u{1B}\[[0-9;?]*[A-Za-z]"#, with: "", options: .regularExpression)
+            let visible = line.replacingOccurrences(
+                of: #"\u{1B}\[[0-9;?]*[A-Za-z]"#, with: "", options: .regularExpression)
             #expect(visible.unicodeScalars.count <= 50)
             let opened = line.matches(of: /\x1B\[[0-9;]*[1-9][0-9;]*m/).count
             #expect(opened == line.matches(of: /\x1B\[0m/).count, "\(line)")
@@ -108,14 +116,19 @@ struct MonitorTests {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             let now = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64) ?? 0
-            if now != size { size = now; stableSince = Date() } else if Date().timeIntervalSince(stableSince) > 1 { return }
+            if now != size {
+                size = now; stableSince = Date()
+            } else if Date().timeIntervalSince(stableSince) > 1 {
+                return
+            }
             usleep(50_000)
         }
     }
 
     /// The command as a process into a pipe: one screen per redraw, the last one the final state.
     @Test func monitorCommandDrawsScreensUntilTheDaemonStops() throws {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("monitor-\(UUID().uuidString.prefix(8)).txt")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "monitor-\(UUID().uuidString.prefix(8)).txt")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: output) }
         let monitor = Process()
@@ -131,7 +144,9 @@ struct MonitorTests {
         while monitor.isRunning && Date() < deadline { usleep(20_000) }
         if monitor.isRunning { monitor.terminate(); Issue.record("monitor did not exit after the daemon stopped") }
         #expect(monitor.terminationStatus == 0)
-        let screens = try String(contentsOf: output, encoding: .utf8).components(separatedBy: "\u{0C}\n").filter { !$0.isEmpty }
+        let screens = try String(contentsOf: output, encoding: .utf8).components(separatedBy: "\u{0C}\n").filter {
+            !$0.isEmpty
+        }
         #expect(screens.count >= 3, "redraws: \(screens.count)")
         let last = try #require(screens.last)
         let lastPinch = messages.reversed().lazy.compactMap { m -> GestureEvent? in
@@ -152,12 +167,16 @@ struct MonitorTests {
     @Test func monitorInATerminalUsesTheAlternateScreenAndRestoresIt() throws {
         let script = "/usr/bin/script"
         try #require(FileManager.default.isExecutableFile(atPath: script), "util-linux script (bsdutils) is needed")
-        let typescript = FileManager.default.temporaryDirectory.appendingPathComponent("monitor-\(UUID().uuidString.prefix(8)).pty")
+        let typescript = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "monitor-\(UUID().uuidString.prefix(8)).pty")
         defer { try? FileManager.default.removeItem(at: typescript) }
         let monitor = Process()
         let (_, daemon) = try Self.demoMessages(extraClients: 1) { daemon in
             monitor.executableURL = URL(fileURLWithPath: script)
-            monitor.arguments = ["-qfec", "stty cols 100 rows 30; \(Self.handyctl) monitor --socket \(daemon.socketPath) --once", typescript.path]
+            monitor.arguments = [
+                "-qfec", "stty cols 100 rows 30; \(Self.handyctl) monitor --socket \(daemon.socketPath) --once",
+                typescript.path,
+            ]
             monitor.environment = ProcessInfo.processInfo.environment.filter { $0.key != "NO_COLOR" }
             monitor.standardInput = FileHandle.nullDevice
             monitor.standardOutput = FileHandle.nullDevice

@@ -1,3 +1,5 @@
+import HandyProtocol
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HandyProtocol
 
 /// What a device tells about its contacts, which decides the evidence the classifier can use.
 public enum HandednessTier: String, CaseIterable, Hashable, Sendable, Codable {
@@ -72,8 +73,10 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         /// separation, so a short, noisy pair counts for less.
         public var lean: Double
 
-        public init(geometry: Double, motion: Double, landing: Double, turn: Double, area: Double = 0,
-                    pressure: Double = 0, orientation: Double = 0, lean: Double = 0) {
+        public init(
+            geometry: Double, motion: Double, landing: Double, turn: Double, area: Double = 0,
+            pressure: Double = 0, orientation: Double = 0, lean: Double = 0
+        ) {
             self.geometry = geometry
             self.motion = motion
             self.landing = landing
@@ -99,8 +102,11 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     // --count 1000 --seed 1 --mixture` (every pinch from its own member of the sensitivity family;
     // log loss 0.327 / 0.371 / 0.216 on the training set, the thumb cues floored; ridge 1e-4 Σ w²).
     public static let fittedPositions = Weights(geometry: 3.62, motion: 7.35, landing: 0.87, turn: -0.18, lean: 0.36)
-    public static let fittedSize = Weights(geometry: 3.44, motion: 5.13, landing: 0.12, turn: -0.18, area: 5.88, pressure: 1.97, lean: 0.04)
-    public static let fittedOrientation = Weights(geometry: 3.30, motion: 4.88, landing: 0.49, turn: -0.21, area: 7.44, pressure: 3.58, orientation: 3.23, lean: 0.18)
+    public static let fittedSize = Weights(
+        geometry: 3.44, motion: 5.13, landing: 0.12, turn: -0.18, area: 5.88, pressure: 1.97, lean: 0.04)
+    public static let fittedOrientation = Weights(
+        geometry: 3.30, motion: 4.88, landing: 0.49, turn: -0.21, area: 7.44, pressure: 3.58, orientation: 3.23,
+        lean: 0.18)
 
     /// The share of pinches in which the thumb cues (which finger moved more, landed first, is
     /// larger, presses harder) point at the wrong contact whatever their strength: a millimetre of
@@ -134,8 +140,10 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// thumb tip to index tip; a pinch uses far less): two hands, `unknown`.
     public var maximumHandSpanMm: Double
 
-    public init(positions: Weights = fittedPositions, size: Weights = fittedSize, orientation: Weights = fittedOrientation,
-                minimumConfidence: Double = 0.6, ambiguousMinimumConfidence: Double = 0.95, maximumHandSpanMm: Double = 160) {
+    public init(
+        positions: Weights = fittedPositions, size: Weights = fittedSize, orientation: Weights = fittedOrientation,
+        minimumConfidence: Double = 0.6, ambiguousMinimumConfidence: Double = 0.95, maximumHandSpanMm: Double = 160
+    ) {
         self.positions = positions
         self.size = size
         self.orientation = orientation
@@ -192,7 +200,9 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// So handyd answers every pinch the seed rule answers, and more (docs/HANDEDNESS.md).
     public func decision(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double, rightHandProbability: Double?) {
         // Where the size in mm is a guess, so is the span: no pair is known to be two hands.
-        guard f.sizeIsAssumed || f.topMm.distance(to: f.bottomMm) <= maximumHandSpanMm else { return (.unknown, 0, nil) }
+        guard f.sizeIsAssumed || f.topMm.distance(to: f.bottomMm) <= maximumHandSpanMm else {
+            return (.unknown, 0, nil)
+        }
         let cues = cueSplit(f)
         let tier = Self.tier(of: f)
         // The full score once: the best guess starts from it and the lean's overturn reads it.
@@ -203,14 +213,18 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
             let leanHand: Hand = f.topMm.x > f.bottomMm.x ? .right : .left
             let evidenceHand: Hand = evidence > 0 ? .right : .left
             let evidenceConfidence = Self.confidence(ofScore: evidence)
-            let overturn = tier == .positions ? Self.positionsMinimumConfidenceToOverturnLean : Self.minimumConfidenceToOverturnLean
+            let overturn =
+                tier == .positions
+                ? Self.positionsMinimumConfidenceToOverturnLean : Self.minimumConfidenceToOverturnLean
             if evidence != 0, evidenceHand != leanHand, evidenceConfidence >= overturn {
                 (hand, confidence) = (evidenceHand, evidenceConfidence)
             } else {
                 confidence = Swift.max(hand == leanHand ? confidence : 0, Self.clearLeanConfidence)
                 // Where the slice would have declined it (near vertical, or the cues disagree),
                 // the lean is all that stands: no more than it earns on the family's hardest members.
-                if cues.vertical || cues.disagree { confidence = Swift.min(confidence, Self.contestedLeanMaximumConfidence) }
+                if cues.vertical || cues.disagree {
+                    confidence = Swift.min(confidence, Self.contestedLeanMaximumConfidence)
+                }
                 hand = leanHand
             }
             guard confidence >= minimumConfidence else { return (.unknown, 0, guessed) }
@@ -218,7 +232,9 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         }
         let minimum = Swift.max(minimumConfidence, Self.minimumConfidenceWithoutClearLean(tier))
         guard hand != .unknown, confidence >= minimum else { return (.unknown, 0, guessed) }
-        if cues.isAmbiguous && (tier != .orientation || confidence < ambiguousMinimumConfidence) { return (.unknown, 0, guessed) }
+        if cues.isAmbiguous && (tier != .orientation || confidence < ambiguousMinimumConfidence) {
+            return (.unknown, 0, guessed)
+        }
         return (hand, confidence, guessed)
     }
 
@@ -270,13 +286,18 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         bestGuess(f, cueSplit(f), score: score(f))
     }
 
-    private func bestGuess(_ f: HandednessFeatures, _ cues: CueSplit, score full: Double) -> (hand: Hand, confidence: Double) {
+    private func bestGuess(_ f: HandednessFeatures, _ cues: CueSplit, score full: Double) -> (
+        hand: Hand, confidence: Double
+    ) {
         var s = full
         let weak = cues.leanIsClear && Self.confidence(ofScore: s) < Self.minimumConfidenceAgainstClearLean
         if cues.overturnsClearLean || weak {
             let w = weights(for: Self.tier(of: f))
-            let lean = Self.score(f, weights: Weights(geometry: w.geometry, motion: w.motion, landing: w.landing, turn: 0,
-                                                       area: w.area, pressure: w.pressure, lean: w.lean))
+            let lean = Self.score(
+                f,
+                weights: Weights(
+                    geometry: w.geometry, motion: w.motion, landing: w.landing, turn: 0,
+                    area: w.area, pressure: w.pressure, lean: w.lean))
             if cues.overturnsClearLean || lean * s < 0 {
                 s = (lean > 0 ? 1 : -1) * Swift.min(Swift.abs(s), Swift.abs(lean))
             }
@@ -312,8 +333,10 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     func overturnsClearLean(_ f: HandednessFeatures) -> Bool { cueSplit(f).overturnsClearLean }
 
     /// The seed rule's default dead zones (``SeedHandednessRule``): beyond both the lean is clear.
-    static let clearLeanMm = (vertical: SeedHandednessRule().verticalDeadZoneMm,
-                                     horizontal: SeedHandednessRule().horizontalDeadZoneMm)
+    static let clearLeanMm = (
+        vertical: SeedHandednessRule().verticalDeadZoneMm,
+        horizontal: SeedHandednessRule().horizontalDeadZoneMm
+    )
 
     /// The line between the two contacts within this angle of vertical: one finger above the other,
     /// where which side the hand is on rests on a few degrees of lean.
@@ -345,15 +368,17 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     private func cueSplit(_ f: HandednessFeatures) -> CueSplit {
         let dx = Swift.abs(f.topMm.x - f.bottomMm.x), dy = Swift.abs(f.bottomMm.y - f.topMm.y)
         let w = weights(for: Self.tier(of: f))
-        let geometryOnly = Weights(geometry: w.geometry, motion: w.motion, landing: w.landing, turn: 0, area: w.area, pressure: w.pressure)
+        let geometryOnly = Weights(
+            geometry: w.geometry, motion: w.motion, landing: w.landing, turn: 0, area: w.area, pressure: w.pressure)
         var rest = w
         rest.geometry = 0
         let g = Self.score(f, weights: geometryOnly), r = Self.score(f, weights: rest)
         let opposite = g * r < 0
-        return CueSplit(vertical: atan2(dx, dy) < Self.ambiguousVerticalRadians,
-                        leanIsClear: dx > Self.clearLeanMm.horizontal && dy > Self.clearLeanMm.vertical,
-                        disagree: opposite && Swift.abs(g) >= Self.disagreementLogOdds && Swift.abs(r) >= Self.disagreementLogOdds,
-                        opposite: opposite)
+        return CueSplit(
+            vertical: atan2(dx, dy) < Self.ambiguousVerticalRadians,
+            leanIsClear: dx > Self.clearLeanMm.horizontal && dy > Self.clearLeanMm.vertical,
+            disagree: opposite && Swift.abs(g) >= Self.disagreementLogOdds && Swift.abs(r) >= Self.disagreementLogOdds,
+            opposite: opposite)
     }
 
     /// The features mirrored about x = 0 (exact: negation).
@@ -385,7 +410,8 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
 
         // Thumb cues: log odds that the bottom contact is the thumb (no x in them).
         var thumb = 0.0
-        let movedTop = top.positionMm.distance(to: top.startMm), movedBottom = bottom.positionMm.distance(to: bottom.startMm)
+        let movedTop = top.positionMm.distance(to: top.startMm),
+            movedBottom = bottom.positionMm.distance(to: bottom.startMm)
         thumb += w.motion * (movedTop - movedBottom) / (movedTop + movedBottom + Self.motionSofteningMm)
         let landedGap = top.landedSeconds - bottom.landedSeconds
         thumb += w.landing * (landedGap > 0.001 ? 1 : landedGap < -0.001 ? -1 : 0)
@@ -421,7 +447,7 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
             if w.orientation != 0 {
                 for (contact, isBottom) in [(bottom, true), (top, false)] {
                     guard let o = contact.orientation else { continue }
-                    let axis = Double.pi / 2 - o   // kernel (clockwise from y) → math angle
+                    let axis = Double.pi / 2 - o  // kernel (clockwise from y) → math angle
                     let isThumb = (a > 0) == isBottom
                     let expected = isThumb ? thumbAxisRadians : indexAxisRadians
                     let e = contact.elongation ?? 0.3
@@ -441,6 +467,8 @@ extension EvidenceHandednessClassifier {
     /// `unknown` (below the thresholds, in the ambiguous slice); nil for two hands.
     public func decide(_ f: HandednessFeatures) -> HandDecision {
         let d = decision(f)
-        return HandDecision(hand: d.hand, confidence: d.confidence, rightHandProbability: d.rightHandProbability.map { wireRounded($0, 3) })
+        return HandDecision(
+            hand: d.hand, confidence: d.confidence,
+            rightHandProbability: d.rightHandProbability.map { wireRounded($0, 3) })
     }
 }

@@ -43,9 +43,13 @@ public struct HandOcclusionModel: Hashable, Sendable {
 
     /// The covered region for fingers at `contactsMm` (display frame, mm) of `hand`, not clipped
     /// (the forearm runs past the display's bottom edge): corners in order, or none without contacts.
-    public func hull(contactsMm: [PhysicalPoint], hand: Hand, displayWidthMm: Double, displayHeightMm: Double) -> [PhysicalPoint] {
+    public func hull(contactsMm: [PhysicalPoint], hand: Hand, displayWidthMm: Double, displayHeightMm: Double)
+        -> [PhysicalPoint]
+    {
         var scratch = Scratch()
-        hull(contactsMm: contactsMm, hand: hand, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm, into: &scratch)
+        hull(
+            contactsMm: contactsMm, hand: hand, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm,
+            into: &scratch)
         return scratch.hull
     }
 
@@ -63,21 +67,25 @@ public struct HandOcclusionModel: Hashable, Sendable {
     }
 
     /// ``hull(contactsMm:hand:displayWidthMm:displayHeightMm:)`` into `scratch.hull`.
-    func hull(contactsMm: [PhysicalPoint], hand: Hand, displayWidthMm: Double, displayHeightMm: Double,
-              into scratch: inout Scratch) {
+    func hull(
+        contactsMm: [PhysicalPoint], hand: Hand, displayWidthMm: Double, displayHeightMm: Double,
+        into scratch: inout Scratch
+    ) {
         guard !contactsMm.isEmpty, displayWidthMm > 0, displayHeightMm > 0 else {
             scratch.hull.removeAll(keepingCapacity: true)
             return
         }
-        let side: Double = switch hand {
-        case .right: 1
-        case .left: -1
-        case .unknown: 0
-        }
+        let side: Double =
+            switch hand {
+            case .right: 1
+            case .left: -1
+            case .unknown: 0
+            }
         let centroid = contactsMm.reduce(PhysicalPoint.zero, +) / Double(contactsMm.count)
         let palmAngle = palmAngleRadians
         // Straight down for an unknown hand: exactly (0, 1), so that shadow is mirror-symmetric to the last bit.
-        let palmDirection = side == 0 ? PhysicalPoint(x: 0, y: 1) : PhysicalPoint(x: side * cosine(palmAngle), y: sine(palmAngle))
+        let palmDirection =
+            side == 0 ? PhysicalPoint(x: 0, y: 1) : PhysicalPoint(x: side * cosine(palmAngle), y: sine(palmAngle))
         let palm = centroid + palmDirection * palmOffsetMm
         var points: [PhysicalPoint] = []
         swap(&points, &scratch.points)
@@ -110,7 +118,9 @@ public struct HandOcclusionModel: Hashable, Sendable {
         // the polygon's inner circle (by default 32.5 mm from the centre against 41.6): never a
         // corner of the hull, so left out, two fewer corners to sort and chain. A millimetre of
         // margin keeps them out of the hull's collinearity tolerance.
-        let inradius = palmRadiusMm * (corners == Self.unitCircle8.count ? Self.cosineOfPiOver8 : cosine(Double.pi / Double(corners)))
+        let inradius =
+            palmRadiusMm
+            * (corners == Self.unitCircle8.count ? Self.cosineOfPiOver8 : cosine(Double.pi / Double(corners)))
         if !(forearmWidthMm / 2 < inradius - 1) {
             points.append(palm + across)
             points.append(palm - across)
@@ -121,9 +131,12 @@ public struct HandOcclusionModel: Hashable, Sendable {
     }
 
     /// ``hull(contactsMm:hand:displayWidthMm:displayHeightMm:)`` clipped to the display.
-    public func polygon(contactsMm: [PhysicalPoint], hand: Hand, displayWidthMm: Double, displayHeightMm: Double) -> [PhysicalPoint] {
-        Self.clip(hull(contactsMm: contactsMm, hand: hand, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm),
-                  width: displayWidthMm, height: displayHeightMm)
+    public func polygon(contactsMm: [PhysicalPoint], hand: Hand, displayWidthMm: Double, displayHeightMm: Double)
+        -> [PhysicalPoint]
+    {
+        Self.clip(
+            hull(contactsMm: contactsMm, hand: hand, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm),
+            width: displayWidthMm, height: displayHeightMm)
     }
 
     /// The side of `centroid` with less of `polygon` on it: where a popover stays visible. `unknown`
@@ -132,9 +145,11 @@ public struct HandOcclusionModel: Hashable, Sendable {
     public static func clearSide(of polygon: [PhysicalPoint], at centroid: PhysicalPoint) -> Side {
         let total = area(polygon)
         guard total > 1e-9 else { return .unknown }
-        let leftPart = clippedArea(polygon, keeping: { $0.x <= centroid.x }, boundary: { a, b in
-            intersect(a, b, x: centroid.x)
-        })
+        let leftPart = clippedArea(
+            polygon, keeping: { $0.x <= centroid.x },
+            boundary: { a, b in
+                intersect(a, b, x: centroid.x)
+            })
         let rightPart = total - leftPart
         if Swift.abs(leftPart - rightPart) < 0.1 * total { return .unknown }
         return leftPart < rightPart ? .left : .right
@@ -161,7 +176,9 @@ public struct HandOcclusionModel: Hashable, Sendable {
 
     /// The default palm polygon's corners on the unit circle, in the hull's sorting order (by x, then
     /// y): the palm's corners come nearly sorted (the insertion sort's cost is its inversions).
-    static let unitCircle8: [PhysicalPoint] = (0..<8).map { unitCircleCorner($0, of: 8) }.sorted { ($0.x, $0.y) < ($1.x, $1.y) }
+    static let unitCircle8: [PhysicalPoint] = (0..<8).map { unitCircleCorner($0, of: 8) }.sorted {
+        ($0.x, $0.y) < ($1.x, $1.y)
+    }
 
     /// cos(π/8): the default palm polygon's inner radius over its outer one.
     static let cosineOfPiOver8 = cosine(Double.pi / 8)
@@ -179,8 +196,8 @@ public struct HandOcclusionModel: Hashable, Sendable {
     static func convexHull(sorting points: inout [PhysicalPoint], into hull: inout [PhysicalPoint]) {
         hull.removeAll(keepingCapacity: true)
         points.removeAll { !($0.x.isFinite && $0.y.isFinite) }
-        // By x, then y: an insertion sort over the ~16 corners (the generic sort's closure calls
-        // were 7 % of the pipeline's instructions).
+        // By x, then y: an insertion sort over the ~16 corners (the generic sort calls a closure
+        // per comparison).
         points.withUnsafeMutableBufferPointer { b in
             guard b.count > 1 else { return }
             for i in 1..<b.count {
@@ -245,15 +262,25 @@ public struct HandOcclusionModel: Hashable, Sendable {
         }
         p.removeAll(keepingCapacity: true)
         p.append(contentsOf: polygon)
-        if p.contains(where: { !($0.x >= 0) }) { clip(p, keeping: { $0.x >= 0 }, boundary: { intersect($0, $1, x: 0) }, into: &q); swap(&p, &q) }
-        if p.contains(where: { !($0.x <= width) }) { clip(p, keeping: { $0.x <= width }, boundary: { intersect($0, $1, x: width) }, into: &q); swap(&p, &q) }
-        if p.contains(where: { !($0.y >= 0) }) { clip(p, keeping: { $0.y >= 0 }, boundary: { intersect($0, $1, y: 0) }, into: &q); swap(&p, &q) }
-        if p.contains(where: { !($0.y <= height) }) { clip(p, keeping: { $0.y <= height }, boundary: { intersect($0, $1, y: height) }, into: &q); swap(&p, &q) }
+        if p.contains(where: { !($0.x >= 0) }) {
+            clip(p, keeping: { $0.x >= 0 }, boundary: { intersect($0, $1, x: 0) }, into: &q); swap(&p, &q)
+        }
+        if p.contains(where: { !($0.x <= width) }) {
+            clip(p, keeping: { $0.x <= width }, boundary: { intersect($0, $1, x: width) }, into: &q); swap(&p, &q)
+        }
+        if p.contains(where: { !($0.y >= 0) }) {
+            clip(p, keeping: { $0.y >= 0 }, boundary: { intersect($0, $1, y: 0) }, into: &q); swap(&p, &q)
+        }
+        if p.contains(where: { !($0.y <= height) }) {
+            clip(p, keeping: { $0.y <= height }, boundary: { intersect($0, $1, y: height) }, into: &q); swap(&p, &q)
+        }
     }
 
     /// One edge of Sutherland–Hodgman: the part of `polygon` where `inside` holds, into `out` (emptied first).
-    static func clip(_ polygon: [PhysicalPoint], keeping inside: (PhysicalPoint) -> Bool,
-                             boundary: (PhysicalPoint, PhysicalPoint) -> PhysicalPoint, into out: inout [PhysicalPoint]) {
+    static func clip(
+        _ polygon: [PhysicalPoint], keeping inside: (PhysicalPoint) -> Bool,
+        boundary: (PhysicalPoint, PhysicalPoint) -> PhysicalPoint, into out: inout [PhysicalPoint]
+    ) {
         out.removeAll(keepingCapacity: true)
         guard !polygon.isEmpty else { return }
         out.reserveCapacity(polygon.count + 4)
@@ -273,8 +300,10 @@ public struct HandOcclusionModel: Hashable, Sendable {
     /// `area(clip(polygon, keeping: inside, boundary: boundary))` without making the clipped
     /// polygon: its corners are summed (shoelace) as clipping emits them, in the same order as
     /// ``area(_:)`` sums them, so the result is the same to the last bit.
-    static func clippedArea(_ polygon: [PhysicalPoint], keeping inside: (PhysicalPoint) -> Bool,
-                                    boundary: (PhysicalPoint, PhysicalPoint) -> PhysicalPoint) -> Double {
+    static func clippedArea(
+        _ polygon: [PhysicalPoint], keeping inside: (PhysicalPoint) -> Bool,
+        boundary: (PhysicalPoint, PhysicalPoint) -> PhysicalPoint
+    ) -> Double {
         guard !polygon.isEmpty else { return 0 }
         var first = PhysicalPoint.zero, last = PhysicalPoint.zero
         var count = 0

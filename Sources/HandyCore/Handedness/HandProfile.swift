@@ -1,3 +1,5 @@
+import HandyProtocol
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HandyProtocol
 
 /// What a device learned about its users' hands from enrolled, labelled gestures (issue 43,
 /// "Per-kiosk enrolment"; docs/HANDEDNESS.md "Per-device enrolment"): a small versioned JSON
@@ -96,15 +97,21 @@ public struct HandProfile: Codable, Hashable, Sendable {
         /// guess, no threshold; a tie counts half).
         public var leftAccuracy: Double
         public var rightAccuracy: Double
-        public init(leftPinches: Int, rightPinches: Int, leftTaps: Int = 0, rightTaps: Int = 0,
-                    leftAccuracy: Double, rightAccuracy: Double) {
-            (self.leftPinches, self.rightPinches, self.leftTaps, self.rightTaps) = (leftPinches, rightPinches, leftTaps, rightTaps)
+        public init(
+            leftPinches: Int, rightPinches: Int, leftTaps: Int = 0, rightTaps: Int = 0,
+            leftAccuracy: Double, rightAccuracy: Double
+        ) {
+            (self.leftPinches, self.rightPinches, self.leftTaps, self.rightTaps) = (
+                leftPinches, rightPinches, leftTaps, rightTaps
+            )
             (self.leftAccuracy, self.rightAccuracy) = (leftAccuracy, rightAccuracy)
         }
     }
 
-    public init(version: Int = currentVersion, device: String, pinch: Pinch, singleContact: SingleContact? = nil,
-                enrolled: Enrolled) {
+    public init(
+        version: Int = currentVersion, device: String, pinch: Pinch, singleContact: SingleContact? = nil,
+        enrolled: Enrolled
+    ) {
         self.version = version
         self.device = device
         self.pinch = pinch
@@ -126,10 +133,15 @@ public struct HandProfile: Codable, Hashable, Sendable {
 
     /// The one-finger decision on this device: the refitted model's P(right hand), a hand only from
     /// ``SingleContact/minimumConfidence``; nil without a refitted model (the default applies).
-    func singleContactDecision(_ contact: HandednessContact, displayWidthMm: Double, displayHeightMm: Double) -> HandDecision? {
+    func singleContactDecision(_ contact: HandednessContact, displayWidthMm: Double, displayHeightMm: Double)
+        -> HandDecision?
+    {
         guard let sc = singleContact else { return nil }
-        guard let s = SingleContactHandedness.score(contact, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm,
-                                                    model: sc.model) else { return .undecided }
+        guard
+            let s = SingleContactHandedness.score(
+                contact, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm,
+                model: sc.model)
+        else { return .undecided }
         var p = Self.sigmoid(s + sc.bias)
         guard let minimum = sc.minimumConfidence else {
             let cap = SingleContactHandedness.maximumProbability
@@ -162,9 +174,12 @@ public struct HandProfile: Codable, Hashable, Sendable {
         do { probe = try JSONDocument.decode(VersionProbe.self, from: bytes) } catch {
             throw HandProfileError(.corrupt, "not a hand profile (corrupt JSON): \(error.description)")
         }
-        guard let version = probe.version else { throw HandProfileError(.corrupt, "not a hand profile: no \"version\"") }
+        guard let version = probe.version else {
+            throw HandProfileError(.corrupt, "not a hand profile: no \"version\"")
+        }
         guard version == currentVersion else {
-            throw HandProfileError(.unsupportedVersion, "version \(version): this handyd reads version \(currentVersion) profiles only")
+            throw HandProfileError(
+                .unsupportedVersion, "version \(version): this handyd reads version \(currentVersion) profiles only")
         }
         let profile: HandProfile
         do { profile = try JSONDocument.decode(HandProfile.self, from: bytes) } catch {
@@ -183,22 +198,31 @@ public struct HandProfile: Codable, Hashable, Sendable {
     /// the fitted profile calls right less than half the time).
     public func validate() throws(HandProfileError) {
         guard version == Self.currentVersion else {
-            throw HandProfileError(.unsupportedVersion, "version \(version): this handyd reads version \(Self.currentVersion) profiles only")
+            throw HandProfileError(
+                .unsupportedVersion,
+                "version \(version): this handyd reads version \(Self.currentVersion) profiles only")
         }
-        var numbers: [(String, Double)] = [("pinch.scale", pinch.scale), ("pinch.bias", pinch.bias),
-                                           ("pinch.minimumConfidence", pinch.minimumConfidence),
-                                           ("enrolled.leftAccuracy", enrolled.leftAccuracy), ("enrolled.rightAccuracy", enrolled.rightAccuracy)]
+        var numbers: [(String, Double)] = [
+            ("pinch.scale", pinch.scale), ("pinch.bias", pinch.bias),
+            ("pinch.minimumConfidence", pinch.minimumConfidence),
+            ("enrolled.leftAccuracy", enrolled.leftAccuracy), ("enrolled.rightAccuracy", enrolled.rightAccuracy),
+        ]
         if let sc = singleContact {
             let names = ["lean", "leanDown", "leanSize", "leanDownSize", "across", "acrossDown", "acrossSize"]
             numbers += zip(names.map { "singleContact.\($0)" }, sc.model.weights).map { ($0, $1) }
-            numbers += [("singleContact.areaMeanMm2", sc.model.areaMeanMm2), ("singleContact.areaSdMm2", sc.model.areaSdMm2),
-                        ("singleContact.bias", sc.bias)]
+            numbers += [
+                ("singleContact.areaMeanMm2", sc.model.areaMeanMm2), ("singleContact.areaSdMm2", sc.model.areaSdMm2),
+                ("singleContact.bias", sc.bias),
+            ]
             if let m = sc.minimumConfidence { numbers.append(("singleContact.minimumConfidence", m)) }
         }
         for (name, value) in numbers where !value.isFinite {
             throw HandProfileError(.nonFinite, "\(name) is \(value): every number must be finite")
         }
-        for (name, value) in [("pinch.minimumConfidence", pinch.minimumConfidence), ("singleContact.minimumConfidence", singleContact?.minimumConfidence)] {
+        for (name, value) in [
+            ("pinch.minimumConfidence", pinch.minimumConfidence),
+            ("singleContact.minimumConfidence", singleContact?.minimumConfidence),
+        ] {
             if let value, !(0.5...1).contains(value) {
                 throw HandProfileError(.outOfRange, "\(name) \(value): expected 0.5 … 1")
             }
@@ -208,20 +232,28 @@ public struct HandProfile: Codable, Hashable, Sendable {
         }
         let e = enrolled
         guard e.leftPinches >= Self.minimumPinchesPerHand, e.rightPinches >= Self.minimumPinchesPerHand else {
-            throw HandProfileError(.tooFewPinches, "too few pinches: \(e.leftPinches) left and \(e.rightPinches) right enrolled, "
-                                   + "at least \(Self.minimumPinchesPerHand) of each hand needed")
+            throw HandProfileError(
+                .tooFewPinches,
+                "too few pinches: \(e.leftPinches) left and \(e.rightPinches) right enrolled, "
+                    + "at least \(Self.minimumPinchesPerHand) of each hand needed")
         }
         guard pinches == e.leftPinches + e.rightPinches, taps == e.leftTaps + e.rightTaps,
-              e.leftTaps >= 0, e.rightTaps >= 0 else {
-            throw HandProfileError(.outOfRange, "pinches \(pinches) / taps \(taps) do not match enrolled's counts per hand")
+            e.leftTaps >= 0, e.rightTaps >= 0
+        else {
+            throw HandProfileError(
+                .outOfRange, "pinches \(pinches) / taps \(taps) do not match enrolled's counts per hand")
         }
         guard pinch.scale > 0 else {
-            throw HandProfileError(.contradictingLabels, "labels contradict the model: the fitted pinch scale is \(Self.format(pinch.scale)) "
-                                   + "(≤ 0: the enrolled pinches say the opposite hand of what the model says); check the labels")
+            throw HandProfileError(
+                .contradictingLabels,
+                "labels contradict the model: the fitted pinch scale is \(Self.format(pinch.scale)) "
+                    + "(≤ 0: the enrolled pinches say the opposite hand of what the model says); check the labels")
         }
         for (hand, accuracy) in [("left", e.leftAccuracy), ("right", e.rightAccuracy)] where accuracy < 0.5 {
-            throw HandProfileError(.contradictingLabels, "labels contradict each other: after fitting, only \(Self.format(accuracy * 100)) % "
-                                   + "of the enrolled \(hand)-hand pinches come out \(hand) (under 50 %); check the labels")
+            throw HandProfileError(
+                .contradictingLabels,
+                "labels contradict each other: after fitting, only \(Self.format(accuracy * 100)) % "
+                    + "of the enrolled \(hand)-hand pinches come out \(hand) (under 50 %); check the labels")
         }
     }
 
@@ -240,11 +272,13 @@ public struct HandProfile: Codable, Hashable, Sendable {
     /// default model (``ridge``: scale 1, bias 0; the default one-finger weights, bias 0). Throws
     /// when there are fewer than ``minimumPinchesPerHand`` pinches of a hand (two-hand pinches,
     /// with no P, do not count), or when the result fails ``validate()``.
-    public static func fit(pinches: [(HandednessFeatures, Hand)],
-                           taps: [(HandednessContact, Hand, Double, Double)] = [],
-                           device: String = "",
-                           classifier: EvidenceHandednessClassifier = EvidenceHandednessClassifier(),
-                           minimumConfidence: Double = 0.6) throws(HandProfileError) -> HandProfile {
+    public static func fit(
+        pinches: [(HandednessFeatures, Hand)],
+        taps: [(HandednessContact, Hand, Double, Double)] = [],
+        device: String = "",
+        classifier: EvidenceHandednessClassifier = EvidenceHandednessClassifier(),
+        minimumConfidence: Double = 0.6
+    ) throws(HandProfileError) -> HandProfile {
         var xs: [[Double]] = [], ys: [Double] = []
         for (f, hand) in pinches where hand != .unknown {
             guard let p = classifier.decide(f).rightHandProbability else { continue }
@@ -253,13 +287,16 @@ public struct HandProfile: Codable, Hashable, Sendable {
         }
         let left = ys.filter { $0 < 0 }.count, right = ys.count - left
         guard left >= minimumPinchesPerHand, right >= minimumPinchesPerHand else {
-            throw HandProfileError(.tooFewPinches, "too few pinches: \(left) left and \(right) right usable "
-                                   + "(of \(pinches.count) given), at least \(minimumPinchesPerHand) of each hand needed")
+            throw HandProfileError(
+                .tooFewPinches,
+                "too few pinches: \(left) left and \(right) right usable "
+                    + "(of \(pinches.count) given), at least \(minimumPinchesPerHand) of each hand needed")
         }
         let theta = logisticFit(xs, ys, prior: [1, 0], ridge: ridge)
         // Six decimals: a profile fitted live (from what the daemon published) and one fitted from
         // the same recordings offline agree to ~1e-13; rounded, they are the same file.
-        let fitted = Pinch(scale: wireRounded(theta[0], 6), bias: wireRounded(theta[1], 6), minimumConfidence: minimumConfidence)
+        let fitted = Pinch(
+            scale: wireRounded(theta[0], 6), bias: wireRounded(theta[1], 6), minimumConfidence: minimumConfidence)
         func accuracy(_ sign: Double) -> Double {
             var right = 0.0, n = 0.0
             for (x, y) in zip(xs, ys) where y == sign {
@@ -273,7 +310,9 @@ public struct HandProfile: Codable, Hashable, Sendable {
         // One finger: the taps whose device reports an orientation.
         var tx: [[Double]] = [], ty: [Double] = []
         for (contact, hand, width, height) in taps where hand != .unknown {
-            guard let t = SingleContactHandedness.terms(contact, displayWidthMm: width, displayHeightMm: height) else { continue }
+            guard let t = SingleContactHandedness.terms(contact, displayWidthMm: width, displayHeightMm: height) else {
+                continue
+            }
             tx.append(t + [1])
             ty.append(hand == .right ? 1 : -1)
         }
@@ -284,12 +323,15 @@ public struct HandProfile: Codable, Hashable, Sendable {
             let w = logisticFit(tx, ty, prior: prior, ridge: ridge)
             var model = SingleContactHandedness.fitted
             model.weights = Array(w.prefix(7)).map { wireRounded($0, 6) }
-            single = SingleContact(model: model, bias: wireRounded(w[7], 6), minimumConfidence: tapMinimumConfidence(tx, ty, prior: prior))
+            single = SingleContact(
+                model: model, bias: wireRounded(w[7], 6), minimumConfidence: tapMinimumConfidence(tx, ty, prior: prior))
         }
-        let profile = HandProfile(device: device, pinch: fitted, singleContact: single,
-                                  enrolled: Enrolled(leftPinches: left, rightPinches: right,
-                                                     leftTaps: single == nil ? 0 : leftTaps, rightTaps: single == nil ? 0 : rightTaps,
-                                                     leftAccuracy: wireRounded(accuracy(-1), 3), rightAccuracy: wireRounded(accuracy(1), 3)))
+        let profile = HandProfile(
+            device: device, pinch: fitted, singleContact: single,
+            enrolled: Enrolled(
+                leftPinches: left, rightPinches: right,
+                leftTaps: single == nil ? 0 : leftTaps, rightTaps: single == nil ? 0 : rightTaps,
+                leftAccuracy: wireRounded(accuracy(-1), 3), rightAccuracy: wireRounded(accuracy(1), 3)))
         try profile.validate()
         return profile
     }
@@ -324,7 +366,9 @@ public struct HandProfile: Codable, Hashable, Sendable {
 
     /// Logistic regression by Newton's method: minimises Σ log(1 + e^(−y·θ·x)) + ridge·|θ − prior|²
     /// (y = ±1). Convex, so a few damped steps from the prior reach the minimum.
-    static func logisticFit(_ xs: [[Double]], _ ys: [Double], prior: [Double], ridge: Double, iterations: Int = 50) -> [Double] {
+    static func logisticFit(_ xs: [[Double]], _ ys: [Double], prior: [Double], ridge: Double, iterations: Int = 50)
+        -> [Double]
+    {
         let n = prior.count
         func loss(_ t: [Double]) -> Double {
             var total = 0.0

@@ -23,9 +23,11 @@ public struct HandednessFeatures: Hashable, Sendable {
     /// ``DeviceGeometry/isSizeAssumed``): distances in mm are then off by an unknown factor.
     var sizeIsAssumed = false
 
-    public init(topMm: PhysicalPoint, bottomMm: PhysicalPoint, fingersMm: [PhysicalPoint] = [],
-                topOrientation: Radians? = nil, bottomOrientation: Radians? = nil,
-                top: HandednessContact? = nil, bottom: HandednessContact? = nil) {
+    public init(
+        topMm: PhysicalPoint, bottomMm: PhysicalPoint, fingersMm: [PhysicalPoint] = [],
+        topOrientation: Radians? = nil, bottomOrientation: Radians? = nil,
+        top: HandednessContact? = nil, bottom: HandednessContact? = nil
+    ) {
         self.topMm = topMm
         self.bottomMm = bottomMm
         self.fingersMm = fingersMm.isEmpty ? [topMm, bottomMm] : fingersMm
@@ -37,8 +39,9 @@ public struct HandednessFeatures: Hashable, Sendable {
 
     /// The features of a top and a bottom contact.
     public init(top: HandednessContact, bottom: HandednessContact, fingersMm: [PhysicalPoint] = []) {
-        self.init(topMm: top.positionMm, bottomMm: bottom.positionMm, fingersMm: fingersMm,
-                  topOrientation: top.orientation, bottomOrientation: bottom.orientation, top: top, bottom: bottom)
+        self.init(
+            topMm: top.positionMm, bottomMm: bottom.positionMm, fingersMm: fingersMm,
+            topOrientation: top.orientation, bottomOrientation: bottom.orientation, top: top, bottom: bottom)
     }
 
     /// The features of the active fingers of a frame; nil with fewer than two.
@@ -59,9 +62,10 @@ public struct HandednessFeatures: Hashable, Sendable {
     /// The same fingers mirrored in x about `axisMm` (a left hand's pinch seen as a right hand's).
     func mirroredX(about axisMm: Double) -> HandednessFeatures {
         func m(_ p: PhysicalPoint) -> PhysicalPoint { PhysicalPoint(x: 2 * axisMm - p.x, y: p.y) }
-        var mirrored = HandednessFeatures(topMm: m(topMm), bottomMm: m(bottomMm), fingersMm: fingersMm.map(m),
-                                          topOrientation: topOrientation.map { -$0 }, bottomOrientation: bottomOrientation.map { -$0 },
-                                          top: top?.mirroredX(about: axisMm), bottom: bottom?.mirroredX(about: axisMm))
+        var mirrored = HandednessFeatures(
+            topMm: m(topMm), bottomMm: m(bottomMm), fingersMm: fingersMm.map(m),
+            topOrientation: topOrientation.map { -$0 }, bottomOrientation: bottomOrientation.map { -$0 },
+            top: top?.mirroredX(about: axisMm), bottom: bottom?.mirroredX(about: axisMm))
         mirrored.sizeIsAssumed = sizeIsAssumed
         return mirrored
     }
@@ -86,8 +90,10 @@ public struct HandednessContact: Hashable, Sendable {
     /// 1 − minor/major of the contact ellipse (0 = round), when both axes are reported.
     public var elongation: Double?
 
-    public init(positionMm: PhysicalPoint, startMm: PhysicalPoint? = nil, landedSeconds: Double = 0,
-                areaMm2: Double? = nil, pressure: Double? = nil, orientation: Radians? = nil, elongation: Double? = nil) {
+    public init(
+        positionMm: PhysicalPoint, startMm: PhysicalPoint? = nil, landedSeconds: Double = 0,
+        areaMm2: Double? = nil, pressure: Double? = nil, orientation: Radians? = nil, elongation: Double? = nil
+    ) {
         self.positionMm = positionMm
         self.startMm = startMm ?? positionMm
         self.landedSeconds = landedSeconds
@@ -103,8 +109,9 @@ public struct HandednessContact: Hashable, Sendable {
         if let major = t.majorMm ?? t.widthMajorMm, let minor = t.minorMm ?? t.widthMinorMm, major > 0, minor.isFinite {
             elongation = Swift.min(Swift.max(1 - minor / major, 0), 1)
         }
-        self.init(positionMm: t.mm, startMm: t.startMm, landedSeconds: t.beganAt.seconds, areaMm2: t.areaMm2,
-                  pressure: t.pressure, orientation: t.orientation, elongation: elongation)
+        self.init(
+            positionMm: t.mm, startMm: t.startMm, landedSeconds: t.beganAt.seconds, areaMm2: t.areaMm2,
+            pressure: t.pressure, orientation: t.orientation, elongation: elongation)
     }
 
     /// The contact mirrored in x about `axisMm` (orientation negated: kernel angles are clockwise from y).
@@ -132,8 +139,9 @@ extension HandednessClassifier {
     /// 0.5 for `unknown` (the classifier ran and said nothing).
     public func decide(_ features: HandednessFeatures) -> HandDecision {
         let (hand, confidence) = classify(features)
-        return HandDecision(hand: hand, confidence: confidence,
-                            rightHandProbability: HandDecision.rightHandProbability(of: hand, confidence: confidence))
+        return HandDecision(
+            hand: hand, confidence: confidence,
+            rightHandProbability: HandDecision.rightHandProbability(of: hand, confidence: confidence))
     }
 }
 
@@ -163,8 +171,8 @@ public struct SeedHandednessRule: HandednessClassifier, Hashable {
     }
 
     public func classify(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) {
-        let dy = f.bottomMm.y - f.topMm.y          // ≥ 0 by construction
-        let dx = f.topMm.x - f.bottomMm.x          // > 0: top finger further right
+        let dy = f.bottomMm.y - f.topMm.y  // ≥ 0 by construction
+        let dx = f.topMm.x - f.bottomMm.x  // > 0: top finger further right
         let vMargin = Swift.abs(dy) - verticalDeadZoneMm
         let hMargin = Swift.abs(dx) - horizontalDeadZoneMm
         guard vMargin > 0, hMargin > 0, dx.isFinite, dy.isFinite else { return (.unknown, 0) }

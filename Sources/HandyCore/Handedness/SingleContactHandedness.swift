@@ -1,3 +1,5 @@
+import HandyProtocol
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HandyProtocol
 
 /// The hand of a one-finger gesture, from the contact alone: a probability, never a published hand.
 ///
@@ -43,8 +44,10 @@ public enum SingleContactHandedness {
         public var areaMeanMm2: Double
         public var areaSdMm2: Double
 
-        public init(lean: Double, leanDown: Double, leanSize: Double, leanDownSize: Double, across: Double,
-                    acrossDown: Double, acrossSize: Double, areaMeanMm2: Double, areaSdMm2: Double) {
+        public init(
+            lean: Double, leanDown: Double, leanSize: Double, leanDownSize: Double, across: Double,
+            acrossDown: Double, acrossSize: Double, areaMeanMm2: Double, areaSdMm2: Double
+        ) {
             (self.lean, self.leanDown, self.leanSize, self.leanDownSize) = (lean, leanDown, leanSize, leanDownSize)
             (self.across, self.acrossDown, self.acrossSize) = (across, acrossDown, acrossSize)
             (self.areaMeanMm2, self.areaSdMm2) = (areaMeanMm2, areaSdMm2)
@@ -63,9 +66,10 @@ public enum SingleContactHandedness {
 
     /// Fitted on every CapFingerId tap in the fixtures (logistic regression, L2 1; model D of
     /// `python3 Tests/Fixtures/realhands/fit_single_contact.py`, its last line).
-    public static let fitted = Model(lean: 2.269, leanDown: 1.855, leanSize: -2.561, leanDownSize: 1.617,
-                                     across: -0.395, acrossDown: -2.081, acrossSize: -0.710,
-                                     areaMeanMm2: 150.07, areaSdMm2: 39.11)
+    public static let fitted = Model(
+        lean: 2.269, leanDown: 1.855, leanSize: -2.561, leanDownSize: 1.617,
+        across: -0.395, acrossDown: -2.081, acrossSize: -0.710,
+        areaMeanMm2: 150.07, areaSdMm2: 39.11)
 
     /// The most `rightHandProbability` says either way for one finger (and 1 − it the other way):
     /// held out person by person, the model's 0.6–0.7 were right 67 % of the time, its 0.7–0.8
@@ -73,9 +77,13 @@ public enum SingleContactHandedness {
     static let maximumProbability = 0.65
 
     /// The log odds of the right hand (positive: right); nil when the device reports no orientation.
-    public static func score(_ contact: HandednessContact, displayWidthMm: Double, displayHeightMm: Double,
-                             model m: Model = fitted) -> Double? {
-        guard let t = terms(contact, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm, model: m) else { return nil }
+    public static func score(
+        _ contact: HandednessContact, displayWidthMm: Double, displayHeightMm: Double,
+        model m: Model = fitted
+    ) -> Double? {
+        guard let t = terms(contact, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm, model: m) else {
+            return nil
+        }
         let s = zip(m.weights, t).reduce(0) { $0 + $1.0 * $1.1 }
         return s.isFinite ? s : nil
     }
@@ -83,9 +91,13 @@ public enum SingleContactHandedness {
     /// The seven terms the weights multiply, in the order of ``Model/weights`` (lean, lean·v,
     /// lean·z, lean·v·z, u, u·v, u·z); nil when the device reports no orientation. For fitting a
     /// device's own weights (``HandProfile``).
-    public static func terms(_ contact: HandednessContact, displayWidthMm: Double, displayHeightMm: Double,
-                             model m: Model = fitted) -> [Double]? {
-        guard let theta = contact.orientation, theta.isFinite, displayWidthMm > 0, displayHeightMm > 0 else { return nil }
+    public static func terms(
+        _ contact: HandednessContact, displayWidthMm: Double, displayHeightMm: Double,
+        model m: Model = fitted
+    ) -> [Double]? {
+        guard let theta = contact.orientation, theta.isFinite, displayWidthMm > 0, displayHeightMm > 0 else {
+            return nil
+        }
         let e = contact.elongation ?? 0
         let lean = sin(2 * theta) * e
         let u = contact.positionMm.x / displayWidthMm - 0.5
@@ -97,8 +109,12 @@ public enum SingleContactHandedness {
 
     /// Hand `unknown` always; P(right hand) within 1 − ``maximumProbability`` … ``maximumProbability``
     /// when the device reports the contact's orientation, ``HandDecision/undecided`` otherwise.
-    public static func decide(_ contact: HandednessContact, displayWidthMm: Double, displayHeightMm: Double) -> HandDecision {
-        guard let s = score(contact, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm) else { return .undecided }
+    public static func decide(_ contact: HandednessContact, displayWidthMm: Double, displayHeightMm: Double)
+        -> HandDecision
+    {
+        guard let s = score(contact, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm) else {
+            return .undecided
+        }
         let p = Swift.min(Swift.max(1 / (1 + exp(-s)), 1 - maximumProbability), maximumProbability)
         return HandDecision(hand: .unknown, confidence: 0, rightHandProbability: wireRounded(p, 3))
     }

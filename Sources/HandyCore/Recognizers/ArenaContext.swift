@@ -47,10 +47,13 @@ public struct ArenaContext: Sendable {
     /// under the device's `hand-minimum-confidence`.
     func decideHand(_ touch: Touch) -> HandDecision {
         if let profile = handProfile, profile.singleContact != nil,
-           let d = profile.singleContactDecision(HandednessContact(touch), displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm) {
+            let d = profile.singleContactDecision(
+                HandednessContact(touch), displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm)
+        {
             return published(d)
         }
-        return published(SingleContactHandedness.decide(touch, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm))
+        return published(
+            SingleContactHandedness.decide(touch, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm))
     }
 
     init(device: String, configuration: GestureConfiguration, geometry: DeviceGeometry) {
@@ -92,12 +95,18 @@ public struct ArenaContext: Sendable {
         if bugs.count < 100 { bugs.append("handyd bug: \(message)") }
     }
 
-    @inline(__always) func event(_ kind: GestureKind, _ phase: GesturePhase, id: UInt64, time: Timestamp) -> GestureEvent {
+    @inline(__always) func event(_ kind: GestureKind, _ phase: GesturePhase, id: UInt64, time: Timestamp)
+        -> GestureEvent
+    {
         GestureEvent(gesture: kind, phase: phase, id: id, time: time.seconds, device: device)
     }
 
-    @inline(__always) func wire(_ p: PhysicalPoint) -> WirePoint { WirePoint(x: wireRounded(p.x, 3), y: wireRounded(p.y, 3)) }
-    @inline(__always) func wire(_ p: NormalizedPoint) -> WirePoint { WirePoint(x: wireRounded(p.x, 5), y: wireRounded(p.y, 5)) }
+    @inline(__always) func wire(_ p: PhysicalPoint) -> WirePoint {
+        WirePoint(x: wireRounded(p.x, 3), y: wireRounded(p.y, 3))
+    }
+    @inline(__always) func wire(_ p: NormalizedPoint) -> WirePoint {
+        WirePoint(x: wireRounded(p.x, 5), y: wireRounded(p.y, 5))
+    }
     /// A translation in mm as a fraction of the display.
     @inline(__always) func normalized(_ d: PhysicalPoint) -> WirePoint {
         WirePoint(x: wireRounded(d.x / displayWidthMm, 5), y: wireRounded(d.y / displayHeightMm, 5))

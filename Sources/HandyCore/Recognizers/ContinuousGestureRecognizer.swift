@@ -27,16 +27,20 @@ protocol ContinuousGestureMeasure: Sendable {
     /// velocity estimator (just reset) its first sample.
     mutating func begin(_ m: FrameMotion, velocity: inout VelocityEstimator, _ c: GestureConfiguration)
     /// Active: applies the frame's motion to `value`, sampling `velocity`; true if the value changed.
-    func apply(_ m: FrameMotion, to value: inout Value, velocity: inout VelocityEstimator, _ c: GestureConfiguration) -> Bool
+    func apply(_ m: FrameMotion, to value: inout Value, velocity: inout VelocityEstimator, _ c: GestureConfiguration)
+        -> Bool
     /// The measure's fields on every event of the gesture.
     /// `ctx` is `borrowing`: read where it lies, never copied (passed by plain value from the
     /// recognizers' `inout` context, the compiler copied the whole context, its strings and arrays
     /// retained, for every event; `inout` avoided that but said it was changed).
     func describe(_ e: inout GestureEvent, value: Value, _ ctx: borrowing ArenaContext)
     /// The velocity field of a `changed` event.
-    func describeChange(_ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration)
+    func describeChange(
+        _ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration)
     /// The release fields of the `ended` event (velocity, glide for momentum).
-    func describeRelease(_ e: inout GestureEvent, value: Value, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration)
+    func describeRelease(
+        _ e: inout GestureEvent, value: Value, velocity: VelocityEstimator, at time: Timestamp,
+        _ c: GestureConfiguration)
 }
 
 /// The state machine that pinch, rotate and pan share; each keeps only its measure and threshold
@@ -121,14 +125,15 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
             guard measure.progress(&p, m, c) else { state = .possible(p); return }
             guard ctx.mayStart(Measure.kind) else { state = .blocked; return }
             let decided = ctx.decideHand(m.frame, mask: m.fingerMask, fingers: m.fingers)
-            let a = Active(id: ctx.start(Measure.kind), value: Measure.noValue, participants: m.fingerMask,
-                           fingers: m.fingers, gated: gateApplies && m.fingers == 2,
-                           hand: decided)
+            let a = Active(
+                id: ctx.start(Measure.kind), value: Measure.noValue, participants: m.fingerMask,
+                fingers: m.fingers, gated: gateApplies && m.fingers == 2,
+                hand: decided)
             velocity.reset()
             measure.begin(m, velocity: &velocity, c)
             state = .active(a)
             var began = event(.began, a, m.time, ctx)
-            began.touches = a.participants.ids   // once per gesture: which touches it started with
+            began.touches = a.participants.ids  // once per gesture: which touches it started with
             out.append(began)
         case .active(var a):
             if m.newPalmMask.intersects(a.participants), c.policy.palmCancels {
@@ -151,12 +156,16 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
             state = .active(a)
             if changed || fingersChanged || m.deltaMm != .zero {
                 let measure = self.measure, velocity = self.velocity
-                out.append(event(.changed, a, m.time, ctx)) { e in measure.describeChange(&e, velocity: velocity, at: m.time, c) }
+                out.append(event(.changed, a, m.time, ctx)) { e in
+                    measure.describeChange(&e, velocity: velocity, at: m.time, c)
+                }
             }
         }
     }
 
-    private mutating func cancel(at time: Timestamp, reason: String, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
+    private mutating func cancel(
+        at time: Timestamp, reason: String, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]
+    ) {
         switch state {
         case .active(let a):
             var e = event(.cancelled, a, time, ctx)
@@ -169,7 +178,9 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
     }
 
     /// `ctx` `borrowing`, as in ``ContinuousGestureMeasure/describe(_:value:_:)``.
-    @inline(__always) private func event(_ phase: GesturePhase, _ a: Active, _ time: Timestamp, _ ctx: borrowing ArenaContext) -> GestureEvent {
+    @inline(__always) private func event(
+        _ phase: GesturePhase, _ a: Active, _ time: Timestamp, _ ctx: borrowing ArenaContext
+    ) -> GestureEvent {
         var e = ctx.event(Measure.kind, phase, id: a.id, time: time)
         e.fingers = a.fingers
         e.centroid = ctx.wire(lastCentroidNormalized)

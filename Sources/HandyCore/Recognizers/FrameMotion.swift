@@ -1,3 +1,5 @@
+import HandyProtocol
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HandyProtocol
 
 /// A set of small touch ids (0…63) as a bit mask: no allocation on the hot path. Touch ids are the
 /// tracker's "lowest free" ids, so they stay far below 64; a touch with a larger id is ignored by
@@ -137,7 +138,8 @@ struct MotionTracker: Sendable {
                 for t in frame.touches {
                     let id = t.id
                     guard id >= 0 && id < TouchMask.capacity, t.tool != .pen, t.phase != .cancelled,
-                          previousMask.contains(id), !palmMask.contains(id) else { continue }
+                        previousMask.contains(id), !palmMask.contains(id)
+                    else { continue }
                     let p = previousMm[id] - pc, q = t.mm - cc
                     prevR += p.length
                     curR += q.length

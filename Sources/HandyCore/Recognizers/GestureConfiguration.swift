@@ -1,3 +1,5 @@
+import HandyProtocol
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HandyProtocol
 
 /// Thresholds (mm, ms) and arena policy for the recognizers; every value is overridable per device
 /// with ``apply(overrides:)`` (udev properties `HANDYD_THRESHOLD_<KEY>`, see docs/DEVICES.md).
@@ -127,80 +128,105 @@ extension GestureConfiguration {
     /// Ranges are wide enough for any real panel and narrow enough that no value makes a
     /// recognizer meaningless: times 1 ms … 1 min, slops 0.1 … 50 mm, angles within an octant.
     public static let overrideSettings: [OverrideSetting] = [
-        .number("touch-slop-mm", aliases: ["tap-slop-mm"], field: "touchSlopMm", 0.1...50, "mm", example: "3",
-                "how far a finger may drift and still tap or long-press; how far a pan travels to begin",
-                get: { $0.touchSlopMm }, set: { $0.touchSlopMm = $1 }),
-        .number("tap-timeout-ms", field: "tapTimeoutMs", 1...60_000, "ms", example: "250",
-                "first finger down to last finger up, at most, for a tap",
-                get: { $0.tapTimeoutMs }, set: { $0.tapTimeoutMs = $1 }),
-        .number("double-tap-timeout-ms", field: "doubleTapTimeoutMs", 1...60_000, "ms", example: "400",
-                "lift to the next touch down, at most, for a double tap",
-                get: { $0.doubleTapTimeoutMs }, set: { $0.doubleTapTimeoutMs = $1 }),
-        .number("double-tap-slop-mm", field: "doubleTapSlopMm", 0.1...50, "mm", example: "20",
-                "how far from the first tap the next one may land",
-                get: { $0.doubleTapSlopMm }, set: { $0.doubleTapSlopMm = $1 }),
-        .number("long-press-ms", field: "longPressMs", 1...60_000, "ms", example: "800",
-                "how long fingers stay still for a long press",
-                get: { $0.longPressMs }, set: { $0.longPressMs = $1 }),
-        .number("decide-mm", field: "decideMotionPerFingerMm", 0.1...50, "mm", example: "2",
-                "motion of each finger before a pinch or rotate is decided",
-                get: { $0.decideMotionPerFingerMm }, set: { $0.decideMotionPerFingerMm = $1 }),
-        .number("pinch-ratio", field: "pinchRatio", 1.01...10, "", example: "1.15",
-                "span ratio (grown or shrunk) that begins a pinch",
-                get: { $0.pinchRatio }, set: { $0.pinchRatio = $1 }),
-        .number("rotate-turns", field: "rotateTurns", 0.001...0.25, "turns", example: "0.03",
-                "rotation that begins a rotate",
-                get: { $0.rotateTurns }, set: { $0.rotateTurns = $1 }),
-        .number("rotate-degrees", field: "rotateTurns", 0.36...90, "degrees", example: "10",
-                "`rotate-turns` in degrees",
-                get: { $0.rotateTurns * 360 }, set: { $0.rotateTurns = $1 / 360 }),
-        .number("transform-window-mm", field: "transformWindowMm", 1...1_000, "mm", example: "30",
-                "pan travel within which an undecided pinch or rotate must reach its threshold",
-                get: { $0.transformWindowMm }, set: { $0.transformWindowMm = $1 }),
-        .number("palm-major-mm", field: "palmMajorMm", 1...500, "mm", example: "30",
-                "contact length from which a touch is a palm",
-                get: { $0.palmMajorMm }, set: { $0.palmMajorMm = $1 }),
-        .number("palm-major-mm-assumed-size", field: "palmMajorMmAssumedSize", 1...500, "mm", example: "45",
-                "`palm-major-mm` on a device whose size is the 250 mm guess",
-                get: { $0.palmMajorMmAssumedSize }, set: { $0.palmMajorMmAssumedSize = $1 }),
-        .number("swipe-min-distance-mm", field: "swipeMinDistanceMm", 0.1...1_000, "mm", example: "20",
-                "shortest swipe",
-                get: { $0.swipeMinDistanceMm }, set: { $0.swipeMinDistanceMm = $1 }),
-        .number("swipe-min-speed-mm-s", field: "swipeMinSpeedMmPerSecond", 1...100_000, "mm/s", example: "200",
-                "slowest swipe (mean speed)",
-                get: { $0.swipeMinSpeedMmPerSecond }, set: { $0.swipeMinSpeedMmPerSecond = $1 }),
-        .number("swipe-max-duration-ms", field: "swipeMaxDurationMs", 1...60_000, "ms", example: "300",
-                "longest swipe",
-                get: { $0.swipeMaxDurationMs }, set: { $0.swipeMaxDurationMs = $1 }),
-        .number("swipe-max-angle-degrees", field: "swipeMaxAngleDegrees", 1...45, "degrees", example: "20",
-                "how far from an axis a swipe may run",
-                get: { $0.swipeMaxAngleDegrees }, set: { $0.swipeMaxAngleDegrees = $1 }),
-        .number("swipe-edge-mm", field: "swipeEdgeMm", 0.1...100, "mm", example: "15",
-                "how close to a display edge a swipe must begin to come in from that edge",
-                get: { $0.swipeEdgeMm }, set: { $0.swipeEdgeMm = $1 }),
-        .number("flick-min-speed-mm-s", field: "flickMinSpeedMmPerSecond", 1...100_000, "mm/s", example: "150",
-                "slowest flick (mean speed)",
-                get: { $0.flickMinSpeedMmPerSecond }, set: { $0.flickMinSpeedMmPerSecond = $1 }),
-        .number("velocity-window-ms", field: "velocityWindowMs", 1...60_000, "ms", example: "80",
-                "motion before the release that the release velocity is fitted to",
-                get: { $0.velocityWindowMs }, set: { $0.velocityWindowMs = $1 }),
-        .number("velocity-pause-ms", field: "velocityPauseMs", 1...60_000, "ms", example: "50",
-                "a pause this long before the release means no velocity",
-                get: { $0.velocityPauseMs }, set: { $0.velocityPauseMs = $1 }),
-        .number("momentum-decay-per-ms", field: "momentumDecayPerMs", 0.5...0.9999, "per ms", example: "0.99",
-                "glide velocity factor per ms after a release",
-                get: { $0.momentumDecayPerMs }, set: { $0.momentumDecayPerMs = $1 }),
-        .number("hand-vertical-dead-zone-mm", field: "handVerticalDeadZoneMm", 0...100, "mm", example: "8",
-                "seed handedness rule: below it the fingers are side by side",
-                get: { $0.handVerticalDeadZoneMm }, set: { $0.handVerticalDeadZoneMm = $1 }),
-        .number("hand-horizontal-dead-zone-mm", field: "handHorizontalDeadZoneMm", 0...100, "mm", example: "4",
-                "seed handedness rule: below it one finger is straight above the other",
-                get: { $0.handHorizontalDeadZoneMm }, set: { $0.handHorizontalDeadZoneMm = $1 }),
-        .number("hand-minimum-confidence", field: "handMinimumConfidence", 0.5...1, "", example: "0.9",
-                "confidence below which the published hand is `unknown` (`rightHandProbability` is still sent)",
-                get: { $0.handMinimumConfidence }, set: { $0.handMinimumConfidence = $1 }),
+        .number(
+            "touch-slop-mm", aliases: ["tap-slop-mm"], field: "touchSlopMm", 0.1...50, "mm", example: "3",
+            "how far a finger may drift and still tap or long-press; how far a pan travels to begin",
+            get: { $0.touchSlopMm }, set: { $0.touchSlopMm = $1 }),
+        .number(
+            "tap-timeout-ms", field: "tapTimeoutMs", 1...60_000, "ms", example: "250",
+            "first finger down to last finger up, at most, for a tap",
+            get: { $0.tapTimeoutMs }, set: { $0.tapTimeoutMs = $1 }),
+        .number(
+            "double-tap-timeout-ms", field: "doubleTapTimeoutMs", 1...60_000, "ms", example: "400",
+            "lift to the next touch down, at most, for a double tap",
+            get: { $0.doubleTapTimeoutMs }, set: { $0.doubleTapTimeoutMs = $1 }),
+        .number(
+            "double-tap-slop-mm", field: "doubleTapSlopMm", 0.1...50, "mm", example: "20",
+            "how far from the first tap the next one may land",
+            get: { $0.doubleTapSlopMm }, set: { $0.doubleTapSlopMm = $1 }),
+        .number(
+            "long-press-ms", field: "longPressMs", 1...60_000, "ms", example: "800",
+            "how long fingers stay still for a long press",
+            get: { $0.longPressMs }, set: { $0.longPressMs = $1 }),
+        .number(
+            "decide-mm", field: "decideMotionPerFingerMm", 0.1...50, "mm", example: "2",
+            "motion of each finger before a pinch or rotate is decided",
+            get: { $0.decideMotionPerFingerMm }, set: { $0.decideMotionPerFingerMm = $1 }),
+        .number(
+            "pinch-ratio", field: "pinchRatio", 1.01...10, "", example: "1.15",
+            "span ratio (grown or shrunk) that begins a pinch",
+            get: { $0.pinchRatio }, set: { $0.pinchRatio = $1 }),
+        .number(
+            "rotate-turns", field: "rotateTurns", 0.001...0.25, "turns", example: "0.03",
+            "rotation that begins a rotate",
+            get: { $0.rotateTurns }, set: { $0.rotateTurns = $1 }),
+        .number(
+            "rotate-degrees", field: "rotateTurns", 0.36...90, "degrees", example: "10",
+            "`rotate-turns` in degrees",
+            get: { $0.rotateTurns * 360 }, set: { $0.rotateTurns = $1 / 360 }),
+        .number(
+            "transform-window-mm", field: "transformWindowMm", 1...1_000, "mm", example: "30",
+            "pan travel within which an undecided pinch or rotate must reach its threshold",
+            get: { $0.transformWindowMm }, set: { $0.transformWindowMm = $1 }),
+        .number(
+            "palm-major-mm", field: "palmMajorMm", 1...500, "mm", example: "30",
+            "contact length from which a touch is a palm",
+            get: { $0.palmMajorMm }, set: { $0.palmMajorMm = $1 }),
+        .number(
+            "palm-major-mm-assumed-size", field: "palmMajorMmAssumedSize", 1...500, "mm", example: "45",
+            "`palm-major-mm` on a device whose size is the 250 mm guess",
+            get: { $0.palmMajorMmAssumedSize }, set: { $0.palmMajorMmAssumedSize = $1 }),
+        .number(
+            "swipe-min-distance-mm", field: "swipeMinDistanceMm", 0.1...1_000, "mm", example: "20",
+            "shortest swipe",
+            get: { $0.swipeMinDistanceMm }, set: { $0.swipeMinDistanceMm = $1 }),
+        .number(
+            "swipe-min-speed-mm-s", field: "swipeMinSpeedMmPerSecond", 1...100_000, "mm/s", example: "200",
+            "slowest swipe (mean speed)",
+            get: { $0.swipeMinSpeedMmPerSecond }, set: { $0.swipeMinSpeedMmPerSecond = $1 }),
+        .number(
+            "swipe-max-duration-ms", field: "swipeMaxDurationMs", 1...60_000, "ms", example: "300",
+            "longest swipe",
+            get: { $0.swipeMaxDurationMs }, set: { $0.swipeMaxDurationMs = $1 }),
+        .number(
+            "swipe-max-angle-degrees", field: "swipeMaxAngleDegrees", 1...45, "degrees", example: "20",
+            "how far from an axis a swipe may run",
+            get: { $0.swipeMaxAngleDegrees }, set: { $0.swipeMaxAngleDegrees = $1 }),
+        .number(
+            "swipe-edge-mm", field: "swipeEdgeMm", 0.1...100, "mm", example: "15",
+            "how close to a display edge a swipe must begin to come in from that edge",
+            get: { $0.swipeEdgeMm }, set: { $0.swipeEdgeMm = $1 }),
+        .number(
+            "flick-min-speed-mm-s", field: "flickMinSpeedMmPerSecond", 1...100_000, "mm/s", example: "150",
+            "slowest flick (mean speed)",
+            get: { $0.flickMinSpeedMmPerSecond }, set: { $0.flickMinSpeedMmPerSecond = $1 }),
+        .number(
+            "velocity-window-ms", field: "velocityWindowMs", 1...60_000, "ms", example: "80",
+            "motion before the release that the release velocity is fitted to",
+            get: { $0.velocityWindowMs }, set: { $0.velocityWindowMs = $1 }),
+        .number(
+            "velocity-pause-ms", field: "velocityPauseMs", 1...60_000, "ms", example: "50",
+            "a pause this long before the release means no velocity",
+            get: { $0.velocityPauseMs }, set: { $0.velocityPauseMs = $1 }),
+        .number(
+            "momentum-decay-per-ms", field: "momentumDecayPerMs", 0.5...0.9999, "per ms", example: "0.99",
+            "glide velocity factor per ms after a release",
+            get: { $0.momentumDecayPerMs }, set: { $0.momentumDecayPerMs = $1 }),
+        .number(
+            "hand-vertical-dead-zone-mm", field: "handVerticalDeadZoneMm", 0...100, "mm", example: "8",
+            "seed handedness rule: below it the fingers are side by side",
+            get: { $0.handVerticalDeadZoneMm }, set: { $0.handVerticalDeadZoneMm = $1 }),
+        .number(
+            "hand-horizontal-dead-zone-mm", field: "handHorizontalDeadZoneMm", 0...100, "mm", example: "4",
+            "seed handedness rule: below it one finger is straight above the other",
+            get: { $0.handHorizontalDeadZoneMm }, set: { $0.handHorizontalDeadZoneMm = $1 }),
+        .number(
+            "hand-minimum-confidence", field: "handMinimumConfidence", 0.5...1, "", example: "0.9",
+            "confidence below which the published hand is `unknown` (`rightHandProbability` is still sent)",
+            get: { $0.handMinimumConfidence }, set: { $0.handMinimumConfidence = $1 }),
         OverrideSetting(
-            key: "simultaneous", field: "policy.simultaneous", accepted: .gesturePairs, example: "pinch+rotate,pinch+pan",
+            key: "simultaneous", field: "policy.simultaneous", accepted: .gesturePairs,
+            example: "pinch+rotate,pinch+pan",
             meaning: "the gesture pairs that may be recognised in one touch sequence (replaces the table)",
             currentText: { c in
                 let pairs = c.policy.simultaneous.map { "\($0.first.rawValue)+\($0.second.rawValue)" }.sorted()
@@ -212,7 +238,8 @@ extension GestureConfiguration {
                 return true
             }),
         OverrideSetting(
-            key: "tap-waits-for-double-tap", field: "policy.tapWaitsForDoubleTapFingers", accepted: .fingerCounts, example: "1,2",
+            key: "tap-waits-for-double-tap", field: "policy.tapWaitsForDoubleTapFingers", accepted: .fingerCounts,
+            example: "1,2",
             meaning: "finger counts whose tap waits out the double-tap timeout and is reported once",
             currentText: { c in
                 let counts = c.policy.tapWaitsForDoubleTapFingers.sorted()

@@ -28,11 +28,20 @@ extension GestureConfiguration {
         for (key, raw) in overrides.sorted(by: { $0.key < $1.key }) {
             let name = key.lowercased()
             guard let setting = Self.overrideSetting(named: name) else {
-                rejections.append((OverrideRejection(key: key, value: raw, reason: "unknown threshold name (the names are in docs/GESTURES.md)"), nil))
+                rejections.append(
+                    (
+                        OverrideRejection(
+                            key: key, value: raw, reason: "unknown threshold name (the names are in docs/GESTURES.md)"),
+                        nil
+                    ))
                 continue
             }
             if let other = appliedKeyByField[setting.field] {
-                rejections.append((OverrideRejection(key: key, value: raw, reason: "sets the same as \(other), which is used"), setting))
+                rejections.append(
+                    (
+                        OverrideRejection(key: key, value: raw, reason: "sets the same as \(other), which is used"),
+                        setting
+                    ))
                 continue
             }
             if let problem = setting.apply(raw.trimmingSpaces, to: &self) {
@@ -78,9 +87,12 @@ public struct OverrideSetting: Sendable {
         public var summary: String {
             switch self {
             case .number(let range, let unit):
-                let text = "\(GestureConfiguration.formatSetting(range.lowerBound)) … \(GestureConfiguration.formatSetting(range.upperBound))"
+                let text =
+                    "\(GestureConfiguration.formatSetting(range.lowerBound)) … \(GestureConfiguration.formatSetting(range.upperBound))"
                 return unit.isEmpty ? text : "\(text) \(unit)"
-            case .gesturePairs: return "pairs `a+b` of \(GesturePolicy.pairableKinds.map(\.rawValue).joined(separator: ", ")), comma-separated, or `none`"
+            case .gesturePairs:
+                return
+                    "pairs `a+b` of \(GesturePolicy.pairableKinds.map(\.rawValue).joined(separator: ", ")), comma-separated, or `none`"
             case .fingerCounts: return "finger counts 1 … 10, comma-separated, or `none`"
             case .boolean: return "`true` or `false` (also 1/0, yes/no, on/off)"
             }
@@ -103,23 +115,32 @@ public struct OverrideSetting: Sendable {
     private let currentTextOf: @Sendable (GestureConfiguration) -> String
     private let parse: @Sendable (String, inout GestureConfiguration) -> Bool
 
-    init(key: String, aliases: [String] = [], field: String, accepted: Accepted, example: String, meaning: String,
-         numericValue: (@Sendable (GestureConfiguration) -> Double)? = nil,
-         currentText: @escaping @Sendable (GestureConfiguration) -> String,
-         parse: @escaping @Sendable (String, inout GestureConfiguration) -> Bool) {
+    init(
+        key: String, aliases: [String] = [], field: String, accepted: Accepted, example: String, meaning: String,
+        numericValue: (@Sendable (GestureConfiguration) -> Double)? = nil,
+        currentText: @escaping @Sendable (GestureConfiguration) -> String,
+        parse: @escaping @Sendable (String, inout GestureConfiguration) -> Bool
+    ) {
         self.key = key; self.aliases = aliases; self.field = field; self.accepted = accepted
         self.example = example; self.meaning = meaning; self.numericValue = numericValue
         self.currentTextOf = currentText; self.parse = parse
     }
 
-    static func number(_ key: String, aliases: [String] = [], field: String, _ range: ClosedRange<Double>, _ unit: String,
-                       example: String, _ meaning: String,
-                       get: @escaping @Sendable (GestureConfiguration) -> Double,
-                       set: @escaping @Sendable (inout GestureConfiguration, Double) -> Void) -> OverrideSetting {
+    static func number(
+        _ key: String, aliases: [String] = [], field: String, _ range: ClosedRange<Double>, _ unit: String,
+        example: String, _ meaning: String,
+        get: @escaping @Sendable (GestureConfiguration) -> Double,
+        set: @escaping @Sendable (inout GestureConfiguration, Double) -> Void
+    ) -> OverrideSetting {
         OverrideSetting(
-            key: key, aliases: aliases, field: field, accepted: .number(range, unit: unit), example: example, meaning: meaning,
+            key: key, aliases: aliases, field: field, accepted: .number(range, unit: unit), example: example,
+            meaning: meaning,
             numericValue: get,
-            currentText: { c in unit.isEmpty ? GestureConfiguration.formatSetting(get(c)) : "\(GestureConfiguration.formatSetting(get(c))) \(unit)" },
+            currentText: { c in
+                unit.isEmpty
+                    ? GestureConfiguration.formatSetting(get(c))
+                    : "\(GestureConfiguration.formatSetting(get(c))) \(unit)"
+            },
             parse: { text, c in
                 guard let v = GestureConfiguration.parseDecimal(text), range.contains(v) else { return false }
                 set(&c, v)
@@ -134,7 +155,8 @@ public struct OverrideSetting: Sendable {
     func apply(_ text: String, to c: inout GestureConfiguration) -> String? {
         if parse(text, &c) { return nil }
         if case .number = accepted {
-            return GestureConfiguration.parseDecimal(text) == nil ? "not a number, accepted \(accepted.summary)" : "out of range, accepted \(accepted.summary)"
+            return GestureConfiguration.parseDecimal(text) == nil
+                ? "not a number, accepted \(accepted.summary)" : "out of range, accepted \(accepted.summary)"
         }
         return "not accepted, expected \(accepted.summary)"
     }
@@ -156,8 +178,11 @@ extension GestureConfiguration {
     /// value means what it looks like. Every number in a device property is read with it.
     public static func parseDecimal(_ text: String) -> Double? {
         guard !text.isEmpty,
-              text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2e || $0 == 0x2b || $0 == 0x2d || $0 == 0x65 || $0 == 0x45 }),
-              let v = Double(text), v.isFinite else { return nil }
+            text.utf8.allSatisfy({
+                ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2e || $0 == 0x2b || $0 == 0x2d || $0 == 0x65 || $0 == 0x45
+            }),
+            let v = Double(text), v.isFinite
+        else { return nil }
         return v
     }
 

@@ -17,7 +17,9 @@ public struct GesturePolicy: Hashable, Sendable {
     public var simultaneous: Set<GesturePair> {
         get {
             var out = Set<GesturePair>()
-            for a in GestureKind.allCases { for b in GestureKind.allCases where a != b && pairBit(a, b) { out.insert(GesturePair(a, b)) } }
+            for a in GestureKind.allCases {
+                for b in GestureKind.allCases where a != b && pairBit(a, b) { out.insert(GesturePair(a, b)) }
+            }
             return out
         }
         set {
@@ -36,8 +38,10 @@ public struct GesturePolicy: Hashable, Sendable {
     /// Seed option: two-finger pan and rotate only move while a two-finger long press is held.
     var twoFingerLongPressGatesPanAndRotate: Bool
 
-    public init(simultaneous: Set<GesturePair>, tapWaitsForDoubleTapFingers: Set<Int> = [], palmCancels: Bool = true,
-                twoFingerLongPressGatesPanAndRotate: Bool = false) {
+    public init(
+        simultaneous: Set<GesturePair>, tapWaitsForDoubleTapFingers: Set<Int> = [], palmCancels: Bool = true,
+        twoFingerLongPressGatesPanAndRotate: Bool = false
+    ) {
         self.palmCancels = palmCancels
         self.twoFingerLongPressGatesPanAndRotate = twoFingerLongPressGatesPanAndRotate
         self.simultaneous = simultaneous
@@ -75,7 +79,8 @@ public struct GesturePolicy: Hashable, Sendable {
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             let names = item.split(separator: "+", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
             guard names.count == 2, let a = GestureKind(rawValue: names[0]), let b = GestureKind(rawValue: names[1]),
-                  pairableKinds.contains(a), pairableKinds.contains(b) else { return nil }
+                pairableKinds.contains(a), pairableKinds.contains(b)
+            else { return nil }
             out.insert(GesturePair(a, b))
         }
         return out

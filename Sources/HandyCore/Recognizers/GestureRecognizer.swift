@@ -42,5 +42,6 @@ extension GestureRecognizer {
 
 /// An operation on every recognizer of ``ArenaRecognizers``, in their order.
 protocol RecognizerVisitor {
-    mutating func visit<R: GestureRecognizer>(_ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent])
+    mutating func visit<R: GestureRecognizer>(
+        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent])
 }

@@ -77,11 +77,12 @@ public struct LongPressRecognizer: Sendable {
             return
         }
         guard ctx.mayStart(.longPress) else { state = .failed; return }
-        let a = Active(id: ctx.start(.longPress), fingers: fingers, participants: fingerMask, firstDown: firstDown,
-                       hand: waitingHand)
+        let a = Active(
+            id: ctx.start(.longPress), fingers: fingers, participants: fingerMask, firstDown: firstDown,
+            hand: waitingHand)
         state = .active(a)
         var began = event(.began, a, deadline, ctx)
-        began.touches = a.participants.ids   // once per gesture: which touches it started with
+        began.touches = a.participants.ids  // once per gesture: which touches it started with
         out.append(began)
     }
 
@@ -106,7 +107,8 @@ public struct LongPressRecognizer: Sendable {
         case .waiting(_, let firstDown):
             if m.fingers == 0 { state = .idle; return }
             if !m.liftedMask.isEmpty || !m.cancelledMask.isEmpty || !m.newPalmMask.isEmpty
-                || m.anyFingerBeyondSlop || m.fingers < previousFingers {
+                || m.anyFingerBeyondSlop || m.fingers < previousFingers
+            {
                 state = .failed
                 return
             }

@@ -42,10 +42,17 @@ struct PanMeasure: ContinuousGestureMeasure {
         velocity.add(m.time, x: 0, y: 0, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
     }
 
-    func apply(_ m: FrameMotion, to translationMm: inout PhysicalPoint, velocity: inout VelocityEstimator, _ c: GestureConfiguration) -> Bool {
+    func apply(
+        _ m: FrameMotion, to translationMm: inout PhysicalPoint, velocity: inout VelocityEstimator,
+        _ c: GestureConfiguration
+    ) -> Bool {
         let moved = m.deltaMm.x != 0 || m.deltaMm.y != 0
         translationMm = translationMm + m.deltaMm
-        if moved { velocity.add(m.time, x: translationMm.x, y: translationMm.y, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs) }
+        if moved {
+            velocity.add(
+                m.time, x: translationMm.x, y: translationMm.y, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs
+            )
+        }
         return moved
     }
 
@@ -54,12 +61,17 @@ struct PanMeasure: ContinuousGestureMeasure {
         e.translation = ctx.normalized(translationMm)
     }
 
-    func describeChange(_ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration) {
+    func describeChange(
+        _ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration
+    ) {
         let v = velocity.velocity(at: time, pauseMs: c.velocityPauseMs)
         e.velocity = WirePoint(x: wireRounded(v.x, 1), y: wireRounded(v.y, 1))
     }
 
-    func describeRelease(_ e: inout GestureEvent, value: PhysicalPoint, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration) {
+    func describeRelease(
+        _ e: inout GestureEvent, value: PhysicalPoint, velocity: VelocityEstimator, at time: Timestamp,
+        _ c: GestureConfiguration
+    ) {
         let v = velocity.velocity(at: time, pauseMs: c.velocityPauseMs)
         let tau = c.momentumTimeConstantSeconds
         e.velocity = WirePoint(x: wireRounded(v.x, 1), y: wireRounded(v.y, 1))

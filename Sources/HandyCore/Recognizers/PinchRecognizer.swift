@@ -1,3 +1,5 @@
+import HandyProtocol
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HandyProtocol
 
 /// Pinch: two or more fingers spreading or closing. Reports `scale` (span now / span at began,
 /// the span being twice the mean distance of all fingers from their centroid), `scaleVelocity`
@@ -71,7 +72,9 @@ struct PinchMeasure: ContinuousGestureMeasure {
         Swift.min(Swift.max(v, scaleBounds.lowerBound), scaleBounds.upperBound)
     }
 
-    func apply(_ m: FrameMotion, to scale: inout Double, velocity: inout VelocityEstimator, _ c: GestureConfiguration) -> Bool {
+    func apply(_ m: FrameMotion, to scale: inout Double, velocity: inout VelocityEstimator, _ c: GestureConfiguration)
+        -> Bool
+    {
         let changed = m.deltaScale != 1
         scale = Self.bounded(scale * m.deltaScale)
         if changed { velocity.add(m.time, x: scale, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs) }
@@ -83,11 +86,16 @@ struct PinchMeasure: ContinuousGestureMeasure {
         e.spanMm = wireRounded(lastSpanMm, 3)
     }
 
-    func describeChange(_ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration) {
+    func describeChange(
+        _ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration
+    ) {
         e.scaleVelocity = wireRounded(velocity.velocityX(at: time, pauseMs: c.velocityPauseMs), 4)
     }
 
-    func describeRelease(_ e: inout GestureEvent, value scale: Double, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration) {
+    func describeRelease(
+        _ e: inout GestureEvent, value scale: Double, velocity: VelocityEstimator, at time: Timestamp,
+        _ c: GestureConfiguration
+    ) {
         let v = velocity.velocityX(at: time, pauseMs: c.velocityPauseMs)
         e.scaleVelocity = wireRounded(v, 4)
         // exp overflows to infinity past 709: a spread made in microseconds and lifted at once.

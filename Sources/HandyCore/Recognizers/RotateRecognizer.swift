@@ -53,7 +53,9 @@ struct RotateMeasure: ContinuousGestureMeasure {
         velocity.add(m.time, x: 0, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs)
     }
 
-    func apply(_ m: FrameMotion, to rotation: inout Double, velocity: inout VelocityEstimator, _ c: GestureConfiguration) -> Bool {
+    func apply(
+        _ m: FrameMotion, to rotation: inout Double, velocity: inout VelocityEstimator, _ c: GestureConfiguration
+    ) -> Bool {
         let turned = m.deltaRotation != 0
         rotation += m.deltaRotation
         if turned { velocity.add(m.time, x: rotation, windowMs: c.velocityWindowMs, pauseMs: c.velocityPauseMs) }
@@ -64,11 +66,16 @@ struct RotateMeasure: ContinuousGestureMeasure {
         e.rotation = wireRounded(rotation, 5)
     }
 
-    func describeChange(_ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration) {
+    func describeChange(
+        _ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration
+    ) {
         e.rotationVelocity = wireRounded(velocity.velocityX(at: time, pauseMs: c.velocityPauseMs), 4)
     }
 
-    func describeRelease(_ e: inout GestureEvent, value: Double, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration) {
+    func describeRelease(
+        _ e: inout GestureEvent, value: Double, velocity: VelocityEstimator, at time: Timestamp,
+        _ c: GestureConfiguration
+    ) {
         let v = velocity.velocityX(at: time, pauseMs: c.velocityPauseMs)
         e.rotationVelocity = wireRounded(v, 4)
         e.glideRotation = wireRounded(v * c.momentumTimeConstantSeconds, 4)

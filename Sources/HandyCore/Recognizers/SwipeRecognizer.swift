@@ -53,7 +53,6 @@ public struct SwipeRecognizer: Sendable {
 
     public init() {}
 
-
     mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [GestureEvent]) {
         switch input {
         case .frame(let m): frame(m, &ctx, &out)
@@ -78,7 +77,9 @@ public struct SwipeRecognizer: Sendable {
         case .failed:
             if m.fingers == 0 { state = .idle }
         case .stroking(var s):
-            if !m.newPalmMask.isEmpty || !m.cancelledMask.isEmpty || m.time.ms(since: s.firstDown) > c.swipeMaxDurationMs {
+            if !m.newPalmMask.isEmpty || !m.cancelledMask.isEmpty
+                || m.time.ms(since: s.firstDown) > c.swipeMaxDurationMs
+            {
                 state = m.fingers == 0 ? .idle : .failed
                 return
             }
@@ -92,22 +93,25 @@ public struct SwipeRecognizer: Sendable {
             let distance = s.displacementMm.length
             let seconds = Swift.max(m.time.s(since: s.firstDown), 1e-3)
             guard distance >= c.swipeMinDistanceMm, distance / seconds >= c.swipeMinSpeedMmPerSecond,
-                  s.pathMm <= Self.maxPathRatio * distance,
-                  let direction = swipeDirection(s.displacementMm, maxAngleDegrees: c.swipeMaxAngleDegrees),
-                  ctx.mayStart(.swipe) else { return }
+                s.pathMm <= Self.maxPathRatio * distance,
+                let direction = swipeDirection(s.displacementMm, maxAngleDegrees: c.swipeMaxAngleDegrees),
+                ctx.mayStart(.swipe)
+            else { return }
             var e = ctx.event(.swipe, .recognized, id: ctx.start(.swipe), time: m.time)
             e.direction = direction
             e.fingers = s.maxFingers
-            e.velocity = WirePoint(x: wireRounded(s.displacementMm.x / seconds, 1), y: wireRounded(s.displacementMm.y / seconds, 1))
+            e.velocity = WirePoint(
+                x: wireRounded(s.displacementMm.x / seconds, 1), y: wireRounded(s.displacementMm.y / seconds, 1))
             e.translationMm = ctx.wire(s.displacementMm)
             e.translation = ctx.normalized(s.displacementMm)
             e.centroid = ctx.wire(lastCentroidNormalized)
             e.centroidMm = ctx.wire(lastCentroidMm)
             e.setHand(s.hand.decision)
             if s.downCount > 0 {
-                e.edge = Self.edge(startMm: s.downSumMm / Double(s.downCount), direction: direction,
-                                   displayWidthMm: ctx.displayWidthMm, displayHeightMm: ctx.displayHeightMm,
-                                   edgeMm: c.swipeEdgeMm)
+                e.edge = Self.edge(
+                    startMm: s.downSumMm / Double(s.downCount), direction: direction,
+                    displayWidthMm: ctx.displayWidthMm, displayHeightMm: ctx.displayHeightMm,
+                    edgeMm: c.swipeEdgeMm)
             }
             out.append(e)
         }
@@ -116,8 +120,10 @@ public struct SwipeRecognizer: Sendable {
     /// The edge a swipe in `direction` that began at `startMm` came in from: the edge it moves away
     /// from, if it began within `edgeMm` of it (or beyond it: a calibration may map the sensor's
     /// border slightly off the display). One direction, so one edge at most, also in a corner.
-    static func edge(startMm: PhysicalPoint, direction: SwipeDirection, displayWidthMm: Double, displayHeightMm: Double,
-                     edgeMm: Double) -> DisplayEdge? {
+    static func edge(
+        startMm: PhysicalPoint, direction: SwipeDirection, displayWidthMm: Double, displayHeightMm: Double,
+        edgeMm: Double
+    ) -> DisplayEdge? {
         switch direction {
         case .right: startMm.x <= edgeMm ? .left : nil
         case .left: displayWidthMm - startMm.x <= edgeMm ? .right : nil

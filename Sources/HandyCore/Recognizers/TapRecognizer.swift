@@ -37,7 +37,8 @@ public struct TapRecognizer: Sendable {
         var hand = HandAtMostFingers()
         var positionMm: PhysicalPoint { count > 0 ? sumMm / Double(count) : .zero }
         var positionNormalized: NormalizedPoint {
-            count > 0 ? NormalizedPoint(x: sumNX / Double(count), y: sumNY / Double(count)) : NormalizedPoint(x: 0, y: 0)
+            count > 0
+                ? NormalizedPoint(x: sumNX / Double(count), y: sumNY / Double(count)) : NormalizedPoint(x: 0, y: 0)
         }
     }
     /// The last tap, for counting multi-taps.
@@ -68,7 +69,9 @@ public struct TapRecognizer: Sendable {
         switch input {
         case .frame(let m): frame(m, &ctx, &out)
         case .timeAdvanced(let time):
-            if let deadline = nextDeadline(doubleTapTimeoutMs: ctx.configuration.doubleTapTimeoutMs), deadline <= time { flushPending(at: deadline, &ctx, &out) }
+            if let deadline = nextDeadline(doubleTapTimeoutMs: ctx.configuration.doubleTapTimeoutMs), deadline <= time {
+                flushPending(at: deadline, &ctx, &out)
+            }
         case .cancel:
             // A pending tap was complete: it is still reported at its deadline. A tap in progress fails.
             if case .touching = state { state = .failed }
@@ -114,7 +117,8 @@ public struct TapRecognizer: Sendable {
             if m.fingers == 0 { state = .idle }
         case .touching(var s):
             if m.anyFingerBeyondSlop || !m.newPalmMask.isEmpty || !m.cancelledMask.isEmpty
-                || m.time.ms(since: s.firstDown) > c.tapTimeoutMs {
+                || m.time.ms(since: s.firstDown) > c.tapTimeoutMs
+            {
                 state = m.fingers == 0 ? .idle : .failed
                 return
             }
@@ -142,7 +146,9 @@ public struct TapRecognizer: Sendable {
     }
 
     /// All fingers are up: the sequence was a tap (the caller checked slop and time).
-    private mutating func finish(_ s: Sequence, _ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
+    private mutating func finish(
+        _ s: Sequence, _ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]
+    ) {
         let c = ctx.configuration
         state = .idle
         guard s.maxFingers > 0, ctx.mayStart(.tap) else { return }
@@ -154,8 +160,9 @@ public struct TapRecognizer: Sendable {
             last?.pending = false
             emit(l, at: m.time, &ctx, &out)
         }
-        let tap = LastTap(lift: m.time, taps: taps, fingers: s.maxFingers, positionMm: s.positionMm,
-                          positionNormalized: s.positionNormalized, hand: s.hand.decision, pending: waits)
+        let tap = LastTap(
+            lift: m.time, taps: taps, fingers: s.maxFingers, positionMm: s.positionMm,
+            positionNormalized: s.positionNormalized, hand: s.hand.decision, pending: waits)
         last = tap
         ctx.mark(.tap)  // the id is allocated when the tap is reported
         if !waits { emit(tap, at: m.time, &ctx, &out) }

@@ -102,7 +102,8 @@ public struct TouchGestureRecognizer: Sendable {
         }
     }
 
-    private var lastPosition = [(mm: PhysicalPoint, normalized: NormalizedPoint)?](repeating: nil, count: TouchMask.capacity)
+    private var lastPosition = [(mm: PhysicalPoint, normalized: NormalizedPoint)?](
+        repeating: nil, count: TouchMask.capacity)
 
     private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
         let c = ctx.configuration
@@ -137,7 +138,7 @@ public struct TouchGestureRecognizer: Sendable {
             let elapsedMs = t.time.ms(since: t.beganAt)
             switch states[i] {
             case .none:
-                if !t.phase.isFinished { states[i] = .claimed }   // a touch we did not see begin
+                if !t.phase.isFinished { states[i] = .claimed }  // a touch we did not see begin
             case .claimed:
                 if t.phase.isFinished { states[i] = .none }
             case .undecided:
@@ -170,7 +171,8 @@ public struct TouchGestureRecognizer: Sendable {
                     let speed = distance / seconds
                     let v = WirePoint(x: wireRounded(d.x / seconds, 1), y: wireRounded(d.y / seconds, 1))
                     if distance >= c.swipeMinDistanceMm, speed >= c.swipeMinSpeedMmPerSecond,
-                       let direction = swipeDirection(d, maxAngleDegrees: c.swipeMaxAngleDegrees) {
+                        let direction = swipeDirection(d, maxAngleDegrees: c.swipeMaxAngleDegrees)
+                    {
                         var e = ctx.event(.touchSwipe, .recognized, id: ctx.allocateID(), time: m.time)
                         e.touch = i
                         e.setHand(hands[i])
@@ -189,7 +191,9 @@ public struct TouchGestureRecognizer: Sendable {
                         out.append(e)
                     }
                 } else if elapsedMs > c.swipeMaxDurationMs
-                            || (d.length >= c.swipeMinDistanceMm && d.length / Swift.max(elapsedMs / 1000, 1e-3) < c.swipeMinSpeedMmPerSecond) {
+                    || (d.length >= c.swipeMinDistanceMm
+                        && d.length / Swift.max(elapsedMs / 1000, 1e-3) < c.swipeMinSpeedMmPerSecond)
+                {
                     // Too long for a swipe, or long enough but too slow for one: a drag after all.
                     beginPan(t, at: m.time, &ctx, &out)
                 }
@@ -208,7 +212,8 @@ public struct TouchGestureRecognizer: Sendable {
                     e.velocity = WirePoint(x: wireRounded(t.velocity.x, 1), y: wireRounded(t.velocity.y, 1))
                     if phase == .ended {
                         let tau = c.momentumTimeConstantSeconds
-                        e.glideMm = WirePoint(x: wireRounded(t.velocity.x * tau, 2), y: wireRounded(t.velocity.y * tau, 2))
+                        e.glideMm = WirePoint(
+                            x: wireRounded(t.velocity.x * tau, 2), y: wireRounded(t.velocity.y * tau, 2))
                     }
                 }
                 if phase == .ended { states[i] = .none }
@@ -216,7 +221,9 @@ public struct TouchGestureRecognizer: Sendable {
         }
     }
 
-    private mutating func beginPan(_ t: Touch, at time: Timestamp, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
+    private mutating func beginPan(
+        _ t: Touch, at time: Timestamp, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]
+    ) {
         let id = ctx.allocateID()
         states[t.id] = .panning(id: id, beganMm: t.mm)
         var e = ctx.event(.touchPan, .began, id: id, time: time)

@@ -15,8 +15,8 @@ import Darwin
 ///
 /// The fit's sums are kept as samples come and leave the window (a sample leaves when it is older
 /// than the window before the newest, or when the ring overwrites it), so a fit costs the same
-/// whatever the rate: summed again over the window at each fit, the three estimators of a frame
-/// took ~1,600 instructions at 240 Hz (docs/PERFORMANCE.md section 5). The sums count time from a
+/// whatever the rate (summed again over the window at each fit, the cost grows with the rate:
+/// docs/PERFORMANCE.md section 5). The sums count time from a
 /// base moved to the oldest sample in the window once the newest is four windows past it, when they
 /// are also summed afresh: so the times stay within a few windows of 0, and the rounding of a few
 /// windows' adds and removes is all the sums carry (a 100 ms window at 240 Hz: every ~72 samples).
@@ -41,7 +41,7 @@ struct VelocityEstimator: Sendable {
     /// How many windows the newest sample may be past the base before the sums start again.
     private static let windowsBeforeRebase = 4.0
     private var samples = [Sample](repeating: Sample(), count: capacity)
-    private var head = 0   // index of the next write
+    private var head = 0  // index of the next write
     /// The newest `windowed` samples are in ``sums``: those in the window (the newest always is).
     private var windowed = 0
     private var sums = Sums()
@@ -56,9 +56,13 @@ struct VelocityEstimator: Sendable {
         if windowed > 0 {
             let last = (head &- 1) & Self.mask
             // A pause starts over; so does time going backwards (the window is the newest samples).
-            if (Double(time.microseconds) - Double(samples[last].t)) / 1000 > pauseMs || time.microseconds < samples[last].t { reset() }
+            if (Double(time.microseconds) - Double(samples[last].t)) / 1000 > pauseMs
+                || time.microseconds < samples[last].t
+            {
+                reset()
+            }
         }
-        if windowed == Self.capacity { remove(head) }   // overwritten
+        if windowed == Self.capacity { remove(head) }  // overwritten
         samples[head] = Sample(t: time.microseconds, x: vx, y: vy)
         head = (head &+ 1) & Self.mask
         if windowed == 0 { base = time.microseconds }
@@ -112,7 +116,9 @@ struct VelocityEstimator: Sendable {
         let s = sums
         let den = s.n * s.stt - s.st * s.st
         guard den > 1e-15 else { return (0, 0) }
-        return (Self.settled((s.n * s.stx - s.st * s.sx) / den), withY ? Self.settled((s.n * s.sty - s.st * s.sy) / den) : 0)
+        return (
+            Self.settled((s.n * s.stx - s.st * s.sx) / den), withY ? Self.settled((s.n * s.sty - s.st * s.sy) / den) : 0
+        )
     }
 
     /// A value that did not move has velocity 0, not the ±1e-17 the sums' rounding leaves (which
