@@ -36,6 +36,9 @@ let package = Package(
 
         .target(name: "HandyProtocol"),
         .target(name: "HandyCore", dependencies: ["HandyProtocol"]),
+        // The core's output in the wire's shapes (a touch frame as the `touches` message): the edge
+        // where core units become what a client reads.
+        .target(name: "HandyWire", dependencies: ["HandyCore", "HandyProtocol"]),
         // Test and evaluation tools, not the daemon's: synthetic hands, finger paths, streams with
         // faults, the handedness evaluation (tests, handyctl generate/eval, the bench, the fuzzers).
         .target(name: "HandySynthetic", dependencies: ["HandyCore", "HandyProtocol"]),
@@ -56,8 +59,8 @@ let package = Package(
         .target(
             name: "HandyDaemon",
             dependencies: [
-                "HandyCore", "HandyProtocol", "HandyInput", "HandySettings", "HandyRecording", "HandyFiles",
-                "CLibsystemd",
+                "HandyCore", "HandyProtocol", "HandyWire", "HandyInput", "HandySettings", "HandyRecording",
+                "HandyFiles", "CLibsystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -97,9 +100,8 @@ let package = Package(
         .executableTarget(
             name: "handyctl",
             dependencies: [
-                "HandyCore", "HandyProtocol", "HandyRecording", "HandyInput", "HandyClient", "HandySynthetic",
-                "HandyPlot", "HandyActions",
-                "HandyFiles", "HandySettings",
+                "HandyCore", "HandyProtocol", "HandyWire", "HandyRecording", "HandyInput", "HandyClient",
+                "HandySynthetic", "HandyPlot", "HandyActions", "HandyFiles", "HandySettings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -111,7 +113,7 @@ let package = Package(
         .executableTarget(
             name: "handyd-bench",
             dependencies: [
-                "HandyCore", "HandyProtocol", "HandyRecording", "HandySynthetic", "CMallocCounter",
+                "HandyCore", "HandyProtocol", "HandyWire", "HandyRecording", "HandySynthetic", "CMallocCounter",
                 // Figures 2-4 run the daemon's real server code (fan-out) and the real handyd binary.
                 "HandyDaemon",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -124,9 +126,10 @@ let package = Package(
         // What the test targets share: the package's folders, a child process with a deadline, a
         // real handyd on a temporary socket and a line client for it, a recording's expected output.
         .target(
-            name: "HandyTestSupport", dependencies: ["HandyProtocol", "HandyCore", "HandyRecording"],
+            name: "HandyTestSupport", dependencies: ["HandyProtocol", "HandyCore", "HandyWire", "HandyRecording"],
             path: "Tests/HandyTestSupport"),
-        .testTarget(name: "HandyProtocolTests", dependencies: ["HandyProtocol", "HandyTestSupport"]),
+        .testTarget(name: "HandyProtocolTests", dependencies: ["HandyProtocol", "HandySynthetic", "HandyTestSupport"]),
+        .testTarget(name: "HandyWireTests", dependencies: ["HandyWire", "HandyCore", "HandyProtocol"]),
         // The client's pure parts (placement: clients/placement-cases.json, shared with JS and Python).
         .testTarget(name: "HandyClientTests", dependencies: ["HandyClient", "HandyProtocol", "HandyTestSupport"]),
         .testTarget(name: "HandyFilesTests", dependencies: ["HandyFiles"]),
@@ -156,7 +159,8 @@ let package = Package(
         .testTarget(
             name: "HandyDaemonTests",
             dependencies: [
-                "HandyDaemon", "HandyProtocol", "HandyClient", "HandyRecording", "HandySynthetic", "HandyTestSupport",
+                "HandyDaemon", "HandyProtocol", "HandyWire", "HandyClient", "HandyRecording", "HandySynthetic",
+                "HandyTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

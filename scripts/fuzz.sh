@@ -41,8 +41,8 @@ jobs=${FUZZ_JOBS:-1}
 flags=(-sanitize=fuzzer,address)
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  echo "fuzz.sh: building HandyProtocol, HandyCore, HandyFiles, HandyRecording, HandySynthetic, HandySettings with ${flags[*]} (scratch $scratch)"
-  for target in HandyRecording HandySynthetic HandySettings; do
+  echo "fuzz.sh: building HandyProtocol, HandyCore, HandyWire, HandyFiles, HandyRecording, HandySynthetic, HandySettings with ${flags[*]} (scratch $scratch)"
+  for target in HandyWire HandyRecording HandySynthetic HandySettings; do
     swift build --scratch-path "$scratch" -c release -Xswiftc "${flags[0]}" --target "$target"
   done
 fi
@@ -54,8 +54,8 @@ objects() { ls "$bin/$1.build/"*.o; }
 modules_for() {
   case "$1" in
     ClientMessage|Encoder) echo HandyProtocol ;;
-    DeviceConfiguration) echo HandyProtocol HandyCore HandySynthetic HandySettings ;;
-    *) echo HandyProtocol HandyCore HandyFiles HandyRecording ;;
+    DeviceConfiguration) echo HandyProtocol HandyCore HandyWire HandySynthetic HandySettings ;;
+    *) echo HandyProtocol HandyCore HandyWire HandyFiles HandyRecording ;;
   esac
 }
 extra_sources_for() {

@@ -1,5 +1,6 @@
 import HandyCore
 import HandyProtocol
+import HandyWire
 
 // Shared by the fuzz harnesses that end in the gesture pipeline (Pipeline, EvemuReader,
 // LibinputRecordReader, DeviceConfiguration): runs events through what the daemon runs per device and traps on any

@@ -33,7 +33,7 @@ public struct Touch: Hashable, Sendable {
     /// Position in mm in the display frame.
     public var mm: PhysicalPoint
     /// Position 0…1 on the display.
-    var normalized: NormalizedPoint
+    public var normalized: NormalizedPoint
     /// Where the touch began, in mm (display frame).
     public var startMm: PhysicalPoint
     /// Contact ellipse (ABS_MT_TOUCH_MAJOR/MINOR) in mm, when the device reports it.

@@ -1,4 +1,5 @@
 import HandyCore
+import HandyProtocol
 
 // Helpers for the fields of a `DeviceInfo` that both device sources (live, replay) fill in.
 

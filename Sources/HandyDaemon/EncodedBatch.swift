@@ -1,5 +1,6 @@
 import HandyCore
 import HandyProtocol
+import HandyWire
 import NIOCore
 
 /// Which forms ``EncodedBatch`` makes: each only while some client receives it.

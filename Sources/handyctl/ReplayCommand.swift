@@ -5,6 +5,7 @@ import HandyInput
 import HandyProtocol
 import HandyRecording
 import HandySettings
+import HandyWire
 
 /// `handyctl replay`: runs a recording through the daemon's per-device pipeline (tracker and
 /// recognizers) and prints what a subscriber would receive, one JSON object per line.

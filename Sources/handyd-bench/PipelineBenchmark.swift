@@ -3,6 +3,7 @@ import HandyCore
 import HandyProtocol
 import HandyRecording
 import HandySynthetic
+import HandyWire
 
 /// One input stream for the core pipeline: a device and its events.
 struct BenchStream {

@@ -1,10 +1,11 @@
 import Foundation
-@testable import HandyCore
 import HandyProtocol
 import HandyRecording
 import HandySynthetic
 import HandyTestSupport
 import Testing
+
+@testable import HandyCore
 
 #if canImport(Glibc)
 import Glibc

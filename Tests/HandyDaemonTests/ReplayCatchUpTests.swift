@@ -3,6 +3,7 @@ import HandyProtocol
 import HandyRecording
 import HandySynthetic
 import HandyTestSupport
+import HandyWire
 import Logging
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import HandyCore
 import HandyProtocol
 import HandyRecording
+import HandyWire
 
 /// Runs `body` on a thread with an 8 MiB stack and waits for it.
 package func onLargeStack<T>(_ body: @escaping () throws -> T) throws -> T {

@@ -186,21 +186,6 @@ func swipeDirection(_ d: PhysicalPoint, maxAngleDegrees: Double) -> SwipeDirecti
     }
 }
 
-/// `rounded(_:_:)` for the recognizers' hot path: the same result (10^digits is exact), no loop,
-/// no call into libm (`inlineRounded`).
-@inline(__always) func wireRounded(_ v: Double, _ digits: Int) -> Double {
-    let p: Double
-    switch digits {
-    case 1: p = 10
-    case 2: p = 100
-    case 3: p = 1_000
-    case 4: p = 10_000
-    case 5: p = 100_000
-    default: return rounded(v, digits)
-    }
-    return inlineRounded(v, p)
-}
-
 extension Timestamp {
     /// `advanced(byMilliseconds:)` that saturates instead of trapping: a device (or a file) may send
     /// any 64-bit time, and a deadline must never crash the daemon.

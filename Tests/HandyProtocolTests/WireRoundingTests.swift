@@ -1,7 +1,6 @@
+import HandyProtocol
 import HandySynthetic
 import Testing
-
-@testable import HandyCore
 
 /// `nearestOrAwayFromZero` stands in for `Double.rounded()` wherever a value is rounded for the
 /// wire (`inlineRounded`, `wireRounded`): it must give the same double, bit for bit (the sign of
