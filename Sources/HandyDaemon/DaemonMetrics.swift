@@ -24,18 +24,19 @@ public final class DaemonMetrics: Sendable {
 
     public init(version: String) {
         latency = registry.makeDurationHistogram(
-            name: "handyd_frame_to_socket_seconds",
+            descriptor: Self.descriptor(
+                "handyd_frame_to_socket_seconds",
+                "From the input thread handing a batch of frames over to the event loop having written it to the clients"
+            ),
             buckets: [
                 .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
                 .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(250),
-            ],
-            help:
-                "From the input thread handing a batch of frames over to the event loop having written it to the clients"
-        )
+            ])
         reloads = registry.makeCounter(
-            name: "handyd_reloads_total", help: "Configuration reloads (SIGHUP, udev change events)")
+            descriptor: Self.descriptor("handyd_reloads_total", "Configuration reloads (SIGHUP, udev change events)"))
         registry.makeGauge(
-            name: "handyd_build_info", labels: [("version", version)], help: "The daemon's version (always 1)"
+            descriptor: Self.descriptor("handyd_build_info", "The daemon's version (always 1)"),
+            labels: [("version", version)]
         ).set(1.0)
     }
 
@@ -60,6 +61,12 @@ public final class DaemonMetrics: Sendable {
         var health: [String: DeviceHealth]
     }
 
+    /// A series' whole name and its help text (the name is not split into namespace and unit: it is
+    /// written as given).
+    static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+    }
+
     /// The exposition of `state` with every series brought up to date.
     func exposition(_ state: DaemonState) -> [UInt8] {
         let counts = tally.withLockedValue { $0 }
@@ -67,12 +74,12 @@ public final class DaemonMetrics: Sendable {
             func counter(_ name: String, _ help: String, _ labels: [(String, String)], _ value: Double) {
                 let key = name + labels.map { "\($0.0)=\($0.1)" }.joined(separator: ",")
                 let delta = value - (written[key] ?? 0)
-                let c = registry.makeCounter(name: name, labels: labels, help: help)
+                let c = registry.makeCounter(descriptor: Self.descriptor(name, help), labels: labels)
                 if delta > 0 { c.increment(by: delta) }
                 written[key] = Swift.max(value, written[key] ?? 0)
             }
             func gauge(_ name: String, _ help: String, _ labels: [(String, String)], _ value: Double) {
-                registry.makeGauge(name: name, labels: labels, help: help).set(value)
+                registry.makeGauge(descriptor: Self.descriptor(name, help), labels: labels).set(value)
             }
             gauge(
                 "handyd_clients", "Clients connected now, by transport", [("transport", "unix")],
