@@ -213,10 +213,14 @@ final class WebSocketTestClient: @unchecked Sendable {
 }
 
 /// A TCP socket connected to 127.0.0.1:`port`; `receiveBufferBytes` sets SO_RCVBUF before the
-/// connect (the window is agreed then).
-func connectLoopback(port: Int, receiveBufferBytes: Int32? = nil) throws -> Int32 {
+/// connect (the window is agreed then). A send blocked for `sendTimeoutSeconds` fails with EAGAIN:
+/// a daemon that stops reading fails the test that writes to it, never hangs the run (a blocked
+/// send otherwise waits for TCP's own timeout, a quarter of an hour).
+func connectLoopback(port: Int, receiveBufferBytes: Int32? = nil, sendTimeoutSeconds: Int = 30) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+    var timeout = timeval(tv_sec: sendTimeoutSeconds, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     if var size = receiveBufferBytes {
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
