@@ -13,15 +13,15 @@ import Glibc
 
 /// A Unix-socket connection with no framing at all, for clients that break the protocol.
 final class RawSocket: @unchecked Sendable {
-    let fd: Int32
+    /// Reads its lines (every read with a deadline); owns and closes the descriptor.
+    private let lines: LineClient
+    var fd: Int32 { lines.fd }
 
     /// Connects (blocking); throws with the errno on failure. Storms of connections meet a full
     /// listen backlog, which some kernels refuse at once instead of blocking: retried for 10 s.
     init(socketPath: String) throws {
-        fd = try connectUnixSocket(socketPath, busyRetrySeconds: 10)
+        lines = try LineClient(socketPath: socketPath, busyRetrySeconds: 10)
     }
-
-    deinit { close(fd) }
 
     /// Writes all of `bytes` unless the daemon closes first; returns the bytes written and the
     /// errno that stopped it (EPIPE/ECONNRESET once the daemon hung up), 0 when all went.
@@ -43,55 +43,21 @@ final class RawSocket: @unchecked Sendable {
     @discardableResult
     func send(_ text: String) -> (sent: Int, errno: Int32) { send(Array(text.utf8)) }
 
-    /// Bytes read past the last line `readLine` returned.
-    private var pending: [UInt8] = []
-
     /// The next line (nil at EOF); throws after `timeoutSeconds` without one.
     func readLine(timeoutSeconds: Double = 10) throws -> String? {
-        let deadline = Date().addingTimeInterval(timeoutSeconds)
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: pending[..<newline], as: UTF8.self)
-                pending.removeSubrange(...newline)
-                return line
-            }
-            let remainingMs = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
-            guard remainingMs > 0 else { throw HarnessError("timed out waiting for a line") }
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let rc = poll(&p, 1, remainingMs)
-            if rc == 0 { throw HarnessError("timed out waiting for a line") }
-            if rc < 0 { if errno == EINTR { continue }; throw HarnessError("poll: \(errno)") }
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == ECONNRESET { return nil }; throw HarnessError("read: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { return nil }
-            pending.append(contentsOf: chunk[..<n])
-        }
+        try lines.readLine(timeoutSeconds: timeoutSeconds)
     }
 
-    /// Everything until EOF, as complete lines; throws when EOF has not come within
-    /// `timeoutSeconds` in all (silence or a stream that goes on).
+    /// Every line until EOF; throws when EOF has not come within `timeoutSeconds` in all (silence
+    /// or a stream that goes on).
     func readLinesToEOF(timeoutSeconds: Double = 10) throws -> [String] {
-        var data = pending
-        pending = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         let deadline = Date().addingTimeInterval(timeoutSeconds)
-        while true {
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let remainingMs = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
-            let rc = remainingMs > 0 ? poll(&p, 1, remainingMs) : 0
-            if rc == 0 { throw HarnessError("no EOF after \(timeoutSeconds) s; got \(data.count) bytes") }
-            if rc < 0 { if errno == EINTR { continue }; throw HarnessError("poll: \(errno)") }
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == ECONNRESET { break }; throw HarnessError("read: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { break }
-            data.append(contentsOf: chunk[..<n])
+        var read: [String] = []
+        while let line = try lines.readLine(timeoutSeconds: max(0.001, deadline.timeIntervalSinceNow)) {
+            read.append(line)
+            if Date() >= deadline { throw HarnessError("no EOF after \(timeoutSeconds) s; got \(read.count) lines") }
         }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        return read
     }
 }
 

@@ -175,8 +175,9 @@ package final class LineClient {
     private var buffer: [UInt8] = []
     package private(set) var reachedEOF = false
 
-    package init(socketPath: String) throws {
-        fd = try connectUnixSocket(socketPath)
+    /// `busyRetrySeconds`: as ``connectUnixSocket(_:busyRetrySeconds:)``.
+    package init(socketPath: String, busyRetrySeconds: Double = 0) throws {
+        fd = try connectUnixSocket(socketPath, busyRetrySeconds: busyRetrySeconds)
     }
 
     deinit { close(fd) }

@@ -12,6 +12,8 @@ import argparse, json, os, select, signal, socket, subprocess, sys, tempfile, ti
 # The synthetic panel and its evemu writer, shared with Tests/Fixtures/misbehaving/make_fixtures.py.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 from evemu_text import W, H, RES, ABS, EvemuEvents, evemu_header  # noqa: E402,F401
+# The host's Prometheus proof (scripts/prometheus_proof.py): a free loopback port, an HTTP GET.
+from prometheus_proof import free_port, get as http_get  # noqa: E402
 
 
 # Timeouts are generous: under TCG on a loaded 2-core host a Swift binary takes seconds to start.
@@ -831,18 +833,6 @@ def test_live_enrolment_through_uinput(ctx):
     with open(live) as a, open(offline) as b:
         got, want = a.read(), b.read()
     check(got == want, f"live profile differs from the offline one:\n{got}\n--- offline:\n{want}")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def http_get(url, timeout=5):
-    import urllib.request
-    with urllib.request.urlopen(url, timeout=timeout) as r:
-        return r.read().decode()
 
 
 def test_prometheus_sees_a_stuck_contact_and_an_unplug(ctx):
