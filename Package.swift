@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "HandyFiles"),
         .target(name: "HandyRecording", dependencies: ["HandyCore", "HandyFiles"]),
         // Drawing a recording's touches and gestures as SVG (handyctl plot): a reader does not draw.
-        .target(name: "HandyPlot", dependencies: ["HandyRecording", "HandyCore", "HandyProtocol"]),
+        .target(name: "HandyPlot", dependencies: ["HandyRecording", "HandyCore", "HandyProtocol", "HandyWire"]),
         // What a device's udev properties say (thresholds, calibration, size, stable ids): pure Swift,
         // so the fuzzer builds it as a module and the tests need no C library.
         .target(name: "HandySettings", dependencies: ["HandyCore"]),
@@ -129,19 +129,23 @@ let package = Package(
             name: "HandyTestSupport", dependencies: ["HandyProtocol", "HandyCore", "HandyWire", "HandyRecording"],
             path: "Tests/HandyTestSupport"),
         .testTarget(name: "HandyProtocolTests", dependencies: ["HandyProtocol", "HandySynthetic", "HandyTestSupport"]),
-        .testTarget(name: "HandyWireTests", dependencies: ["HandyWire", "HandyCore", "HandyProtocol"]),
+        .testTarget(
+            name: "HandyWireTests",
+            dependencies: ["HandyWire", "HandyCore", "HandyProtocol", "HandyRecording", "HandyTestSupport"]),
         // The client's pure parts (placement: clients/placement-cases.json, shared with JS and Python).
         .testTarget(name: "HandyClientTests", dependencies: ["HandyClient", "HandyProtocol", "HandyTestSupport"]),
         .testTarget(name: "HandyFilesTests", dependencies: ["HandyFiles"]),
         .testTarget(name: "HandySyntheticTests", dependencies: ["HandySynthetic", "HandyCore", "HandyProtocol"]),
-        .testTarget(name: "HandyCoreTests", dependencies: ["HandyCore", "HandyRecording", "HandySynthetic"]),
+        .testTarget(
+            name: "HandyCoreTests", dependencies: ["HandyCore", "HandyWire", "HandyRecording", "HandySynthetic"]),
         .testTarget(
             name: "HandyRecordingTests",
-            dependencies: ["HandyRecording", "HandyCore", "HandySynthetic", "HandyTestSupport"]),
+            dependencies: ["HandyRecording", "HandyCore", "HandyWire", "HandySynthetic", "HandyTestSupport"]),
         .testTarget(
             name: "HandyPlotTests",
             dependencies: [
-                "HandyPlot", "HandyRecording", "HandyCore", "HandySynthetic", "HandyProtocol", "HandyTestSupport",
+                "HandyPlot", "HandyRecording", "HandyCore", "HandySynthetic", "HandyProtocol", "HandyWire",
+                "HandyTestSupport",
             ]),
         .testTarget(
             name: "HandySettingsTests",

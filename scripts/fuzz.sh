@@ -53,7 +53,8 @@ objects() { ls "$bin/$1.build/"*.o; }
 # library, no daemon), and which shared harness sources it compiles in.
 modules_for() {
   case "$1" in
-    ClientMessage|Encoder) echo HandyProtocol ;;
+    ClientMessage) echo HandyProtocol ;;
+    Encoder) echo HandyProtocol HandyCore HandyWire ;;
     DeviceConfiguration) echo HandyProtocol HandyCore HandyWire HandySynthetic HandySettings ;;
     *) echo HandyProtocol HandyCore HandyWire HandyFiles HandyRecording ;;
   esac

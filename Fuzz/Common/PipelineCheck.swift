@@ -118,7 +118,7 @@ struct PipelineCheck {
             case .recognized:
                 closed.insert(gesture.id)
             }
-            encodeLine(.gesture(gesture))
+            encodeLine(.gesture(GestureEvent(gesture)))
         }
     }
 

@@ -1,5 +1,7 @@
 import Foundation
+import HandyCore
 import HandyProtocol
+import HandyWire
 
 // libFuzzer harness: the fuzz bytes describe gesture events and a touches message (which fields
 // are present, each double's bits, names and device ids of any bytes). They are written by the
@@ -8,6 +10,8 @@ import HandyProtocol
 // memo kept across inputs, the touches line, and a whole compact `frame` line. Invariants: no
 // trap (a write past its room traps before storing); every line is the Foundation encoder's bytes;
 // the one-pass, quoted and memoised forms equal the plain one; the compact line is a JSON object.
+// The same values as the core's events (HandyWire), which the daemon writes without making a
+// `GestureEvent` of them: their lines and compact objects are those of the `GestureEvent` made of them.
 
 /// Kept across inputs, as the daemon keeps one per encoding storage.
 nonisolated(unsafe) private let memo = JSONNumberMemo()
@@ -90,6 +94,29 @@ private func gesture(_ r: inout Reader, device: String) -> GestureEvent {
     return g
 }
 
+/// The core event with `g`'s values, unrounded as the recognizers make them (the time to the µs).
+private func coreEvent(_ g: GestureEvent) -> CoreGestureEvent {
+    func physical(_ p: WirePoint?) -> PhysicalPoint? { p.map { PhysicalPoint(x: $0.x, y: $0.y) } }
+    func normalized(_ p: WirePoint?) -> NormalizedPoint? { p.map { NormalizedPoint(x: $0.x, y: $0.y) } }
+    var e = CoreGestureEvent(
+        gesture: g.gesture, phase: g.phase, id: g.id, time: Timestamp(seconds: g.time), device: g.device)
+    e.fingers = g.fingers; e.touches = g.touches; e.touch = g.touch
+    e.centroid = normalized(g.centroid); e.centroidMm = physical(g.centroidMm)
+    e.scale = g.scale; e.scaleVelocity = g.scaleVelocity; e.spanMm = g.spanMm
+    e.hand = g.hand; e.handConfidence = g.handConfidence; e.rightHandProbability = g.rightHandProbability
+    e.clearSide = g.clearSide
+    e.occlusion = g.occlusion.map {
+        OcclusionRegion(polygon: $0.polygon.compactMap(normalized), polygonMm: $0.polygonMm.compactMap(physical))
+    }
+    e.rotation = g.rotation; e.rotationVelocity = g.rotationVelocity
+    e.translation = normalized(g.translation); e.translationMm = physical(g.translationMm)
+    e.velocity = physical(g.velocity); e.direction = g.direction; e.edge = g.edge; e.taps = g.taps
+    e.position = normalized(g.position); e.positionMm = physical(g.positionMm); e.duration = g.duration
+    e.glideMm = physical(g.glideMm); e.glideScale = g.glideScale; e.glideRotation = g.glideRotation
+    e.reason = g.reason
+    return e
+}
+
 private func touches(_ r: inout Reader, device: String) -> TouchesMessage {
     let phases = ["began", "moved", "stationary", "ended", "cancelled"], tools = ["finger", "pen", "palm"]
     return TouchesMessage(
@@ -132,6 +159,22 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         JSONLines.encode(events, quotedDevice: quoted, memo: memo, into: &together, ends: &togetherEnds)
         guard together == expected, togetherEnds == ends else {
             fatalError("fuzz invariant: the one-pass lines differ")
+        }
+    }
+    // The daemon's path: the core's events written where they lie, as the `GestureEvent`s made of them.
+    let core = events.map(coreEvent)
+    var fromCore: [UInt8] = [], coreEnds: [Int] = [], fromWire: [UInt8] = [], wireEnds: [Int] = []
+    JSONLines.encode(core, quotedDevice: quoted, memo: memo, into: &fromCore, ends: &coreEnds)
+    JSONLines.encode(core.wireEvents, quotedDevice: quoted, memo: memo, into: &fromWire, ends: &wireEnds)
+    guard fromCore == fromWire, coreEnds == wireEnds else {
+        fatalError("fuzz invariant: a core event's line differs from its GestureEvent's")
+    }
+    for e in core {
+        var a: [UInt8] = [], b: [UInt8] = []
+        e.writeCompactObject(into: &a)
+        GestureEvent(e).writeCompactObject(into: &b)
+        guard a == b else {
+            fatalError("fuzz invariant: a core event's compact object differs from its GestureEvent's")
         }
     }
     var touchesLine: [UInt8] = []

@@ -81,14 +81,14 @@ public struct GestureArena: Sendable {
     var ignoredTouches: UInt64 { motion.ignoredTouches }
 
     /// Feeds one frame; returns the gesture events it caused, in order.
-    public mutating func handle(_ frame: TouchFrame) -> [GestureEvent] {
-        var out: [GestureEvent] = []
+    public mutating func handle(_ frame: TouchFrame) -> [CoreGestureEvent] {
+        var out: [CoreGestureEvent] = []
         handle(frame, into: &out)
         return out
     }
 
     /// Feeds one frame, appending its gesture events to `out` (no intermediate arrays).
-    public mutating func handle(_ frame: TouchFrame, into out: inout [GestureEvent]) {
+    public mutating func handle(_ frame: TouchFrame, into out: inout [CoreGestureEvent]) {
         let first = out.count
         defer { addOcclusion(to: &out, from: first) }
         fireTimers(upTo: frame.time, into: &out)
@@ -113,29 +113,29 @@ public struct GestureArena: Sendable {
     }
 
     /// Delivers timers (tap timeout, long-press delay) up to `time`.
-    public mutating func advanceTime(to time: Timestamp) -> [GestureEvent] {
-        var out: [GestureEvent] = []
+    public mutating func advanceTime(to time: Timestamp) -> [CoreGestureEvent] {
+        var out: [CoreGestureEvent] = []
         advanceTime(to: time, into: &out)
         return out
     }
 
     /// Delivers timers up to `time`, appending their gesture events to `out`.
-    public mutating func advanceTime(to time: Timestamp, into out: inout [GestureEvent]) {
+    public mutating func advanceTime(to time: Timestamp, into out: inout [CoreGestureEvent]) {
         let first = out.count
         fireTimers(upTo: time, into: &out)
         occlusion.lastFrameIsTheFingersDown()
         addOcclusion(to: &out, from: first)
     }
 
-    private mutating func addOcclusion(to out: inout [GestureEvent], from first: Int) {
+    private mutating func addOcclusion(to out: inout [CoreGestureEvent], from first: Int) {
         occlusion.add(
             to: &out, from: first, displayWidthMm: context.displayWidthMm, displayHeightMm: context.displayHeightMm)
     }
 
     /// Cancels every gesture in progress (device removed, resync); the fingers still down start
     /// nothing new until they all lift.
-    public mutating func cancelAll(at time: Timestamp, reason: String) -> [GestureEvent] {
-        var out: [GestureEvent] = []
+    public mutating func cancelAll(at time: Timestamp, reason: String) -> [CoreGestureEvent] {
+        var out: [CoreGestureEvent] = []
         cancelRecognizers(at: time, reason: reason, into: &out)
         occlusion.lastFrameIsTheFingersDown()
         addOcclusion(to: &out, from: 0)
@@ -146,19 +146,20 @@ public struct GestureArena: Sendable {
     /// The earliest time a recognizer waits for; the caller arms a timer for it. nil = no timer.
     public var nextDeadline: Timestamp? { cachedDeadline }
 
-    private mutating func cancelRecognizers(at time: Timestamp, reason: String, into out: inout [GestureEvent]) {
+    private mutating func cancelRecognizers(at time: Timestamp, reason: String, into out: inout [CoreGestureEvent]) {
         cancel(at: time, reason: reason, perTouchToo: true, into: &out)
         motion.reset()
         sequenceFingers = TouchMask()
     }
 
     /// Cancels the gestures of the whole hand (a palm), and the per-touch ones when `perTouchToo`.
-    private mutating func cancelMultiFinger(at time: Timestamp, reason: String, into out: inout [GestureEvent]) {
+    private mutating func cancelMultiFinger(at time: Timestamp, reason: String, into out: inout [CoreGestureEvent]) {
         cancel(at: time, reason: reason, perTouchToo: false, into: &out)
     }
 
-    private mutating func cancel(at time: Timestamp, reason: String, perTouchToo: Bool, into out: inout [GestureEvent])
-    {
+    private mutating func cancel(
+        at time: Timestamp, reason: String, perTouchToo: Bool, into out: inout [CoreGestureEvent]
+    ) {
         let before = tracesTransitions ? stateNames() : nil
         defer { if let before { trace(before, "cancel(\(reason))@\(time)") } }
         feed(.cancel(at: time, reason: reason), perTouchToo: perTouchToo, into: &out)
@@ -166,13 +167,14 @@ public struct GestureArena: Sendable {
 
     /// Feeds `input` to every recognizer in the table's order (the per-touch ones only when
     /// `perTouchToo`; a timer only to those that use timers).
-    private mutating func feed(_ input: __owned RecognizerInput, perTouchToo: Bool, into out: inout [GestureEvent]) {
+    private mutating func feed(_ input: __owned RecognizerInput, perTouchToo: Bool, into out: inout [CoreGestureEvent])
+    {
         var visitor = FeedVisitor(input: input, perTouchToo: perTouchToo)
         recognizers.visitInOrder(&visitor, &context, &out)
     }
 
     /// Fires due timers one deadline at a time, so events come out in time order.
-    private mutating func fireTimers(upTo time: Timestamp, into out: inout [GestureEvent]) {
+    private mutating func fireTimers(upTo time: Timestamp, into out: inout [CoreGestureEvent]) {
         var guardCount = 0
         while let deadline = cachedDeadline, deadline <= time {
             let states = tracesTransitions ? stateNames() : nil
@@ -191,7 +193,7 @@ public struct GestureArena: Sendable {
     /// The name and case name of the state of each recognizer of the whole hand, in table order.
     private mutating func stateNames() -> [(name: String, state: String)] {
         var visitor = StateNameVisitor()
-        var none: [GestureEvent] = []
+        var none: [CoreGestureEvent] = []
         recognizers.visitInOrder(&visitor, &context, &none)
         return visitor.names
     }
@@ -206,7 +208,7 @@ public struct GestureArena: Sendable {
 
     private mutating func refreshDeadline() {
         var visitor = DeadlineVisitor()
-        var none: [GestureEvent] = []
+        var none: [CoreGestureEvent] = []
         recognizers.visitInOrder(&visitor, &context, &none)
         cachedDeadline = visitor.earliest
     }
@@ -215,7 +217,7 @@ public struct GestureArena: Sendable {
     /// recognizer is per touch (a test checks every kind is there once, in the right layer).
     var recognizedKinds: [(kind: GestureKind, perTouchRecognizer: Bool)] {
         var visitor = KindVisitor(), copy = self
-        var none: [GestureEvent] = []
+        var none: [CoreGestureEvent] = []
         copy.recognizers.visitInOrder(&visitor, &copy.context, &none)
         return visitor.kinds
     }
@@ -237,7 +239,7 @@ struct ArenaRecognizers: Sendable {
     /// The one list of the recognizers: feeding, timers, deadlines and the transition log all go through it.
     @inline(__always)
     mutating func visitInOrder<V: RecognizerVisitor>(
-        _ v: inout V, _ context: inout ArenaContext, _ out: inout [GestureEvent]
+        _ v: inout V, _ context: inout ArenaContext, _ out: inout [CoreGestureEvent]
     ) {
         v.visit(&longPress, &context, &out)
         v.visit(&pinch, &context, &out)
@@ -256,7 +258,7 @@ private struct FeedVisitor: RecognizerVisitor {
 
     @inline(__always)
     mutating func visit<R: GestureRecognizer>(
-        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]
+        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [CoreGestureEvent]
     ) {
         if R.isPerTouch, !perTouchToo { return }
         if case .timeAdvanced = input, !R.usesTimers { return }
@@ -271,7 +273,7 @@ private struct DeadlineVisitor: RecognizerVisitor {
 
     @inline(__always)
     mutating func visit<R: GestureRecognizer>(
-        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]
+        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [CoreGestureEvent]
     ) {
         guard R.usesTimers, let t = recognizer.nextDeadline(context) else { return }
         if earliest == nil || t < earliest! { earliest = t }
@@ -283,7 +285,7 @@ private struct StateNameVisitor: RecognizerVisitor {
     var names: [(name: String, state: String)] = []
 
     mutating func visit<R: GestureRecognizer>(
-        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]
+        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [CoreGestureEvent]
     ) {
         guard !R.isPerTouch else { return }
         names.append((R.kinds[0].rawValue, recognizer.stateName))
@@ -294,7 +296,7 @@ private struct KindVisitor: RecognizerVisitor {
     var kinds: [(kind: GestureKind, perTouchRecognizer: Bool)] = []
 
     mutating func visit<R: GestureRecognizer>(
-        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent]
+        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [CoreGestureEvent]
     ) {
         kinds += R.kinds.map { ($0, R.isPerTouch) }
     }

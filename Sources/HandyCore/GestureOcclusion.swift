@@ -56,7 +56,9 @@ struct GestureOcclusion: Sendable {
     /// since the last one sent with that gesture (the client keeps the last); without it, its
     /// `clearSide` is the one of that kept region. The test is on the contacts, before any geometry: the region was half of every line's
     /// bytes on a busy device, and computing regions that were not sent was half of the pipeline.
-    mutating func add(to out: inout [GestureEvent], from first: Int, displayWidthMm: Double, displayHeightMm: Double) {
+    mutating func add(
+        to out: inout [CoreGestureEvent], from first: Int, displayWidthMm: Double, displayHeightMm: Double
+    ) {
         guard first < out.count else { return }
         // Gestures of one frame with the same fingers and hand (pinch, rotate and pan of one hand)
         // have the same region: it is computed once per frame for them. Key: the touch (−1 for the
@@ -119,7 +121,7 @@ struct GestureOcclusion: Sendable {
             case .ended, .cancelled, .recognized:
                 if let sent { sentOcclusion.remove(at: sent) }
             }
-            out[i].occlusion = Occlusion(polygon: shape.normalised, polygonMm: shape.corners)
+            out[i].occlusion = OcclusionRegion(polygon: shape.normalised, polygonMm: shape.corners)
         }
         // A gesture whose end went unseen must not pile up here; forgetting one only makes its next
         // `changed` event carry the region again.
@@ -160,11 +162,11 @@ struct GestureOcclusion: Sendable {
         Swift.abs(a.x - b.x) <= occlusionResendMm && Swift.abs(a.y - b.y) <= occlusionResendMm
     }
 
-    /// A covered region as the wire carries it, and the clear side taken from it.
+    /// A covered region on its grid, and the clear side taken from it.
     struct OcclusionShape {
         var clearSide: Side
-        var corners: [WirePoint]
-        var normalised: [WirePoint]
+        var corners: [PhysicalPoint]
+        var normalised: [NormalizedPoint]
     }
 
     /// The region of `hand` for fingers at `contacts` (display mm); nil when nothing of it is on the display.
@@ -182,12 +184,12 @@ struct GestureOcclusion: Sendable {
         let clearSide: Side = hand == .unknown ? .unknown : HandOcclusionModel.clearSide(of: hull, at: centroid)
         // Each corner once: a vertex on the display's edge comes out of clipping twice, and the
         // wire's rounding can make close neighbours equal.
-        var corners: [WirePoint] = [], normalised: [WirePoint] = []
+        var corners: [PhysicalPoint] = [], normalised: [NormalizedPoint] = []
         corners.reserveCapacity(polygon.count)
         normalised.reserveCapacity(polygon.count)
         for p in polygon {
-            let c = WirePoint(x: inlineRounded(p.x, 10), y: inlineRounded(p.y, 10))
-            let n = WirePoint(x: inlineRounded(p.x / width, 1_000), y: inlineRounded(p.y / height, 1_000))
+            let c = PhysicalPoint(x: inlineRounded(p.x, 10), y: inlineRounded(p.y, 10))
+            let n = NormalizedPoint(x: inlineRounded(p.x / width, 1_000), y: inlineRounded(p.y / height, 1_000))
             if let lastC = corners.last, let lastN = normalised.last, lastC == c || lastN == n { continue }
             corners.append(c)
             normalised.append(n)

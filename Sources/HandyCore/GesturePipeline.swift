@@ -3,7 +3,7 @@ import HandyProtocol
 /// What one event (or one timer) produced.
 public struct PipelineOutput: Sendable {
     public var frames: [TouchFrame] = []
-    public var gestures: [GestureEvent] = []
+    public var gestures: [CoreGestureEvent] = []
     /// Contacts found stuck, and stuck ones lifted (``StuckContactFilter``): the device's health.
     public var stuckContacts: [StuckContactChange] = []
     public init() {}
@@ -85,7 +85,7 @@ public struct GesturePipeline: Sendable {
     }
 
     /// Delivers timers up to `time`, returning the gestures only (callers that do not report health).
-    public mutating func advanceTime(to time: Timestamp) -> [GestureEvent] {
+    public mutating func advanceTime(to time: Timestamp) -> [CoreGestureEvent] {
         var output = PipelineOutput()
         advanceTime(to: time, into: &output)
         return output.gestures

@@ -255,7 +255,7 @@ public struct EncodedBatch: Sendable {
     }
 
     private static func appendCompact(
-        _ gestures: UnsafeBufferPointer<GestureEvent>, _ frames: [TouchFrame], device: String,
+        _ gestures: UnsafeBufferPointer<CoreGestureEvent>, _ frames: [TouchFrame], device: String,
         quotedDevice: JSONQuotedString?, memo: JSONNumberMemo, touches: Bool,
         bytes compactBytes: inout [UInt8], frames compactFrames: inout [CompactFrame],
         gestures compactGestures: inout [CompactGesture], wireTouches: inout [WireTouch]
@@ -264,7 +264,7 @@ public struct EncodedBatch: Sendable {
         var f = 0
         while true {
             while f < frames.count && !(touches && frames[f].hasChanges) { f += 1 }
-            let gestureTime = g < gestures.count ? gestures[g].time : Double.infinity
+            let gestureTime = g < gestures.count ? gestures[g].time.seconds : Double.infinity
             let frameTime = f < frames.count ? frames[f].time.seconds : Double.infinity
             let time = min(gestureTime, frameTime)
             guard time.isFinite else { return }
@@ -273,11 +273,11 @@ public struct EncodedBatch: Sendable {
                 device: device, quotedDevice: quotedDevice, time: time, memo: memo, into: &compactBytes)
             let header = lineStart..<compactBytes.count
             let firstGesture = compactGestures.count
-            while g < gestures.count && gestures[g].time == time {
+            while g < gestures.count && gestures[g].time.seconds == time {
                 // The key or the comma written with the object (one append, not two).
                 let prefix: StaticString = compactGestures.count == firstGesture ? ",\"gestures\":[" : ","
                 let start = compactBytes.count + prefix.utf8CodeUnitCount
-                GestureEvent.writeCompactObject(
+                CoreGestureEvent.writeCompactObject(
                     at: gestures.baseAddress! + g, after: prefix, memo: memo, into: &compactBytes)
                 compactGestures.append(CompactGesture(bytes: start..<compactBytes.count, gesture: gestures[g].gesture))
                 g += 1

@@ -1,6 +1,7 @@
 import HandyCore
 import HandyProtocol
 import HandyRecording
+import HandyWire
 
 /// One touch's life (put down → lifted or lost) as the tracker saw it, for drawing.
 public struct TouchTrace: Sendable, Equatable {
@@ -91,17 +92,18 @@ public struct PlotData: Sendable {
         for event in recording.events {
             // Timers due before this event fire first, as they would live.
             if let deadline = pipeline.nextDeadline, deadline <= event.time {
-                gestures += pipeline.advanceTime(to: event.time)
+                gestures += pipeline.advanceTime(to: event.time).wireEvents
             }
             var out = PipelineOutput()
             pipeline.handle(event, into: &out)
             for frame in out.frames { collector.add(frame) }
-            gestures += out.gestures
+            gestures += out.gestures.wireEvents
         }
         let start = recording.events.first?.time ?? .zero
         var end = recording.events.last?.time ?? .zero
         if let last = recording.events.last {
             let trailing = pipeline.advanceTime(to: last.time.advanced(byMicroseconds: Self.trailingMicroseconds))
+                .wireEvents
             gestures += trailing
             // Stretch the timeline only as far as a timer-fired gesture needs.
             if let latest = trailing.map(\.time).max() { end = max(end, Timestamp(seconds: latest)) }

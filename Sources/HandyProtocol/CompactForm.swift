@@ -26,11 +26,13 @@ extension GestureEvent {
     public func writeCompactObject(into bytes: inout [UInt8]) {
         withUnsafePointer(to: self) { Self.writeCompactObject(at: $0, into: &bytes) }
     }
+}
 
+extension GestureEventFields {
     /// Appends the compact object of the event at `e`, read where it lies (see
     /// ``writeLine(at:quotedDevice:into:)``). `package`: a pointer in, for the daemon and the tests.
-    @inline(__always) package static func writeCompactObject(
-        at e: UnsafePointer<GestureEvent>, into bytes: inout [UInt8]
+    @inlinable @inline(__always) package static func writeCompactObject(
+        at e: UnsafePointer<Self>, into bytes: inout [UInt8]
     ) {
         writeCompactObject(at: e, after: "", into: &bytes)
     }
@@ -39,11 +41,11 @@ extension GestureEvent {
     /// same pass: appended on its own, each literal cost an array append of its own (~50
     /// instructions, a few a frame).
     /// `memo`: the numbers written lately (``JSONNumberMemo``).
-    @inline(__always) package static func writeCompactObject(
-        at e: UnsafePointer<GestureEvent>, after prefix: StaticString,
+    @inlinable @inline(__always) package static func writeCompactObject(
+        at e: UnsafePointer<Self>, after prefix: StaticString,
         memo: JSONNumberMemo? = nil, into bytes: inout [UInt8]
     ) {
-        let carriesHand = e.pointee.phase != .changed || e.pointee.occlusion != nil
+        let carriesHand = e.pointee.phase != .changed || Self.hasOcclusion(e)
         // The full line's bound covers the object: it has a subset of the line's fields.
         JSONWriter.append(
             to: &bytes, bound: prefix.utf8CodeUnitCount + lineBound(at: e, appendingTo: bytes), memo: memo
@@ -52,7 +54,7 @@ extension GestureEvent {
             w.field("{\"gesture\":", name: e.pointee.gesture.literal)
             w.field(",\"phase\":", name: e.pointee.phase.literal)
             w.field(",\"id\":", e.pointee.id)
-            w.field(",\"centroid\":", e.pointee.centroid)
+            w.field(",\"centroid\":", Self.wireCentroid(e))
             if carriesHand {
                 if let clearSide = e.pointee.clearSide { w.field(",\"clearSide\":", name: clearSide.literal) }
                 if let hand = e.pointee.hand { w.field(",\"hand\":", name: hand.literal) }
@@ -60,15 +62,15 @@ extension GestureEvent {
                 w.field(",\"rightHandProbability\":", e.pointee.rightHandProbability)
             }
             if let direction = e.pointee.direction { w.field(",\"direction\":", name: direction.literal) }
-            w.field(",\"duration\":", e.pointee.duration)
+            w.field(",\"duration\":", Self.wireDuration(e))
             if let edge = e.pointee.edge { w.field(",\"edge\":", name: edge.literal) }
             w.field(",\"fingers\":", e.pointee.fingers)
-            w.field(",\"glideMm\":", e.pointee.glideMm)
-            w.field(",\"glideRotation\":", e.pointee.glideRotation)
-            w.field(",\"glideScale\":", e.pointee.glideScale)
-            if let occlusion = e.pointee.occlusion {
+            w.field(",\"glideMm\":", Self.wireGlideMm(e))
+            w.field(",\"glideRotation\":", Self.wireGlideRotation(e))
+            w.field(",\"glideScale\":", Self.wireGlideScale(e))
+            if Self.hasOcclusion(e) {
                 w.raw(",\"occlusion\":{\"polygon\":")
-                w.points(occlusion.polygon)
+                w.points(Self.occlusionCorners(e).polygon)
                 w.byte(UInt8(ascii: "}"))
             }
             writeFields(fromPositionOf: e, lineFields: false, into: &w)

@@ -64,22 +64,22 @@ public enum JSONLines {
     /// events; the same bytes line by line (tested).
     /// `quotedDevice`: the device id made once for many lines (used when it is the event's).
     /// `memo`: the numbers written lately, kept from line to line (``JSONNumberMemo``).
-    @inline(__always) package static func encode(
-        eventAt event: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString? = nil,
+    @inlinable @inline(__always) package static func encode<Event: GestureEventFields>(
+        eventAt event: UnsafePointer<Event>, quotedDevice: JSONQuotedString? = nil,
         memo: JSONNumberMemo? = nil, into buffer: inout [UInt8]
     ) {
-        GestureEvent.writeLine(at: event, quotedDevice: quotedDevice, memo: memo, into: &buffer)
+        Event.writeLine(at: event, quotedDevice: quotedDevice, memo: memo, into: &buffer)
     }
 
     /// Appends the lines of all `events` (read where they lie), and where each ends in `buffer`
     /// to `ends`: the bytes of encoding them one by one, written in one pass (the daemon encodes
     /// each frame's events so). `package`, as the other forms that take a pointer: nothing unsafe
     /// is public (docs/ARCHITECTURE.md).
-    package static func encode(
-        eventsIn events: UnsafeBufferPointer<GestureEvent>, quotedDevice: JSONQuotedString? = nil,
+    @inlinable package static func encode<Event: GestureEventFields>(
+        eventsIn events: UnsafeBufferPointer<Event>, quotedDevice: JSONQuotedString? = nil,
         memo: JSONNumberMemo? = nil, into buffer: inout [UInt8], ends: inout [Int]
     ) {
-        GestureEvent.writeLines(events, quotedDevice: quotedDevice, memo: memo, into: &buffer, ends: &ends)
+        Event.writeLines(events, quotedDevice: quotedDevice, memo: memo, into: &buffer, ends: &ends)
     }
 
     /// ``encode(eventsIn:quotedDevice:memo:into:ends:)`` for an array's events.

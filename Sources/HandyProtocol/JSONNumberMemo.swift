@@ -14,20 +14,20 @@
 /// moves between the input thread and an event loop only under `DeliveryWindow`'s lock, which
 /// orders the writes of one thread before the reads of the next (hence `@unchecked Sendable`).
 public final class JSONNumberMemo: @unchecked Sendable {
-    struct Entry {
-        var bits: UInt64
+    @usableFromInline struct Entry {
+        @usableFromInline var bits: UInt64
         /// The text's first 8 bytes and the next 8 (little-endian), of which `count` count.
-        var head: UInt64
-        var tail: UInt64
-        var count: Int
+        @usableFromInline var head: UInt64
+        @usableFromInline var tail: UInt64
+        @usableFromInline var count: Int
     }
 
-    static var entryCount: Int { 128 }
+    @inlinable static var entryCount: Int { 128 }
     /// The text kept in an entry, at most: a number's bound (``JSONWriter/maximumNumberBytes``, 32)
     /// leaves room to copy all 16 whatever the text's length.
-    static var longestText: Int { 16 }
+    @inlinable static var longestText: Int { 16 }
 
-    let entries: UnsafeMutablePointer<Entry>
+    @usableFromInline let entries: UnsafeMutablePointer<Entry>
 
     public init() {
         entries = .allocate(capacity: Self.entryCount)
@@ -41,7 +41,7 @@ public final class JSONNumberMemo: @unchecked Sendable {
 
     /// The entry for `bits`: Fibonacci hashing, whose top bits depend on all of a double's bits
     /// (the values differ mostly in their low mantissa bits).
-    @inline(__always) static func slot(_ bits: UInt64) -> Int {
+    @inlinable @inline(__always) static func slot(_ bits: UInt64) -> Int {
         Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) &>> 57)
     }
 }

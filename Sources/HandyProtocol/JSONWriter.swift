@@ -10,27 +10,27 @@
 /// before storing, so a miscounted bound stops the line and never writes past it; keys are literals that carry their separator (`,"scale":`); doubles that have a short
 /// decimal form (the recognizers round every value to a few decimals) are printed without
 /// `Double.description`.
-struct JSONWriter {
+@usableFromInline struct JSONWriter {
     /// Where the next byte goes.
-    private(set) var cursor: UnsafeMutablePointer<UInt8>
+    @usableFromInline var cursor: UnsafeMutablePointer<UInt8>
     /// One past the last byte this writer may store. Every write it offers checks its room
     /// against it before storing anything (``room(_:)``); the `put…` steps that do not check are
     /// private and run only inside a write that checked for them. A line whose reserved bound was
     /// miscounted (a field added and not counted) stops with a "handyd bug", never overruns.
-    private let end: UnsafeMutablePointer<UInt8>
+    @usableFromInline let end: UnsafeMutablePointer<UInt8>
     /// The numbers written lately (``JSONNumberMemo``), when the caller keeps them.
-    let memo: UnsafeMutablePointer<JSONNumberMemo.Entry>?
+    @usableFromInline let memo: UnsafeMutablePointer<JSONNumberMemo.Entry>?
 
     /// The most bytes ``number(_:)`` writes (`-2.2250738585072014e-308` is 24; the memo's copy
     /// stores 16 whatever the text's length).
-    static let maximumNumberBytes = 32
+    @inlinable static var maximumNumberBytes: Int { 32 }
     /// The most bytes ``integer(_:)`` or ``unsigned(_:)`` write.
-    static let maximumIntegerBytes = 21
+    @inlinable static var maximumIntegerBytes: Int { 21 }
     /// The most bytes ``string(_:)`` writes for `s`: quotes and every byte escaped as `\u00XX`.
-    @inline(__always) static func maximumStringBytes(_ s: String) -> Int { 2 + 6 * s.utf8.count }
+    @inlinable @inline(__always) static func maximumStringBytes(_ s: String) -> Int { 2 + 6 * s.utf8.count }
 
     /// A writer for the `capacity` bytes at `cursor`.
-    @inline(__always) init(
+    @inlinable @inline(__always) init(
         cursor: UnsafeMutablePointer<UInt8>, capacity: Int, memo: UnsafeMutablePointer<JSONNumberMemo.Entry>? = nil
     ) {
         self.cursor = cursor
@@ -40,7 +40,7 @@ struct JSONWriter {
 
     /// Stops the line unless `n` more bytes fit: a check and a branch never taken (~3
     /// instructions a field, docs/PERFORMANCE.md section 1).
-    @inline(__always) private func room(_ n: Int) {
+    @inlinable @inline(__always) func room(_ n: Int) {
         precondition(end - cursor >= n, "handyd bug: JSON line longer than its bound")
     }
 
@@ -49,7 +49,7 @@ struct JSONWriter {
     /// straight into the array's spare capacity (no zero fill, no trimming afterwards).
     /// `memo`: numbers written lately, kept by the caller from line to line (``JSONNumberMemo``).
     @inline(__always)
-    static func append(
+    @usableFromInline static func append(
         to bytes: inout [UInt8], bound: Int, memo: JSONNumberMemo? = nil, _ body: (inout JSONWriter) -> Void
     ) {
         // The entries' address read here, once: the closure then holds no reference to retain.
@@ -66,13 +66,13 @@ struct JSONWriter {
 
     // MARK: raw output
 
-    @inline(__always) private mutating func put(_ b: UInt8) {
+    @inlinable @inline(__always) mutating func put(_ b: UInt8) {
         cursor.initialize(to: b)
         cursor += 1
     }
 
     /// Writes a literal: a key with its separator (`,"scale":`) or punctuation.
-    @inline(__always) private mutating func putRaw(_ s: StaticString) {
+    @inlinable @inline(__always) mutating func putRaw(_ s: StaticString) {
         // A literal chosen at run time (a gesture's or phase's name, a line's separator) has a
         // length the compiler does not know, and its copy was a call to memcpy (~13 a frame).
         // A key written as such has a known length: `copy` folds to one of its branches.
@@ -81,7 +81,7 @@ struct JSONWriter {
 
     /// Writes `n` bytes from `from`. Up to 16: two overlapping loads and stores of 8 (or 4)
     /// bytes, inside the source, where a call to memcpy is ~30 instructions for a few bytes.
-    @inline(__always) private mutating func putCopy(from: UnsafeRawPointer, count n: Int) {
+    @inlinable @inline(__always) mutating func putCopy(from: UnsafeRawPointer, count n: Int) {
         let to = UnsafeMutableRawPointer(cursor)
         if n >= 8 && n <= 16 {
             to.storeBytes(of: from.loadUnaligned(as: UInt64.self), as: UInt64.self)
@@ -100,46 +100,52 @@ struct JSONWriter {
     // MARK: checked writes (each key literal carries its leading comma)
 
     /// Writes one byte.
-    @inline(__always) mutating func byte(_ b: UInt8) { room(1); put(b) }
+    @inlinable @inline(__always) mutating func byte(_ b: UInt8) { room(1); put(b) }
     /// Writes a literal: a key with its separator (`,"scale":`) or punctuation.
-    @inline(__always) mutating func raw(_ s: StaticString) { room(s.utf8CodeUnitCount); putRaw(s) }
-    @inline(__always) mutating func number(_ v: Double) { room(Self.maximumNumberBytes); putNumber(v) }
-    @inline(__always) mutating func integer(_ v: Int) { room(Self.maximumIntegerBytes); putInteger(v) }
-    @inline(__always) mutating func unsigned(_ v: UInt64) { room(Self.maximumIntegerBytes); putUnsigned(v) }
+    @inlinable @inline(__always) mutating func raw(_ s: StaticString) { room(s.utf8CodeUnitCount); putRaw(s) }
+    @inlinable @inline(__always) mutating func number(_ v: Double) { room(Self.maximumNumberBytes); putNumber(v) }
+    @inlinable @inline(__always) mutating func integer(_ v: Int) { room(Self.maximumIntegerBytes); putInteger(v) }
+    @inlinable @inline(__always) mutating func unsigned(_ v: UInt64) { room(Self.maximumIntegerBytes); putUnsigned(v) }
     /// `s` quoted, with JSON's escapes.
-    @inline(__always) mutating func string(_ s: String) { room(Self.maximumStringBytes(s)); putString(s) }
+    @inlinable @inline(__always) mutating func string(_ s: String) { room(Self.maximumStringBytes(s)); putString(s) }
 
-    @inline(__always) mutating func field(_ key: StaticString, _ value: Double) {
+    @inlinable @inline(__always) mutating func field(_ key: StaticString, _ value: Double) {
         room(key.utf8CodeUnitCount + Self.maximumNumberBytes)
         putRaw(key)
         putNumber(value)
     }
-    @inline(__always) mutating func field(_ key: StaticString, _ value: Double?) { if let value { field(key, value) } }
-    @inline(__always) mutating func field(_ key: StaticString, _ value: Int) {
+    @inlinable @inline(__always) mutating func field(_ key: StaticString, _ value: Double?) {
+        if let value { field(key, value) }
+    }
+    @inlinable @inline(__always) mutating func field(_ key: StaticString, _ value: Int) {
         room(key.utf8CodeUnitCount + Self.maximumIntegerBytes)
         putRaw(key)
         putInteger(value)
     }
-    @inline(__always) mutating func field(_ key: StaticString, _ value: Int?) { if let value { field(key, value) } }
-    @inline(__always) mutating func field(_ key: StaticString, _ value: UInt64) {
+    @inlinable @inline(__always) mutating func field(_ key: StaticString, _ value: Int?) {
+        if let value { field(key, value) }
+    }
+    @inlinable @inline(__always) mutating func field(_ key: StaticString, _ value: UInt64) {
         room(key.utf8CodeUnitCount + Self.maximumIntegerBytes)
         putRaw(key)
         putUnsigned(value)
     }
-    @inline(__always) mutating func field(_ key: StaticString, _ value: String) {
+    @inlinable @inline(__always) mutating func field(_ key: StaticString, _ value: String) {
         room(key.utf8CodeUnitCount + Self.maximumStringBytes(value))
         putRaw(key)
         putString(value)
     }
-    @inline(__always) mutating func field(_ key: StaticString, _ value: String?) { if let value { field(key, value) } }
+    @inlinable @inline(__always) mutating func field(_ key: StaticString, _ value: String?) {
+        if let value { field(key, value) }
+    }
     /// A string field whose value may have been quoted once for many lines (see ``putString(_:quoted:)``).
-    @inline(__always) mutating func field(_ key: StaticString, _ value: String, quoted: JSONQuotedString?) {
+    @inlinable @inline(__always) mutating func field(_ key: StaticString, _ value: String, quoted: JSONQuotedString?) {
         room(key.utf8CodeUnitCount)
         putRaw(key)
         putString(value, quoted: quoted)
     }
     /// A protocol name (`"pinch"`, `"left"`): plain ASCII, never escaped.
-    @inline(__always) mutating func field(_ key: StaticString, name: StaticString) {
+    @inlinable @inline(__always) mutating func field(_ key: StaticString, name: StaticString) {
         room(key.utf8CodeUnitCount + name.utf8CodeUnitCount + 2)
         putRaw(key)
         put(UInt8(ascii: "\""))
@@ -147,39 +153,40 @@ struct JSONWriter {
         put(UInt8(ascii: "\""))
     }
     /// The most bytes a point's object writes: `{"x":`, `,"y":`, `}` and two numbers.
-    static var maximumPointBytes: Int { 11 + 2 * maximumNumberBytes }
-    @inline(__always) mutating func field(_ key: StaticString, _ value: WirePoint?) {
+    @inlinable static var maximumPointBytes: Int { 11 + 2 * maximumNumberBytes }
+    @inlinable @inline(__always) mutating func field(_ key: StaticString, _ value: WirePoint?) {
         guard let value else { return }
         room(key.utf8CodeUnitCount + Self.maximumPointBytes)
         putRaw(key)
         putPoint(value)
     }
-    @inline(__always) private mutating func putPoint(_ v: WirePoint) {
+    @inlinable @inline(__always) mutating func putPoint(_ v: WirePoint) {
         putRaw("{\"x\":")
         putNumber(v.x)
         putRaw(",\"y\":")
         putNumber(v.y)
         put(UInt8(ascii: "}"))
     }
-    mutating func points(_ values: [WirePoint]) {
+    @inlinable mutating func points<P: WirePointFields>(_ values: [P]) {
         byte(UInt8(ascii: "["))
         for (i, v) in values.enumerated() {
             room(1 + Self.maximumPointBytes)
             if i > 0 { put(UInt8(ascii: ",")) }
-            putPoint(v)
+            putPoint(WirePoint(x: v.x, y: v.y))
         }
         byte(UInt8(ascii: "]"))
     }
-    mutating func field(_ key: StaticString, _ value: Occlusion?) {
-        guard let value else { return }
+    @inlinable mutating func occlusion<P: WirePointFields, Q: WirePointFields>(
+        _ key: StaticString, _ corners: (polygon: [P], polygonMm: [Q])
+    ) {
         raw(key)
         raw("{\"polygon\":")
-        points(value.polygon)
+        points(corners.polygon)
         raw(",\"polygonMm\":")
-        points(value.polygonMm)
+        points(corners.polygonMm)
         byte(UInt8(ascii: "}"))
     }
-    mutating func field(_ key: StaticString, _ values: [Int]?) {
+    @usableFromInline mutating func field(_ key: StaticString, _ values: [Int]?) {
         guard let values else { return }
         raw(key)
         byte(UInt8(ascii: "["))
@@ -197,7 +204,7 @@ struct JSONWriter {
     /// With a memo, a number written lately is copied from it, and a number printed is kept there.
     /// The lookup and the copy are inlined (about half the numbers are found, and a call would
     /// double their cost); printing stays out of line.
-    @inline(__always) private mutating func putNumber(_ v: Double) {
+    @inlinable @inline(__always) mutating func putNumber(_ v: Double) {
         guard let memo else { return printNumber(v, keepingIn: nil) }
         let bits = v.bitPattern
         let e = memo + JSONNumberMemo.slot(bits)
@@ -211,8 +218,8 @@ struct JSONWriter {
     }
 
     /// Prints `v` (see ``putNumber(_:)``) and keeps its text in `entry` when it fits.
-    @inline(never)
-    private mutating func printNumber(_ v: Double, keepingIn entry: UnsafeMutablePointer<JSONNumberMemo.Entry>?) {
+    @usableFromInline @inline(never)
+    mutating func printNumber(_ v: Double, keepingIn entry: UnsafeMutablePointer<JSONNumberMemo.Entry>?) {
         let start = cursor
         let a = v.magnitude
         // Nearly every value on the wire: below 10^6 with at most 6 decimals (the recognizers round
@@ -233,8 +240,8 @@ struct JSONWriter {
 
     /// ``putNumber(_:)`` for a value with more than 6 decimals or out of the common range: out of line,
     /// so the common path keeps the cursor in a register and saves no registers for these calls.
-    @inline(never)
-    private mutating func otherNumber(_ v: Double, magnitude a: Double) {
+    @usableFromInline @inline(never)
+    mutating func otherNumber(_ v: Double, magnitude a: Double) {
         if a < 1e6, a >= 1e-3, nineDecimals(v, magnitude: a) { return }
         guard v.isFinite else {
             if v.isNaN { putRaw("\"nan\"") } else if v < 0 { putRaw("\"-inf\"") } else { putRaw("\"inf\"") }
@@ -267,7 +274,7 @@ struct JSONWriter {
     /// trailing zeros taken back: cheaper than finding them by division first (~80 instructions a
     /// number instead of ~114, docs/PERFORMANCE.md section 5).
     @inline(__always)
-    private mutating func sixDecimals(_ v: Double, magnitude a: Double) -> Bool {
+    @usableFromInline mutating func sixDecimals(_ v: Double, magnitude a: Double) -> Bool {
         // The nearest integer to a·10^6 (< 10^12 < 2^51) by adding 2^52, where a double's spacing is
         // 1: the sum is that integer plus 2^52, exactly, and its low bits are the integer. Rounding
         // to nearest instead of `+ 0.5` and truncating changes nothing: a·10^6 is within 2.3·10^-4 of
@@ -332,7 +339,7 @@ struct JSONWriter {
     /// digits are the only — hence the closest — shortest ones. `a·10^9` is within a quarter of n,
     /// so `+ 0.5` and truncation find it. The tests compare it with description.
     @inline(__always)
-    private mutating func nineDecimals(_ v: Double, magnitude a: Double) -> Bool {
+    @usableFromInline mutating func nineDecimals(_ v: Double, magnitude a: Double) -> Bool {
         // Int64, not UInt64: on x86-64 the unsigned conversions take a dozen instructions each way.
         let signed = Int64(a * 1e9 + 0.5)
         guard Double(signed) / 1e9 == a else { return false }
@@ -362,7 +369,7 @@ struct JSONWriter {
     /// For `10^6 ≤ |v| < 10^9`, where n at 9 decimals would pass 10^15; the argument is
     /// ``nineDecimals(_:magnitude:)``'s, one d at a time.
     @inline(__always)
-    private mutating func shortDecimal(_ v: Double, magnitude a: Double) -> Bool {
+    @usableFromInline mutating func shortDecimal(_ v: Double, magnitude a: Double) -> Bool {
         var scale = 10.0
         var scaleInt: Int64 = 10
         for decimals in 1...9 {
@@ -383,15 +390,15 @@ struct JSONWriter {
     }
 
     /// "00" as one 16-bit load sees it (a literal: a stored static is checked for initialisation at each use).
-    @inline(__always) private static var twoZeros: UInt16 { 0x3030 }
+    @inlinable @inline(__always) static var twoZeros: UInt16 { 0x3030 }
 
     /// "00" "01" … "99": two digits per division.
-    private static var digitPairs: StaticString {
+    @inlinable static var digitPairs: StaticString {
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
     }
 
     /// `value` in exactly `count` digits, zero-padded on the left.
-    @inline(__always) private mutating func fixedDigits(_ value: UInt64, count: Int) {
+    @inlinable @inline(__always) mutating func fixedDigits(_ value: UInt64, count: Int) {
         let pairs = Self.digitPairs.utf8Start
         var rest = value
         var i = count
@@ -406,7 +413,7 @@ struct JSONWriter {
         cursor += count
     }
 
-    private mutating func putInteger(_ v: Int) {
+    @usableFromInline mutating func putInteger(_ v: Int) {
         if v < 0 {
             put(UInt8(ascii: "-"))
             putUnsigned(UInt64(v.magnitude))
@@ -417,7 +424,7 @@ struct JSONWriter {
 
     /// Whether any of the 8 bytes in `w` is a control character, `"` or `\` (never false when one
     /// is: each test is exact for "some byte", though it may flag the wrong one).
-    @inline(__always) static func mayNeedEscaping(_ w: UInt64) -> Bool {
+    @inlinable @inline(__always) static func mayNeedEscaping(_ w: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let high: UInt64 = 0x8080_8080_8080_8080
         let below32 = (w &- ones &* 0x20) & ~w & high
@@ -428,7 +435,7 @@ struct JSONWriter {
         return (below32 | quote | backslash) != 0
     }
 
-    private mutating func putUnsigned(_ v: UInt64) {
+    @usableFromInline mutating func putUnsigned(_ v: UInt64) {
         if v < 10 { put(UInt8(ascii: "0") &+ UInt8(v)); return }
         if v < 100 { fixedDigits(v, count: 2); return }
         var digits = 3
@@ -439,7 +446,7 @@ struct JSONWriter {
 
     /// `s`, or `quoted`'s bytes when they are `s`'s (the same string: one comparison of its
     /// storage, then a copy).
-    @inline(__always) private mutating func putString(_ s: String, quoted: JSONQuotedString?) {
+    @inlinable @inline(__always) mutating func putString(_ s: String, quoted: JSONQuotedString?) {
         guard let quoted, quoted.string == s else { string(s); return }
         quoted.bytes.withUnsafeBufferPointer { b in
             room(b.count)
@@ -447,7 +454,7 @@ struct JSONWriter {
         }
     }
 
-    private mutating func putString(_ s: String) {
+    @usableFromInline mutating func putString(_ s: String) {
         put(UInt8(ascii: "\""))
         // In place: `var s = s; s.withUTF8` retained and released the string for every field.
         if s.utf8.withContiguousStorageIfAvailable({ escaped($0) }) == nil {
@@ -458,7 +465,7 @@ struct JSONWriter {
     }
 
     /// `u` with JSON's escapes, without quotes.
-    @inline(__always) private mutating func escaped(_ u: UnsafeBufferPointer<UInt8>) {
+    @inlinable @inline(__always) mutating func escaped(_ u: UnsafeBufferPointer<UInt8>) {
         // Up to the first 8 bytes that may need escaping, copied at once: a device id is
         // written on every line (~10 instructions per byte one by one, docs/PERFORMANCE.md).
         var clean = 0
@@ -495,11 +502,11 @@ struct JSONWriter {
 
 extension GestureKind {
     /// The raw value as a literal (no String on the hot path), from ``traits``.
-    @inline(__always) var literal: StaticString { traits.literal }
+    @inlinable @inline(__always) var literal: StaticString { traits.literal }
 }
 
 extension GesturePhase {
-    var literal: StaticString {
+    @inlinable var literal: StaticString {
         switch self {
         case .began: "began"
         case .changed: "changed"
@@ -511,7 +518,7 @@ extension GesturePhase {
 }
 
 extension Hand {
-    var literal: StaticString {
+    @inlinable var literal: StaticString {
         switch self {
         case .left: "left"
         case .right: "right"
@@ -521,7 +528,7 @@ extension Hand {
 }
 
 extension Side {
-    var literal: StaticString {
+    @inlinable var literal: StaticString {
         switch self {
         case .left: "left"
         case .right: "right"
@@ -531,7 +538,7 @@ extension Side {
 }
 
 extension SwipeDirection {
-    var literal: StaticString {
+    @inlinable var literal: StaticString {
         switch self {
         case .up: "up"
         case .down: "down"
@@ -542,7 +549,7 @@ extension SwipeDirection {
 }
 
 extension DisplayEdge {
-    var literal: StaticString {
+    @inlinable var literal: StaticString {
         switch self {
         case .left: "left"
         case .right: "right"
@@ -558,7 +565,7 @@ extension DisplayEdge {
 public struct JSONQuotedString: Sendable {
     /// The string it was made from.
     public let string: String
-    let bytes: [UInt8]
+    @usableFromInline let bytes: [UInt8]
 
     public init(_ string: String) {
         self.string = string
@@ -568,61 +575,62 @@ public struct JSONQuotedString: Sendable {
     }
 }
 
-extension GestureEvent {
+extension GestureEventFields {
     /// An upper bound on the length of this event's line, summed over the fields present, so a
     /// typical line's buffer (~700 bytes) stays within malloc's small-size cache (glibc's tcache
     /// ends at 1032 bytes; a bound over all 30 fields was ~1,300 bytes and took the slow path).
     var maximumLineBytes: Int { withUnsafePointer(to: self) { Self.maximumLineBytes(at: $0) } }
 
     // The terms of a line's bound, by field. `,"rotationVelocity":` is the longest key with its separator.
-    private static var keyBytes: Int { 20 }
-    private static var numberBytes: Int { keyBytes + JSONWriter.maximumNumberBytes }
-    private static var integerBytes: Int { keyBytes + JSONWriter.maximumIntegerBytes }
-    private static var pointBytes: Int { keyBytes + 2 * JSONWriter.maximumNumberBytes + 11 }  // {"x":…,"y":…}
-    private static var nameBytes: Int { keyBytes + 14 }  // "touch-flick" and quotes
+    @inlinable static var keyBytes: Int { 20 }
+    @inlinable static var numberBytes: Int { keyBytes + JSONWriter.maximumNumberBytes }
+    @inlinable static var integerBytes: Int { keyBytes + JSONWriter.maximumIntegerBytes }
+    @inlinable static var pointBytes: Int { keyBytes + 2 * JSONWriter.maximumNumberBytes + 11 }  // {"x":…,"y":…}
+    @inlinable static var nameBytes: Int { keyBytes + 14 }  // "touch-flick" and quotes
     /// `rightHandProbability`: its key with separator (24 bytes, longer than ``keyBytes``) and a number.
-    private static var rightHandProbabilityBytes: Int { 24 + JSONWriter.maximumNumberBytes }
+    @inlinable static var rightHandProbabilityBytes: Int { 24 + JSONWriter.maximumNumberBytes }
     /// type, gesture, phase, id, time, the closing brace and newline, the device's key.
-    private static var alwaysBytes: Int { 20 + 2 * nameBytes + integerBytes + numberBytes + 4 + keyBytes }
+    @inlinable static var alwaysBytes: Int { 20 + 2 * nameBytes + integerBytes + numberBytes + 4 + keyBytes }
 
     /// ``maximumLineBytes`` of the event at `e`, read where it lies (see ``writeLine(at:quotedDevice:into:)``).
-    @inline(__always) static func maximumLineBytes(at e: UnsafePointer<GestureEvent>) -> Int {
+    @inlinable @inline(__always) static func maximumLineBytes(at e: UnsafePointer<Self>) -> Int {
         let number = numberBytes, integer = integerBytes, point = pointBytes, name = nameBytes
         var n = alwaysBytes + growingBytes(at: e)
         if e.pointee.fingers != nil { n += integer }
         if e.pointee.touch != nil { n += integer }
-        if e.pointee.centroid != nil { n += point }
-        if e.pointee.centroidMm != nil { n += point }
-        if e.pointee.scale != nil { n += number }
-        if e.pointee.scaleVelocity != nil { n += number }
-        if e.pointee.spanMm != nil { n += number }
+        if Self.wireCentroid(e) != nil { n += point }
+        if Self.wireCentroidMm(e) != nil { n += point }
+        if Self.wireScale(e) != nil { n += number }
+        if Self.wireScaleVelocity(e) != nil { n += number }
+        if Self.wireSpanMm(e) != nil { n += number }
         if e.pointee.hand != nil { n += name }
         if e.pointee.handConfidence != nil { n += number }
         if e.pointee.rightHandProbability != nil { n += rightHandProbabilityBytes }
         if e.pointee.clearSide != nil { n += name }
-        if e.pointee.rotation != nil { n += number }
-        if e.pointee.rotationVelocity != nil { n += number }
-        if e.pointee.translation != nil { n += point }
-        if e.pointee.translationMm != nil { n += point }
-        if e.pointee.velocity != nil { n += point }
+        if Self.wireRotation(e) != nil { n += number }
+        if Self.wireRotationVelocity(e) != nil { n += number }
+        if Self.wireTranslation(e) != nil { n += point }
+        if Self.wireTranslationMm(e) != nil { n += point }
+        if Self.wireVelocity(e) != nil { n += point }
         if e.pointee.direction != nil { n += name }
         if e.pointee.edge != nil { n += name }
         if e.pointee.taps != nil { n += integer }
-        if e.pointee.position != nil { n += point }
-        if e.pointee.positionMm != nil { n += point }
-        if e.pointee.duration != nil { n += number }
-        if e.pointee.glideMm != nil { n += point }
-        if e.pointee.glideScale != nil { n += number }
-        if e.pointee.glideRotation != nil { n += number }
+        if Self.wirePosition(e) != nil { n += point }
+        if Self.wirePositionMm(e) != nil { n += point }
+        if Self.wireDuration(e) != nil { n += number }
+        if Self.wireGlideMm(e) != nil { n += point }
+        if Self.wireGlideScale(e) != nil { n += number }
+        if Self.wireGlideRotation(e) != nil { n += number }
         return n
     }
 
     /// The fields whose size grows with their content: the device id, the touches, the region's
     /// corners, the reason.
-    @inline(__always) private static func growingBytes(at e: UnsafePointer<GestureEvent>) -> Int {
+    @inlinable @inline(__always) static func growingBytes(at e: UnsafePointer<Self>) -> Int {
         var n = JSONWriter.maximumStringBytes(e.pointee.device)
         if let touches = e.pointee.touches { n += keyBytes + 2 + touches.count * (JSONWriter.maximumIntegerBytes + 1) }
-        if let occlusion = e.pointee.occlusion {
+        if Self.hasOcclusion(e) {
+            let occlusion = Self.occlusionCorners(e)
             n += keyBytes + 30 + (occlusion.polygon.count + occlusion.polygonMm.count) * (pointBytes - keyBytes + 1)
         }
         if let reason = e.pointee.reason { n += keyBytes + JSONWriter.maximumStringBytes(reason) }
@@ -635,7 +643,7 @@ extension GestureEvent {
     /// the fields present (``maximumLineBytes``), which a new array is allocated at. The daemon's
     /// batches reserve room for their lines at once, so they take the first: asking each
     /// optional cost ~90 instructions an event.
-    @inline(__always) static func lineBound(at e: UnsafePointer<GestureEvent>, appendingTo bytes: [UInt8]) -> Int {
+    @inlinable @inline(__always) static func lineBound(at e: UnsafePointer<Self>, appendingTo bytes: [UInt8]) -> Int {
         let n = everyFixedField + growingBytes(at: e)
         return bytes.capacity - bytes.count >= n ? n : maximumLineBytes(at: e)
     }
@@ -644,7 +652,7 @@ extension GestureEvent {
     /// centroid(Mm), translation(Mm), velocity, position(Mm), glideMm; scale, scaleVelocity,
     /// spanMm, handConfidence, rotation, rotationVelocity, duration, glideScale, glideRotation;
     /// hand, clearSide, direction, edge; rightHandProbability.
-    @inline(__always) static var everyFixedField: Int {
+    @inlinable @inline(__always) static var everyFixedField: Int {
         alwaysBytes + 3 * integerBytes + 8 * pointBytes + 9 * numberBytes + 4 * nameBytes + rightHandProbabilityBytes
     }
 
@@ -658,8 +666,8 @@ extension GestureEvent {
     /// retain and a release of each reference-counted field): ~1,000 instructions a frame in the
     /// guest (docs/PERFORMANCE.md section 5). `quotedDevice`: the device id made once (used when
     /// it is the event's). `memo`: numbers written lately (``JSONNumberMemo``).
-    @inline(__always) static func writeLine(
-        at e: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo? = nil,
+    @inlinable @inline(__always) static func writeLine(
+        at e: UnsafePointer<Self>, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo? = nil,
         into bytes: inout [UInt8]
     ) {
         JSONWriter.append(to: &bytes, bound: lineBound(at: e, appendingTo: bytes), memo: memo) { w in
@@ -671,8 +679,8 @@ extension GestureEvent {
     /// once for them all, and where each line ends in `bytes` to `ends`. Line by line, each paid
     /// its own bound, the array's uniqueness check and the writer's setup (~100 instructions an
     /// event). Not generic over what is appended for a line: across modules it ran unspecialized.
-    @inline(__always) static func writeLines(
-        _ events: UnsafeBufferPointer<GestureEvent>, quotedDevice: JSONQuotedString?,
+    @inlinable @inline(__always) static func writeLines(
+        _ events: UnsafeBufferPointer<Self>, quotedDevice: JSONQuotedString?,
         memo: JSONNumberMemo?, into bytes: inout [UInt8], ends: inout [Int]
     ) {
         guard let first = events.baseAddress, !events.isEmpty else { return }
@@ -694,28 +702,28 @@ extension GestureEvent {
     }
 
     /// Writes the line of the event at `e` with `w`.
-    @inline(__always) private static func writeLine(
-        at e: UnsafePointer<GestureEvent>, quotedDevice: JSONQuotedString?, into w: inout JSONWriter
+    @inlinable @inline(__always) static func writeLine(
+        at e: UnsafePointer<Self>, quotedDevice: JSONQuotedString?, into w: inout JSONWriter
     ) {
         w.raw("{\"type\":\"gesture\"")
-        w.field(",\"centroid\":", e.pointee.centroid)
-        w.field(",\"centroidMm\":", e.pointee.centroidMm)
+        w.field(",\"centroid\":", Self.wireCentroid(e))
+        w.field(",\"centroidMm\":", Self.wireCentroidMm(e))
         if let clearSide = e.pointee.clearSide { w.field(",\"clearSide\":", name: clearSide.literal) }
         w.field(",\"device\":", e.pointee.device, quoted: quotedDevice)
         if let direction = e.pointee.direction { w.field(",\"direction\":", name: direction.literal) }
-        w.field(",\"duration\":", e.pointee.duration)
+        w.field(",\"duration\":", Self.wireDuration(e))
         if let edge = e.pointee.edge { w.field(",\"edge\":", name: edge.literal) }
         w.field(",\"fingers\":", e.pointee.fingers)
         w.field(",\"gesture\":", name: e.pointee.gesture.literal)
-        w.field(",\"glideMm\":", e.pointee.glideMm)
-        w.field(",\"glideRotation\":", e.pointee.glideRotation)
-        w.field(",\"glideScale\":", e.pointee.glideScale)
+        w.field(",\"glideMm\":", Self.wireGlideMm(e))
+        w.field(",\"glideRotation\":", Self.wireGlideRotation(e))
+        w.field(",\"glideScale\":", Self.wireGlideScale(e))
         if let hand = e.pointee.hand { w.field(",\"hand\":", name: hand.literal) }
         w.field(",\"handConfidence\":", e.pointee.handConfidence)
         w.field(",\"id\":", e.pointee.id)
         // Each reference-counted field asked first, read only when present: read out of the
         // pointer, even a nil one is a retain and a release.
-        if e.pointee.occlusion != nil { w.field(",\"occlusion\":", e.pointee.occlusion) }
+        if Self.hasOcclusion(e) { w.occlusion(",\"occlusion\":", Self.occlusionCorners(e)) }
         w.field(",\"phase\":", name: e.pointee.phase.literal)
         writeFields(fromPositionOf: e, lineFields: true, into: &w)
         w.raw("}\n")
@@ -723,25 +731,25 @@ extension GestureEvent {
 
     /// The fields from `position` to `velocity`, in sorted order: the last ones of both the full
     /// line and the compact object, which leaves out `time` and the mm twins (`lineFields` false).
-    @inline(__always)
-    static func writeFields(fromPositionOf e: UnsafePointer<GestureEvent>, lineFields: Bool, into w: inout JSONWriter) {
-        w.field(",\"position\":", e.pointee.position)
-        if lineFields { w.field(",\"positionMm\":", e.pointee.positionMm) }
+    @inlinable @inline(__always)
+    static func writeFields(fromPositionOf e: UnsafePointer<Self>, lineFields: Bool, into w: inout JSONWriter) {
+        w.field(",\"position\":", Self.wirePosition(e))
+        if lineFields { w.field(",\"positionMm\":", Self.wirePositionMm(e)) }
         if e.pointee.reason != nil { w.field(",\"reason\":", e.pointee.reason) }
         // The compact object writes it beside `handConfidence`, only where it carries the hand.
         if lineFields { w.field(",\"rightHandProbability\":", e.pointee.rightHandProbability) }
-        w.field(",\"rotation\":", e.pointee.rotation)
-        w.field(",\"rotationVelocity\":", e.pointee.rotationVelocity)
-        w.field(",\"scale\":", e.pointee.scale)
-        w.field(",\"scaleVelocity\":", e.pointee.scaleVelocity)
-        w.field(",\"spanMm\":", e.pointee.spanMm)
+        w.field(",\"rotation\":", Self.wireRotation(e))
+        w.field(",\"rotationVelocity\":", Self.wireRotationVelocity(e))
+        w.field(",\"scale\":", Self.wireScale(e))
+        w.field(",\"scaleVelocity\":", Self.wireScaleVelocity(e))
+        w.field(",\"spanMm\":", Self.wireSpanMm(e))
         w.field(",\"taps\":", e.pointee.taps)
-        if lineFields { w.field(",\"time\":", e.pointee.time) }
+        if lineFields { w.field(",\"time\":", Self.wireTime(e)) }
         w.field(",\"touch\":", e.pointee.touch)
         if e.pointee.touches != nil { w.field(",\"touches\":", e.pointee.touches) }
-        w.field(",\"translation\":", e.pointee.translation)
-        if lineFields { w.field(",\"translationMm\":", e.pointee.translationMm) }
-        w.field(",\"velocity\":", e.pointee.velocity)
+        w.field(",\"translation\":", Self.wireTranslation(e))
+        if lineFields { w.field(",\"translationMm\":", Self.wireTranslationMm(e)) }
+        w.field(",\"velocity\":", Self.wireVelocity(e))
     }
 }
 

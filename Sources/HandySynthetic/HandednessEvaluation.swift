@@ -218,7 +218,7 @@ public enum HandednessEvaluation {
         var last: [Int: Touch] = [:]
         var taken = Set<Int>()
         var out: [(contact: HandednessContact, widthMm: Double, heightMm: Double)] = []
-        func take(_ gestures: [GestureEvent]) {
+        func take(_ gestures: [CoreGestureEvent]) {
             for g in gestures {
                 guard let id = g.touch, !taken.contains(id), let t = last[id] else { continue }
                 taken.insert(id)
@@ -442,7 +442,7 @@ extension HandednessEvaluation {
         var out = PipelineOutput()
         var seen = Set<Int>()
         var outcomes: [SingleContactOutcome] = []
-        func collect(_ gestures: [GestureEvent]) {
+        func collect(_ gestures: [CoreGestureEvent]) {
             for g in gestures {
                 guard let touch = g.touch, seen.insert(touch).inserted else { continue }
                 outcomes.append(

@@ -153,16 +153,16 @@ enum Replay {
             // Timers due before this event fire first, in their own right, so their gestures come
             // out before the frame this event completes (as they would live).
             if let deadline = pipeline.nextDeadline, deadline <= event.time {
-                for g in pipeline.advanceTime(to: event.time) { emit(.gesture(g)) }
+                for g in pipeline.advanceTime(to: event.time) { emit(.gesture(GestureEvent(g))) }
             }
             var out = PipelineOutput()
             pipeline.handle(event, into: &out)
             for frame in out.frames { emit(.frame(frame)) }
-            for g in out.gestures { emit(.gesture(g)) }
+            for g in out.gestures { emit(.gesture(GestureEvent(g))) }
         }
         if let last = recording.events.last {
             for g in pipeline.advanceTime(to: last.time.advanced(byMicroseconds: trailingMicroseconds)) {
-                emit(.gesture(g))
+                emit(.gesture(GestureEvent(g)))
             }
         }
         return Result(counters: pipeline.tracker.counters)

@@ -122,7 +122,7 @@ enum FanoutBenchmark {
             var carried: [Int] = []
             for case .output(_, let output) in notices {
                 for gesture in output.gestures {
-                    if let index = indexOfK[frameNumber(seconds: gesture.time)] { carried.append(index) }
+                    if let index = indexOfK[frameNumber(seconds: gesture.time.seconds)] { carried.append(index) }
                 }
             }
             for queue in carriedByBatch { queue.withLockedValue { $0.append(carried) } }

@@ -1,5 +1,6 @@
 import HandyProtocol
 import HandySynthetic
+import HandyWire
 import Testing
 
 @testable import HandyCore
@@ -23,7 +24,7 @@ import Testing
         var gestures = output.gestures
         gestures += pipeline.advanceTime(to: Timestamp(microseconds: .max))
         gestures += pipeline.deviceRemoved(at: Timestamp(microseconds: .max)).gestures
-        return (gestures, pipeline.arena.bugReports)
+        return (gestures.wireEvents, pipeline.arena.bugReports)
     }
     static let demoEvents = DemoScenario.events
 

@@ -1,4 +1,5 @@
 import HandyProtocol
+import HandyWire
 import Testing
 
 @testable import HandyCore
@@ -72,13 +73,13 @@ import Testing
         var arena = GestureArena(deviceID: "t", geometry: TestScreen.geometry)
         // 10 mm in 300 ms: slow, so the touch is a touch-pan as well.
         let frames = makeFrames([Finger.line(id: 0, (40, 50), (50, 50), down: 0, up: nil, move: 0, 0.3)], until: 0.3)
-        var out: [GestureEvent] = []
+        var out: [CoreGestureEvent] = []
         for f in frames { out += arena.handle(f) }
         #expect(collapsed(out, including: [.pan]) == ["pan began", "pan changed"])
         #expect(arena.nextDeadline == nil)  // moving: no long press, no hold
         let cancelled = arena.cancelAll(at: Timestamp(seconds: 0.35), reason: "device-removed")
         #expect(names(cancelled) == ["pan cancelled", "touch-pan cancelled"])
-        #expect(cancelled.allSatisfy { $0.reason == "device-removed" && $0.time == 0.35 })
+        #expect(cancelled.allSatisfy { $0.reason == "device-removed" && $0.time == Timestamp(seconds: 0.35) })
         #expect(arena.cancelAll(at: Timestamp(seconds: 0.4), reason: "again").isEmpty)
     }
 

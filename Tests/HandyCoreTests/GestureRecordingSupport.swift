@@ -2,6 +2,7 @@ import Foundation
 import HandyCore
 import HandyProtocol
 import HandyRecording
+import HandyWire
 
 /// Real recordings (Tests/Fixtures) through the same pipeline as the daemon and `handyctl replay`.
 enum GestureFixtures {
@@ -27,6 +28,6 @@ enum GestureFixtures {
         if let last = recording.events.last {
             out.gestures += pipeline.advanceTime(to: last.time.advanced(byMilliseconds: 2000))
         }
-        return Result(frames: out.frames, gestures: out.gestures, bugs: pipeline.arena.bugReports)
+        return Result(frames: out.frames, gestures: out.gestures.wireEvents, bugs: pipeline.arena.bugReports)
     }
 }

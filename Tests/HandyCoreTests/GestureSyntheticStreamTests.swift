@@ -1,6 +1,7 @@
 import HandyCore
 import HandyProtocol
 import HandySynthetic
+import HandyWire
 import Testing
 
 /// Recognizers behind the real tracker: evdev events from the tracker helper's synthetic stream
@@ -15,7 +16,7 @@ import Testing
         var out = PipelineOutput()
         for e in events { p.handle(e, into: &out) }
         if let last = events.last { out.gestures += p.advanceTime(to: last.time.advanced(byMilliseconds: 2000)) }
-        return (out.gestures, p.arena.bugReports)
+        return (out.gestures.wireEvents, p.arena.bugReports)
     }
 
     /// Thumb and index of a hand spreading: the index (top) up and to the `side` of the thumb.

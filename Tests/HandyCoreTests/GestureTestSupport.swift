@@ -1,5 +1,6 @@
 import HandyCore
 import HandyProtocol
+import HandyWire
 import Testing
 
 /// Test-local frame builder: finger paths in mm over time → TouchFrames as a tracker makes them
@@ -130,9 +131,9 @@ func runArena(
     arena: inout GestureArena
 ) -> [GestureEvent] {
     var out: [GestureEvent] = []
-    for f in frames { out += arena.handle(f) }
+    for f in frames { out += arena.handle(f).wireEvents }
     let end = advanceTo ?? ((frames.last?.time.seconds ?? 0) + 2)
-    out += arena.advanceTime(to: Timestamp(seconds: end))
+    out += arena.advanceTime(to: Timestamp(seconds: end)).wireEvents
     return out
 }
 
@@ -149,12 +150,12 @@ func run(
 }
 
 /// "gesture phase" lines, for asserting exact sequences.
-func names(_ events: [GestureEvent], including kinds: Set<GestureKind>? = nil) -> [String] {
+func names<Event: GestureEventFields>(_ events: [Event], including kinds: Set<GestureKind>? = nil) -> [String] {
     events.filter { kinds?.contains($0.gesture) ?? true }.map { "\($0.gesture.rawValue) \($0.phase.rawValue)" }
 }
 
 /// Collapses runs of `changed` into one, so sequences read `pan began, pan changed, pan ended`.
-func collapsed(_ events: [GestureEvent], including kinds: Set<GestureKind>? = nil) -> [String] {
+func collapsed<Event: GestureEventFields>(_ events: [Event], including kinds: Set<GestureKind>? = nil) -> [String] {
     var out: [String] = []
     for n in names(events, including: kinds) where !(n.hasSuffix("changed") && out.last == n) { out.append(n) }
     return out

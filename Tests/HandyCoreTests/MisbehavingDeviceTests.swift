@@ -2,6 +2,7 @@ import Foundation
 import HandyProtocol
 import HandyRecording
 import HandySynthetic
+import HandyWire
 import Testing
 
 @testable import HandyCore
@@ -14,7 +15,7 @@ import Testing
     /// What one stream did, with the device removed at the end as the daemon does when it goes.
     struct Run {
         var frames: [TouchFrame] = []
-        var gestures: [GestureEvent] = []
+        var gestures: [CoreGestureEvent] = []
         /// Active touches when the stream ended, before the device was removed.
         var activeAtEnd = 0
         /// Gestures open when the stream ended (began, not yet ended or cancelled).
@@ -33,7 +34,7 @@ import Testing
                 }
             }
         }
-        func gestures(_ kind: GestureKind) -> [GestureEvent] { gestures.filter { $0.gesture == kind } }
+        func gestures(_ kind: GestureKind) -> [CoreGestureEvent] { gestures.filter { $0.gesture == kind } }
     }
 
     static func run(
@@ -66,7 +67,7 @@ import Testing
         return run
     }
 
-    static func openGestures(_ gestures: [GestureEvent]) -> Set<UInt64> {
+    static func openGestures(_ gestures: [CoreGestureEvent]) -> Set<UInt64> {
         var open = Set<UInt64>()
         for g in gestures {
             switch g.phase {

@@ -1,5 +1,6 @@
 import HandyProtocol
 import HandySynthetic
+import HandyWire
 import Testing
 
 @testable import HandyCore
@@ -115,7 +116,7 @@ import Testing
             #expect(p.arena.bugReports.isEmpty)
             let swipes = out.gestures.filter { $0.gesture == .swipe }
             #expect(swipes.count == 1)
-            return swipes.first
+            return swipes.first.map(GestureEvent.init)
         }
         // Sensor: up from 4 mm above its bottom edge.
         let upFromSensorBottom = ((100.0, 116.0), (100.0, 76.0))

@@ -1,5 +1,6 @@
 import HandyCore
 import HandyProtocol
+import HandyWire
 import Testing
 
 /// `n` fingers tapping at (x, y), down at `t` for `ms` milliseconds, lifting `stagger` s apart.
@@ -106,14 +107,14 @@ func tap(_ n: Int, at t: Double, ms: Double = 80, x: Double = 100, y: Double = 6
         var c = GestureConfiguration()
         _ = c.apply(overrides: ["tap-waits-for-double-tap": "1"])
         var arena = GestureArena(deviceID: "t", geometry: TestScreen.geometry, configuration: c)
-        var out: [GestureEvent] = []
+        var out: [CoreGestureEvent] = []
         for f in makeFrames(tap(1, at: 0)) { out += arena.handle(f) }
         #expect(out.filter { $0.gesture == .tap }.isEmpty)
         // Per-touch hold deadline is gone (the touch lifted); the tap waits until lift + 300 ms.
         #expect(arena.nextDeadline == Timestamp(seconds: 0.38))
         #expect(arena.advanceTime(to: Timestamp(seconds: 0.37)).isEmpty)
         let fired = arena.advanceTime(to: Timestamp(seconds: 0.5))
-        #expect(names(fired) == ["tap recognized"] && fired[0].time == 0.38)
+        #expect(names(fired) == ["tap recognized"] && fired[0].time == Timestamp(seconds: 0.38))
         #expect(arena.nextDeadline == nil)
     }
 }
@@ -166,7 +167,7 @@ func tap(_ n: Int, at t: Double, ms: Double = 80, x: Double = 100, y: Double = 6
         let out = arena.advanceTime(to: Timestamp(seconds: 1.7))
         // Long press and the per-touch hold share the deadline; long press comes first.
         #expect(names(out) == ["long-press began", "touch-hold recognized"])
-        #expect(out.allSatisfy { $0.time == 1.5 })
+        #expect(out.allSatisfy { $0.time == Timestamp(seconds: 1.5) })
     }
 
     @Test func extraFingerRestartsTheDelay() {

@@ -1,5 +1,6 @@
 import HandyProtocol
 import HandyRecording
+import HandyWire
 import Testing
 
 @testable import HandyCore
@@ -86,7 +87,9 @@ import Testing
         #expect(stuck.touchID == 0 && stuck.time == Timestamp(seconds: 30))
         #expect(released.touchID == 0 && released.time == Timestamp(seconds: 35) && released.stuckSeconds == 5)
         let longPress = result.gestures.filter { $0.gesture == .longPress }
-        #expect(longPress.first?.phase == .began && longPress.last?.phase == .cancelled && longPress.last?.time == 30)
+        #expect(
+            longPress.first?.phase == .began && longPress.last?.phase == .cancelled
+                && longPress.last?.time == Timestamp(seconds: 30))
         let pinch = result.gestures.filter { $0.gesture == .pinch && $0.phase == .began }
         #expect(pinch.count == 1)
         #expect(pinch.first?.fingers == 2 && pinch.first?.hand == .right)
@@ -103,7 +106,9 @@ import Testing
         #expect(result.stuck.filter { $0.kind == .released }.map(\.touchID).sorted() == Array(0..<10))
         #expect(result.stuck.filter { $0.kind == .stuck }.allSatisfy { $0.time == Timestamp(seconds: 30) })
         #expect(result.pipeline.stuckContacts.stuckCount == 0 && result.pipeline.stuckContacts.nextDeadline == nil)
-        #expect(!result.gestures.contains { $0.phase == .began && $0.time > 30 }, "nothing begins from stuck touches")
+        #expect(
+            !result.gestures.contains { $0.phase == .began && $0.time > Timestamp(seconds: 30) },
+            "nothing begins from stuck touches")
         result.pipeline.advanceTime(to: Timestamp(seconds: 100), into: &result.output)
         #expect(result.output.stuckContacts.isEmpty)
     }
@@ -112,7 +117,7 @@ import Testing
 extension GestureFixtures {
     struct HealthResult {
         var pipeline: GesturePipeline
-        var gestures: [GestureEvent]
+        var gestures: [CoreGestureEvent]
         var stuck: [StuckContactChange]
         var output = PipelineOutput()
     }

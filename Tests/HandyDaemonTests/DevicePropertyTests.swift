@@ -3,6 +3,7 @@ import HandyCore
 import HandyProtocol
 import HandyRecording
 import HandyTestSupport
+import HandyWire
 import Testing
 
 @testable import HandyDaemon
@@ -98,7 +99,7 @@ struct DevicePropertyTests {
         for event in recording.events {
             var output = PipelineOutput()
             pipeline.handle(event, into: &output)
-            events += output.gestures.filter { $0.gesture == .pinch }
+            events += output.gestures.filter { $0.gesture == .pinch }.wireEvents
         }
         return events
     }

@@ -58,7 +58,8 @@ import Testing
         var notices = InputNotices()
         var output = notices.takeOutput()
         output.gestures.reserveCapacity(8)
-        output.gestures.append(GestureEvent(gesture: .pan, phase: .began, id: 1, time: 1, device: "d"))
+        output.gestures.append(
+            CoreGestureEvent(gesture: .pan, phase: .began, id: 1, time: Timestamp(seconds: 1), device: "d"))
         let address = output.gestures.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
         notices.append(.output(device: "d", output))
         output = PipelineOutput()  // the source let go of it: the list holds the only reference
@@ -70,7 +71,8 @@ import Testing
 
         var large = PipelineOutput()
         large.gestures.reserveCapacity(InputNotices.largestKeptCapacity + 1)
-        large.gestures.append(GestureEvent(gesture: .pan, phase: .began, id: 2, time: 2, device: "d"))
+        large.gestures.append(
+            CoreGestureEvent(gesture: .pan, phase: .began, id: 2, time: Timestamp(seconds: 2), device: "d"))
         notices.append(.output(device: "d", large))
         large = PipelineOutput()
         notices.recycle()

@@ -5,6 +5,7 @@ import HandyProtocol
 import HandyRecording
 import HandySynthetic
 import HandyTestSupport
+import HandyWire
 import Testing
 
 #if canImport(FoundationXML)
@@ -59,10 +60,10 @@ func plotMarkedGestures(_ recording: Recording) -> [GestureEvent] {
     for event in recording.events {
         var out = PipelineOutput()
         pipeline.handle(event, into: &out)
-        gestures += out.gestures
+        gestures += out.gestures.wireEvents
     }
     if let last = recording.events.last {
-        gestures += pipeline.advanceTime(to: last.time.advanced(byMicroseconds: 1_000_000))
+        gestures += pipeline.advanceTime(to: last.time.advanced(byMicroseconds: 1_000_000)).wireEvents
     }
     return gestures.filter { $0.phase == .began || $0.phase == .recognized }
 }

@@ -75,7 +75,7 @@ import Testing
 
         let pinches = try Self.firstPerHand(try Self.phone("galaxys10"), 5)
         var profile = try HandProfile.fit(pinches: pinches, device: "nexus5")
-        func touchGestureHands(_ profile: HandProfile?) throws -> [GestureEvent] {
+        func touchGestureHands(_ profile: HandProfile?) throws -> [CoreGestureEvent] {
             let rec = try Recording.load(path: Self.capfingerid + "/" + name)
             var pipeline = GesturePipeline(deviceID: "t", description: rec.description)
             pipeline.arena.setHandProfile(profile)

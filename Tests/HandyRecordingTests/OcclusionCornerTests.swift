@@ -2,6 +2,7 @@ import HandyCore
 import HandyProtocol
 import HandyRecording
 import HandyTestSupport
+import HandyWire
 import Testing
 
 /// The covered region on the wire lists each corner once: clipping at a display edge and the wire's
@@ -21,7 +22,7 @@ import Testing
             }
             pipeline.handle(e, into: &out)
         }
-        let regions = out.gestures.compactMap(\.occlusion)
+        let regions = out.gestures.wireEvents.compactMap(\.occlusion)
         #expect(regions.count > 20)
         for o in regions {
             #expect(o.polygon.count == o.polygonMm.count)

@@ -300,7 +300,7 @@ import Testing
 
 /// The demo (one of each gesture) through a pipeline configured as a live device would be:
 /// geometry and thresholds from `c`, timers fired up to the end of time.
-func runDemo(_ c: DeviceConfiguration) -> (gestures: [GestureEvent], bugs: [String]) {
+func runDemo(_ c: DeviceConfiguration) -> (gestures: [CoreGestureEvent], bugs: [String]) {
     let description = DemoScenario.device.description
     var pipeline = GesturePipeline(
         deviceID: "demo", description: description, geometry: c.geometry(for: description),

@@ -12,7 +12,7 @@ import Testing
     static let dispel = packageRoot.appendingPathComponent("Tests/Fixtures/realhands/dispel")
 
     /// The ten attempts, in order, and one evemu session holding them a second apart (each
-    /// starting from slot 0, as a file of its own does).
+    /// starting from slot 0, as a file of its own does), after a lead-in.
     static func session(in folder: URL) throws -> (originals: URL, session: URL) {
         let names = try FileManager.default.contentsOfDirectory(atPath: dispel.path).sorted()
         let files =
@@ -21,8 +21,12 @@ import Testing
         #expect(files.count == 10)
         let originals = folder.appendingPathComponent("originals")
         try FileManager.default.createDirectory(at: originals, withIntermediateDirectories: true)
-        var header: [Substring] = [], events: [String] = []
-        var start = 0.0
+        // A lead-in of 3 s (1 s at --speed 3) before the first pinch: the replay starts when
+        // calibrate subscribes, and calibrate records a step only once it has read its Enter (here
+        // the end of standard input, on a thread of its own). Without it, under load the first
+        // frames of the first pinch came before that read and were left out of its recording.
+        var header: [Substring] = [], events: [String] = ["E: 0.000000 0000 0000 0"]
+        var start = 3.0
         for name in files {
             let text = try String(contentsOf: dispel.appendingPathComponent(name), encoding: .utf8)
             try text.write(to: originals.appendingPathComponent(name), atomically: true, encoding: .utf8)

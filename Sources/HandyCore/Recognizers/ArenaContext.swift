@@ -96,27 +96,23 @@ public struct ArenaContext: Sendable {
     }
 
     @inline(__always) func event(_ kind: GestureKind, _ phase: GesturePhase, id: UInt64, time: Timestamp)
-        -> GestureEvent
+        -> CoreGestureEvent
     {
-        GestureEvent(gesture: kind, phase: phase, id: id, time: time.seconds, device: device)
+        CoreGestureEvent(gesture: kind, phase: phase, id: id, time: time, device: device)
     }
 
-    @inline(__always) func wire(_ p: PhysicalPoint) -> WirePoint {
-        WirePoint(x: wireRounded(p.x, 3), y: wireRounded(p.y, 3))
-    }
-    @inline(__always) func wire(_ p: NormalizedPoint) -> WirePoint {
-        WirePoint(x: wireRounded(p.x, 5), y: wireRounded(p.y, 5))
-    }
     /// A translation in mm as a fraction of the display.
-    @inline(__always) func normalized(_ d: PhysicalPoint) -> WirePoint {
-        WirePoint(x: wireRounded(d.x / displayWidthMm, 5), y: wireRounded(d.y / displayHeightMm, 5))
+    @inline(__always) func normalized(_ d: PhysicalPoint) -> NormalizedPoint {
+        NormalizedPoint(x: d.x / displayWidthMm, y: d.y / displayHeightMm)
     }
 }
 
-extension Array where Element == GestureEvent {
+extension Array where Element == CoreGestureEvent {
     /// Appends `event` and lets `fill` set its fields in place: the hot `changed` paths avoid
     /// copying a ~450-byte event (with its reference-counted fields) into the array.
-    @inline(__always) mutating func append(_ event: __owned GestureEvent, filling fill: (inout GestureEvent) -> Void) {
+    @inline(__always) mutating func append(
+        _ event: __owned CoreGestureEvent, filling fill: (inout CoreGestureEvent) -> Void
+    ) {
         append(event)
         fill(&self[count - 1])
     }

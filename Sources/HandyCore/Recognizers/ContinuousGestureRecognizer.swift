@@ -33,13 +33,13 @@ protocol ContinuousGestureMeasure: Sendable {
     /// `ctx` is `borrowing`: read where it lies, never copied (passed by plain value from the
     /// recognizers' `inout` context, the compiler copied the whole context, its strings and arrays
     /// retained, for every event; `inout` avoided that but said it was changed).
-    func describe(_ e: inout GestureEvent, value: Value, _ ctx: borrowing ArenaContext)
+    func describe(_ e: inout CoreGestureEvent, value: Value, _ ctx: borrowing ArenaContext)
     /// The velocity field of a `changed` event.
     func describeChange(
-        _ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration)
+        _ e: inout CoreGestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration)
     /// The release fields of the `ended` event (velocity, glide for momentum).
     func describeRelease(
-        _ e: inout GestureEvent, value: Value, velocity: VelocityEstimator, at time: Timestamp,
+        _ e: inout CoreGestureEvent, value: Value, velocity: VelocityEstimator, at time: Timestamp,
         _ c: GestureConfiguration)
 }
 
@@ -96,7 +96,7 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
 
     var isActive: Bool { if case .active = state { true } else { false } }
 
-    mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [GestureEvent]) {
+    mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [CoreGestureEvent]) {
         switch input {
         case .frame(let m): frame(m, &ctx, &out)
         case .timeAdvanced: break
@@ -104,7 +104,7 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
         }
     }
 
-    private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
+    private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [CoreGestureEvent]) {
         let c = ctx.configuration
         let minimum = Measure.minimumFingers
         let gateApplies = Measure.followsTwoFingerGate && c.policy.twoFingerLongPressGatesPanAndRotate
@@ -164,7 +164,7 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
     }
 
     private mutating func cancel(
-        at time: Timestamp, reason: String, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]
+        at time: Timestamp, reason: String, _ ctx: inout ArenaContext, _ out: inout [CoreGestureEvent]
     ) {
         switch state {
         case .active(let a):
@@ -180,11 +180,11 @@ struct ContinuousGestureRecognizer<Measure: ContinuousGestureMeasure>: Sendable 
     /// `ctx` `borrowing`, as in ``ContinuousGestureMeasure/describe(_:value:_:)``.
     @inline(__always) private func event(
         _ phase: GesturePhase, _ a: Active, _ time: Timestamp, _ ctx: borrowing ArenaContext
-    ) -> GestureEvent {
+    ) -> CoreGestureEvent {
         var e = ctx.event(Measure.kind, phase, id: a.id, time: time)
         e.fingers = a.fingers
-        e.centroid = ctx.wire(lastCentroidNormalized)
-        e.centroidMm = ctx.wire(lastCentroidMm)
+        e.centroid = lastCentroidNormalized
+        e.centroidMm = lastCentroidMm
         e.setHand(a.hand)
         measure.describe(&e, value: a.value, ctx)
         return e

@@ -17,7 +17,7 @@ protocol GestureRecognizer: Sendable {
     /// `timeAdvanced`.
     static var usesTimers: Bool { get }
 
-    mutating func handle(_ input: RecognizerInput, _ context: inout ArenaContext, into out: inout [GestureEvent])
+    mutating func handle(_ input: RecognizerInput, _ context: inout ArenaContext, into out: inout [CoreGestureEvent])
     /// Called after it handled an input, before the next recognizer sees it.
     func afterHandling(_ context: inout ArenaContext)
     /// The earliest time it waits for; nil: none.
@@ -43,5 +43,5 @@ extension GestureRecognizer {
 /// An operation on every recognizer of ``ArenaRecognizers``, in their order.
 protocol RecognizerVisitor {
     mutating func visit<R: GestureRecognizer>(
-        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [GestureEvent])
+        _ recognizer: inout R, _ context: inout ArenaContext, _ out: inout [CoreGestureEvent])
 }

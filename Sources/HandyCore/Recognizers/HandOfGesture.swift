@@ -14,13 +14,3 @@ struct HandAtMostFingers: Sendable {
         decision = ctx.decideHand(m.frame, mask: m.fingerMask, fingers: m.fingers)
     }
 }
-
-extension GestureEvent {
-    /// Sets `hand`, `handConfidence`, `rightHandProbability` and the `clearSide` that follows from the hand.
-    mutating func setHand(_ decision: HandDecision) {
-        hand = decision.hand
-        handConfidence = decision.confidence
-        rightHandProbability = decision.rightHandProbability
-        clearSide = decision.hand.clearSide
-    }
-}

@@ -52,7 +52,7 @@ public struct LongPressRecognizer: Sendable {
     /// Fingers of the long press being held (0 when none is).
     var activeFingers: Int { if case .active(let a) = state { a.fingers } else { 0 } }
 
-    mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [GestureEvent]) {
+    mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [CoreGestureEvent]) {
         switch input {
         case .frame(let m): frame(m, &ctx, &out)
         case .timeAdvanced(let time): advance(to: time, &ctx, &out)
@@ -69,7 +69,7 @@ public struct LongPressRecognizer: Sendable {
         }
     }
 
-    private mutating func advance(to time: Timestamp, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
+    private mutating func advance(to time: Timestamp, _ ctx: inout ArenaContext, _ out: inout [CoreGestureEvent]) {
         guard case .waiting(let deadline, let firstDown) = state, deadline <= time else { return }
         guard fingers > 0 else {
             ctx.bug("long-press: waiting with no finger down at \(time)")
@@ -86,7 +86,7 @@ public struct LongPressRecognizer: Sendable {
         out.append(began)
     }
 
-    private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
+    private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [CoreGestureEvent]) {
         let c = ctx.configuration
         let previousFingers = fingers
         fingers = m.fingers
@@ -142,12 +142,12 @@ public struct LongPressRecognizer: Sendable {
         }
     }
 
-    private func event(_ phase: GesturePhase, _ a: Active, _ time: Timestamp, _ ctx: ArenaContext) -> GestureEvent {
+    private func event(_ phase: GesturePhase, _ a: Active, _ time: Timestamp, _ ctx: ArenaContext) -> CoreGestureEvent {
         var e = ctx.event(.longPress, phase, id: a.id, time: time)
         e.fingers = a.fingers
-        e.duration = wireRounded(time.s(since: a.firstDown), 4)
-        e.position = ctx.wire(centroidNormalized)
-        e.positionMm = ctx.wire(centroidMm)
+        e.duration = time.s(since: a.firstDown)
+        e.position = centroidNormalized
+        e.positionMm = centroidMm
         e.setHand(a.hand)
         return e
     }

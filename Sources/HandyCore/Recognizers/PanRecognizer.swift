@@ -56,25 +56,25 @@ struct PanMeasure: ContinuousGestureMeasure {
         return moved
     }
 
-    func describe(_ e: inout GestureEvent, value translationMm: PhysicalPoint, _ ctx: borrowing ArenaContext) {
-        e.translationMm = ctx.wire(translationMm)
+    func describe(_ e: inout CoreGestureEvent, value translationMm: PhysicalPoint, _ ctx: borrowing ArenaContext) {
+        e.translationMm = translationMm
         e.translation = ctx.normalized(translationMm)
     }
 
     func describeChange(
-        _ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration
+        _ e: inout CoreGestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration
     ) {
         let v = velocity.velocity(at: time, pauseMs: c.velocityPauseMs)
-        e.velocity = WirePoint(x: wireRounded(v.x, 1), y: wireRounded(v.y, 1))
+        e.velocity = PhysicalPoint(x: v.x, y: v.y)
     }
 
     func describeRelease(
-        _ e: inout GestureEvent, value: PhysicalPoint, velocity: VelocityEstimator, at time: Timestamp,
+        _ e: inout CoreGestureEvent, value: PhysicalPoint, velocity: VelocityEstimator, at time: Timestamp,
         _ c: GestureConfiguration
     ) {
         let v = velocity.velocity(at: time, pauseMs: c.velocityPauseMs)
         let tau = c.momentumTimeConstantSeconds
-        e.velocity = WirePoint(x: wireRounded(v.x, 1), y: wireRounded(v.y, 1))
-        e.glideMm = WirePoint(x: wireRounded(v.x * tau, 2), y: wireRounded(v.y * tau, 2))
+        e.velocity = PhysicalPoint(x: v.x, y: v.y)
+        e.glideMm = PhysicalPoint(x: v.x * tau, y: v.y * tau)
     }
 }

@@ -81,25 +81,25 @@ struct PinchMeasure: ContinuousGestureMeasure {
         return changed
     }
 
-    func describe(_ e: inout GestureEvent, value scale: Double, _ ctx: borrowing ArenaContext) {
-        e.scale = wireRounded(scale, 5)
-        e.spanMm = wireRounded(lastSpanMm, 3)
+    func describe(_ e: inout CoreGestureEvent, value scale: Double, _ ctx: borrowing ArenaContext) {
+        e.scale = scale
+        e.spanMm = lastSpanMm
     }
 
     func describeChange(
-        _ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration
+        _ e: inout CoreGestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration
     ) {
-        e.scaleVelocity = wireRounded(velocity.velocityX(at: time, pauseMs: c.velocityPauseMs), 4)
+        e.scaleVelocity = velocity.velocityX(at: time, pauseMs: c.velocityPauseMs)
     }
 
     func describeRelease(
-        _ e: inout GestureEvent, value scale: Double, velocity: VelocityEstimator, at time: Timestamp,
+        _ e: inout CoreGestureEvent, value scale: Double, velocity: VelocityEstimator, at time: Timestamp,
         _ c: GestureConfiguration
     ) {
         let v = velocity.velocityX(at: time, pauseMs: c.velocityPauseMs)
-        e.scaleVelocity = wireRounded(v, 4)
+        e.scaleVelocity = v
         // exp overflows to infinity past 709: a spread made in microseconds and lifted at once.
         let glide = exp(c.momentumTimeConstantSeconds * v / Swift.max(scale, 1e-6))
-        e.glideScale = wireRounded(glide.isNaN ? 1 : Self.bounded(glide), 4)
+        e.glideScale = glide.isNaN ? 1 : Self.bounded(glide)
     }
 }

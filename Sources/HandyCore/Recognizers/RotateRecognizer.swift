@@ -62,22 +62,22 @@ struct RotateMeasure: ContinuousGestureMeasure {
         return turned
     }
 
-    func describe(_ e: inout GestureEvent, value rotation: Double, _ ctx: borrowing ArenaContext) {
-        e.rotation = wireRounded(rotation, 5)
+    func describe(_ e: inout CoreGestureEvent, value rotation: Double, _ ctx: borrowing ArenaContext) {
+        e.rotation = rotation
     }
 
     func describeChange(
-        _ e: inout GestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration
+        _ e: inout CoreGestureEvent, velocity: VelocityEstimator, at time: Timestamp, _ c: GestureConfiguration
     ) {
-        e.rotationVelocity = wireRounded(velocity.velocityX(at: time, pauseMs: c.velocityPauseMs), 4)
+        e.rotationVelocity = velocity.velocityX(at: time, pauseMs: c.velocityPauseMs)
     }
 
     func describeRelease(
-        _ e: inout GestureEvent, value: Double, velocity: VelocityEstimator, at time: Timestamp,
+        _ e: inout CoreGestureEvent, value: Double, velocity: VelocityEstimator, at time: Timestamp,
         _ c: GestureConfiguration
     ) {
         let v = velocity.velocityX(at: time, pauseMs: c.velocityPauseMs)
-        e.rotationVelocity = wireRounded(v, 4)
-        e.glideRotation = wireRounded(v * c.momentumTimeConstantSeconds, 4)
+        e.rotationVelocity = v
+        e.glideRotation = v * c.momentumTimeConstantSeconds
     }
 }

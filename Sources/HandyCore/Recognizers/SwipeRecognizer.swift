@@ -53,7 +53,7 @@ public struct SwipeRecognizer: Sendable {
 
     public init() {}
 
-    mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [GestureEvent]) {
+    mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [CoreGestureEvent]) {
         switch input {
         case .frame(let m): frame(m, &ctx, &out)
         case .timeAdvanced: break
@@ -61,7 +61,7 @@ public struct SwipeRecognizer: Sendable {
         }
     }
 
-    private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
+    private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [CoreGestureEvent]) {
         let c = ctx.configuration
         if m.fingers > 0 {
             lastCentroidMm = m.centroidMm
@@ -100,12 +100,11 @@ public struct SwipeRecognizer: Sendable {
             var e = ctx.event(.swipe, .recognized, id: ctx.start(.swipe), time: m.time)
             e.direction = direction
             e.fingers = s.maxFingers
-            e.velocity = WirePoint(
-                x: wireRounded(s.displacementMm.x / seconds, 1), y: wireRounded(s.displacementMm.y / seconds, 1))
-            e.translationMm = ctx.wire(s.displacementMm)
+            e.velocity = s.displacementMm / seconds
+            e.translationMm = s.displacementMm
             e.translation = ctx.normalized(s.displacementMm)
-            e.centroid = ctx.wire(lastCentroidNormalized)
-            e.centroidMm = ctx.wire(lastCentroidMm)
+            e.centroid = lastCentroidNormalized
+            e.centroidMm = lastCentroidMm
             e.setHand(s.hand.decision)
             if s.downCount > 0 {
                 e.edge = Self.edge(

@@ -65,7 +65,7 @@ public struct TapRecognizer: Sendable {
         return last.lift.after(milliseconds: doubleTapTimeoutMs)
     }
 
-    mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [GestureEvent]) {
+    mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [CoreGestureEvent]) {
         switch input {
         case .frame(let m): frame(m, &ctx, &out)
         case .timeAdvanced(let time):
@@ -78,27 +78,27 @@ public struct TapRecognizer: Sendable {
         }
     }
 
-    private mutating func flushPending(at time: Timestamp, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
+    private mutating func flushPending(at time: Timestamp, _ ctx: inout ArenaContext, _ out: inout [CoreGestureEvent]) {
         guard let l = last, l.pending else { return }
         last?.pending = false
         emit(l, at: time, &ctx, &out)
     }
 
-    private func emit(_ l: LastTap, at time: Timestamp, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
+    private func emit(_ l: LastTap, at time: Timestamp, _ ctx: inout ArenaContext, _ out: inout [CoreGestureEvent]) {
         var e = ctx.event(.tap, .recognized, id: ctx.allocateID(), time: time)
         pendingEmit(&e, l, ctx)
         out.append(e)
     }
 
-    private func pendingEmit(_ e: inout GestureEvent, _ l: LastTap, _ ctx: ArenaContext) {
+    private func pendingEmit(_ e: inout CoreGestureEvent, _ l: LastTap, _ ctx: ArenaContext) {
         e.fingers = l.fingers
         e.taps = l.taps
-        e.position = ctx.wire(l.positionNormalized)
-        e.positionMm = ctx.wire(l.positionMm)
+        e.position = l.positionNormalized
+        e.positionMm = l.positionMm
         e.setHand(l.hand)
     }
 
-    private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
+    private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [CoreGestureEvent]) {
         let c = ctx.configuration
         switch state {
         case .idle:
@@ -147,7 +147,7 @@ public struct TapRecognizer: Sendable {
 
     /// All fingers are up: the sequence was a tap (the caller checked slop and time).
     private mutating func finish(
-        _ s: Sequence, _ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]
+        _ s: Sequence, _ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [CoreGestureEvent]
     ) {
         let c = ctx.configuration
         state = .idle

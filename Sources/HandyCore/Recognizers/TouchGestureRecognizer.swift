@@ -59,7 +59,7 @@ public struct TouchGestureRecognizer: Sendable {
         return best
     }
 
-    mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [GestureEvent]) {
+    mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [CoreGestureEvent]) {
         switch input {
         case .frame(let m): frame(m, &ctx, &out)
         case .timeAdvanced(let time): advance(to: time, &ctx, &out)
@@ -79,7 +79,7 @@ public struct TouchGestureRecognizer: Sendable {
         }
     }
 
-    private mutating func advance(to time: Timestamp, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
+    private mutating func advance(to time: Timestamp, _ ctx: inout ArenaContext, _ out: inout [CoreGestureEvent]) {
         let c = ctx.configuration
         var b = undecidedMask.bits
         while b != 0 {
@@ -91,10 +91,10 @@ public struct TouchGestureRecognizer: Sendable {
             var e = ctx.event(.touchHold, .recognized, id: ctx.allocateID(), time: deadline)
             e.touch = i
             e.setHand(hands[i])
-            e.duration = wireRounded(deadline.s(since: down), 4)
+            e.duration = deadline.s(since: down)
             if let p = lastPosition[i] {
-                e.positionMm = ctx.wire(p.mm)
-                e.position = ctx.wire(p.normalized)
+                e.positionMm = p.mm
+                e.position = p.normalized
             }
             out.append(e)
             states[i] = .claimed
@@ -105,7 +105,7 @@ public struct TouchGestureRecognizer: Sendable {
     private var lastPosition = [(mm: PhysicalPoint, normalized: NormalizedPoint)?](
         repeating: nil, count: TouchMask.capacity)
 
-    private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]) {
+    private mutating func frame(_ m: FrameMotion, _ ctx: inout ArenaContext, _ out: inout [CoreGestureEvent]) {
         let c = ctx.configuration
         let slop2 = c.touchSlopMm * c.touchSlopMm
         for t in m.frame.touches {
@@ -125,7 +125,7 @@ public struct TouchGestureRecognizer: Sendable {
                     e.touch = i
                     e.setHand(hands[i])
                     e.reason = isPalm ? "palm" : "touch-cancelled"
-                    e.translationMm = ctx.wire(t.mm - began)
+                    e.translationMm = t.mm - began
                     e.translation = ctx.normalized(t.mm - began)
                     out.append(e)
                 }
@@ -150,8 +150,8 @@ public struct TouchGestureRecognizer: Sendable {
                         e.touch = i
                         e.setHand(hands[i])
                         e.taps = 1
-                        e.position = ctx.wire(t.normalized)
-                        e.positionMm = ctx.wire(t.startMm)
+                        e.position = t.normalized
+                        e.positionMm = t.startMm
                         out.append(e)
                     }
                 } else if beyondSlop {
@@ -169,7 +169,7 @@ public struct TouchGestureRecognizer: Sendable {
                     let seconds = Swift.max(t.time.s(since: down), 1e-3)
                     let distance = d.length
                     let speed = distance / seconds
-                    let v = WirePoint(x: wireRounded(d.x / seconds, 1), y: wireRounded(d.y / seconds, 1))
+                    let v = d / seconds
                     if distance >= c.swipeMinDistanceMm, speed >= c.swipeMinSpeedMmPerSecond,
                         let direction = swipeDirection(d, maxAngleDegrees: c.swipeMaxAngleDegrees)
                     {
@@ -178,7 +178,7 @@ public struct TouchGestureRecognizer: Sendable {
                         e.setHand(hands[i])
                         e.direction = direction
                         e.velocity = v
-                        e.translationMm = ctx.wire(d)
+                        e.translationMm = d
                         e.translation = ctx.normalized(d)
                         out.append(e)
                     } else if speed >= c.flickMinSpeedMmPerSecond {
@@ -186,7 +186,7 @@ public struct TouchGestureRecognizer: Sendable {
                         e.touch = i
                         e.setHand(hands[i])
                         e.velocity = v
-                        e.translationMm = ctx.wire(d)
+                        e.translationMm = d
                         e.translation = ctx.normalized(d)
                         out.append(e)
                     }
@@ -202,18 +202,17 @@ public struct TouchGestureRecognizer: Sendable {
                 if phase == .changed && t.phase == .stationary { continue }
                 // The values first, then the event filled in place: a closure that read `ctx`
                 // made the compiler copy the whole context for it (its strings and arrays retained).
-                let translationMm = ctx.wire(t.mm - began), translation = ctx.normalized(t.mm - began)
+                let translationMm = t.mm - began, translation = ctx.normalized(t.mm - began)
                 let hand = hands[i]
                 out.append(ctx.event(.touchPan, phase, id: id, time: m.time)) { e in
                     e.touch = i
                     e.setHand(hand)
                     e.translationMm = translationMm
                     e.translation = translation
-                    e.velocity = WirePoint(x: wireRounded(t.velocity.x, 1), y: wireRounded(t.velocity.y, 1))
+                    e.velocity = t.velocity
                     if phase == .ended {
                         let tau = c.momentumTimeConstantSeconds
-                        e.glideMm = WirePoint(
-                            x: wireRounded(t.velocity.x * tau, 2), y: wireRounded(t.velocity.y * tau, 2))
+                        e.glideMm = t.velocity * tau
                     }
                 }
                 if phase == .ended { states[i] = .none }
@@ -222,16 +221,16 @@ public struct TouchGestureRecognizer: Sendable {
     }
 
     private mutating func beginPan(
-        _ t: Touch, at time: Timestamp, _ ctx: inout ArenaContext, _ out: inout [GestureEvent]
+        _ t: Touch, at time: Timestamp, _ ctx: inout ArenaContext, _ out: inout [CoreGestureEvent]
     ) {
         let id = ctx.allocateID()
         states[t.id] = .panning(id: id, beganMm: t.mm)
         var e = ctx.event(.touchPan, .began, id: id, time: time)
         e.touch = t.id
         e.setHand(hands[t.id])
-        e.translationMm = WirePoint(x: 0, y: 0)
-        e.translation = WirePoint(x: 0, y: 0)
-        e.velocity = WirePoint(x: wireRounded(t.velocity.x, 1), y: wireRounded(t.velocity.y, 1))
+        e.translationMm = .zero
+        e.translation = NormalizedPoint(x: 0, y: 0)
+        e.velocity = t.velocity
         out.append(e)
     }
 }

@@ -1,0 +1,95 @@
+import HandyProtocol
+
+/// One gesture event as the recognizers make it: in core units (``PhysicalPoint`` mm,
+/// ``NormalizedPoint`` fractions of the display, ``Timestamp``), unrounded. The wire's
+/// `GestureEvent`, with its rounding to a few decimals per field, is made from it at the edge
+/// (HandyWire), as a ``TouchFrame`` becomes the `touches` message there.
+///
+/// Fields that do not apply to a gesture are nil. Their names are the wire's (docs/GESTURES.md
+/// says what each means), so a field reads the same in the core and on the wire.
+public struct CoreGestureEvent: Hashable, Sendable {
+    public var gesture: GestureKind
+    public var phase: GesturePhase
+    /// Unique per device within a daemon run; every event of one gesture shares it.
+    public var id: UInt64
+    public var time: Timestamp
+    /// The device's id.
+    public var device: String
+
+    public var fingers: Int?
+    /// Touch ids taking part (on `began`).
+    public var touches: [Int]?
+    /// The one touch of a per-touch sub-gesture.
+    public var touch: Int?
+
+    public var centroid: NormalizedPoint?
+    public var centroidMm: PhysicalPoint?
+
+    /// Pinch: span now / span at began; 1/s; mm.
+    public var scale: Double?
+    public var scaleVelocity: Double?
+    public var spanMm: Double?
+    /// The hand, decided when the gesture began; its confidence and P(right) are on the 0.001 grid
+    /// the classifiers decide on (``HandDecision``).
+    public var hand: Hand?
+    public var handConfidence: Double?
+    public var rightHandProbability: Double?
+    public var clearSide: Side?
+    /// What the hand probably covers (``GestureOcclusion``).
+    public var occlusion: OcclusionRegion?
+
+    /// Rotate: radians since began, clockwise positive; radians per second.
+    public var rotation: Double?
+    public var rotationVelocity: Double?
+
+    /// Translation since began, as a fraction of the display and in mm.
+    public var translation: NormalizedPoint?
+    public var translationMm: PhysicalPoint?
+    /// mm per second.
+    public var velocity: PhysicalPoint?
+    public var direction: SwipeDirection?
+    public var edge: DisplayEdge?
+
+    public var taps: Int?
+    public var position: NormalizedPoint?
+    public var positionMm: PhysicalPoint?
+    /// Seconds held (long-press, touch-hold).
+    public var duration: Double?
+
+    /// Momentum on `ended`: mm, a factor of the scale, radians.
+    public var glideMm: PhysicalPoint?
+    public var glideScale: Double?
+    public var glideRotation: Double?
+
+    /// Why it was cancelled (docs/GESTURES.md).
+    public var reason: String?
+
+    public init(gesture: GestureKind, phase: GesturePhase, id: UInt64, time: Timestamp, device: String) {
+        self.gesture = gesture
+        self.phase = phase
+        self.id = id
+        self.time = time
+        self.device = device
+    }
+
+    /// Sets `hand`, `handConfidence`, `rightHandProbability` and the `clearSide` that follows from the hand.
+    mutating func setHand(_ decision: HandDecision) {
+        hand = decision.hand
+        handConfidence = decision.confidence
+        rightHandProbability = decision.rightHandProbability
+        clearSide = decision.hand.clearSide
+    }
+}
+
+/// The part of the display the hand and forearm probably cover: a convex polygon, its corners in
+/// order, on the grid its corners were told apart on (0.1 mm, 0.001 of the display).
+public struct OcclusionRegion: Hashable, Sendable {
+    /// Corners as fractions of the display.
+    public var polygon: [NormalizedPoint]
+    /// The same corners in mm.
+    public var polygonMm: [PhysicalPoint]
+    public init(polygon: [NormalizedPoint], polygonMm: [PhysicalPoint]) {
+        self.polygon = polygon
+        self.polygonMm = polygonMm
+    }
+}
