@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "HandyPlot", dependencies: ["HandyRecording", "HandyCore", "HandyProtocol", "HandyWire"]),
         // What a device's udev properties say (thresholds, calibration, size, stable ids): pure Swift,
         // so the fuzzer builds it as a module and the tests need no C library.
-        .target(name: "HandySettings", dependencies: ["HandyCore"]),
+        .target(name: "HandySettings", dependencies: ["HandyCore", "HandyProtocol"]),
         .target(
             name: "HandyInput",
             dependencies: [
@@ -137,10 +137,13 @@ let package = Package(
         .testTarget(name: "HandyFilesTests", dependencies: ["HandyFiles"]),
         .testTarget(name: "HandySyntheticTests", dependencies: ["HandySynthetic", "HandyCore", "HandyProtocol"]),
         .testTarget(
-            name: "HandyCoreTests", dependencies: ["HandyCore", "HandyWire", "HandyRecording", "HandySynthetic"]),
+            name: "HandyCoreTests",
+            dependencies: ["HandyCore", "HandyWire", "HandySettings", "HandyRecording", "HandySynthetic"]),
         .testTarget(
             name: "HandyRecordingTests",
-            dependencies: ["HandyRecording", "HandyCore", "HandyWire", "HandySynthetic", "HandyTestSupport"]),
+            dependencies: [
+                "HandyRecording", "HandyCore", "HandyWire", "HandySettings", "HandySynthetic", "HandyTestSupport",
+            ]),
         .testTarget(
             name: "HandyPlotTests",
             dependencies: [
@@ -164,7 +167,7 @@ let package = Package(
             name: "HandyDaemonTests",
             dependencies: [
                 "HandyDaemon", "HandyProtocol", "HandyWire", "HandyClient", "HandyRecording", "HandySynthetic",
-                "HandyTestSupport",
+                "HandySettings", "HandyTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

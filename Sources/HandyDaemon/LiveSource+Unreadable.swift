@@ -9,8 +9,8 @@ import Glibc
 #endif
 
 /// The devices that are there but cannot be opened (no permission, most often): listed with the
-/// reason and the fix, and tried again when their node's attributes change (inotify on the
-/// directory), when udev reports a change, or every few seconds after a transient failure.
+/// reason and the fix, and tried again when their node's attributes change
+/// (``NodeAttributeWatch``), when udev reports a change, or every few seconds after a transient failure.
 extension LiveSource {
     /// How often unreadable devices are tried again after a transient failure.
     static let transientRetrySeconds = 5.0
@@ -50,60 +50,14 @@ extension LiveSource {
         notices.append(.added(info))
     }
 
-    /// Drains the inotify queue and tries again to open each unreadable node whose attributes changed.
+    /// Tries again to open each unreadable node whose attributes changed (``NodeAttributeWatch``).
     func retryAfterAttributeChange(into notices: inout InputNotices) {
-        var changed = Set<String>()
-        let directoryByWatch = Dictionary(directoryWatches.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
-        let bufferSize = 4096
-        let buffer = UnsafeMutableRawPointer.allocate(
-            byteCount: bufferSize, alignment: MemoryLayout<inotify_event>.alignment)
-        defer { buffer.deallocate() }
-        while true {
-            let n = read(inotify, buffer, bufferSize)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            var offset = 0
-            let header = MemoryLayout<inotify_event>.size
-            while offset + header <= n {
-                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
-                let length = Int(event.len)
-                if length > 0, offset + header + length <= n, let directory = directoryByWatch[event.wd] {
-                    // The name is NUL-padded to `len` bytes.
-                    let bytes = UnsafeRawBufferPointer(start: buffer + offset + header, count: length)
-                    let name = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-                    changed.insert(directory + "/" + name)
-                }
-                offset += header + length
-            }
-        }
+        let changed = attributeWatch.changedPaths()
         retryUnreadable(nodes: unreadable.keys.filter(changed.contains), into: &notices)
     }
 
-    /// Watches (IN_ATTRIB) exactly the directories that hold an unreadable device's node.
-    func updateDirectoryWatches() {
-        let wanted = Set(unreadable.keys.map(Self.directory(of:)))
-        for (directory, watch) in directoryWatches where !wanted.contains(directory) {
-            inotify_rm_watch(inotify, watch)
-            directoryWatches[directory] = nil
-        }
-        for directory in wanted where directoryWatches[directory] == nil {
-            // IN_ATTRIB on a directory watch: chmod, chown, ACL changes of its entries (udev's
-            // uaccess, a rule's GROUP=/MODE= applied by a trigger).
-            let watch = inotify_add_watch(inotify, directory, UInt32(IN_ATTRIB))
-            if watch < 0 {
-                logger.warning(
-                    "cannot watch the device directory; only udev change events and SIGHUP retry its devices",
-                    metadata: ["directory": "\(directory)", "error": "\(String(cString: strerror(errno)))"])
-                continue
-            }
-            directoryWatches[directory] = watch
-        }
-    }
-
-    static func directory(of node: String) -> String {
-        guard let slash = node.lastIndex(of: "/") else { return "." }
-        return slash == node.startIndex ? "/" : String(node[..<slash])
-    }
+    /// Watches exactly the directories that hold an unreadable device's node.
+    func updateDirectoryWatches() { attributeWatch.watchDirectories(of: unreadable.keys) }
 
     /// Opens again the unreadable devices at `nodes`, with their current udev properties.
     func retryUnreadable(nodes: [String], into notices: inout InputNotices) {

@@ -63,7 +63,8 @@ public final class LiveSource: DeviceSource {
         // Polled on every turn of the input loop, changed only when a device comes or goes.
         didSet {
             pollDescriptors =
-                [discovery.monitorFileDescriptor, inotify] + devices.values.map { $0.evdev.fileDescriptor }
+                [discovery.monitorFileDescriptor, attributeWatch.fileDescriptor]
+                + devices.values.map { $0.evdev.fileDescriptor }
         }
     }
     /// A device's events read in one turn, at most: a device that sends without a pause (a storm,
@@ -80,13 +81,8 @@ public final class LiveSource: DeviceSource {
     private var nextGestureIDs: [String: UInt64] = [:]
     /// Keyed by device node.
     var unreadable: [String: UnreadableDevice] = [:]
-    /// inotify instance watching the directories of the unreadable devices' nodes. The directory,
-    /// not the node: inotify_add_watch needs read permission on what it watches, which is exactly
-    /// what an unreadable node lacks, while a directory watch reports its entries' IN_ATTRIB too.
-    let inotify: Int32
-    /// Directory ("/dev/input") → watch descriptor, only while an unreadable device is in it, so
-    /// an idle daemon with readable devices has no watch to wake it.
-    var directoryWatches: [String: Int32] = [:]
+    /// Watches the directories of the unreadable devices' nodes for attribute changes.
+    let attributeWatch: NodeAttributeWatch
 
     public init(
         logger: Logger, handProfileDirectory: String? = DeviceConfiguration.handProfileDirectory,
@@ -98,14 +94,10 @@ public final class LiveSource: DeviceSource {
         do { discovery = try UdevDiscovery() } catch {
             throw DaemonError("cannot start udev discovery: \(error)")
         }
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw DaemonError("inotify_init1: \(String(cString: strerror(errno)))") }
-        inotify = fd
+        attributeWatch = try NodeAttributeWatch(logger: logger)
         self.logger = logger
-        pollDescriptors = [discovery.monitorFileDescriptor, fd]
+        pollDescriptors = [discovery.monitorFileDescriptor, attributeWatch.fileDescriptor]
     }
-
-    deinit { Glibc.close(inotify) }
 
     /// The udev monitor, the inotify instance and the open devices, kept with ``devices``.
     public private(set) var pollDescriptors: [Int32]
@@ -139,7 +131,7 @@ public final class LiveSource: DeviceSource {
                 reconcile(into: &notices)
             }
         }
-        if readable.contains(inotify) { retryAfterAttributeChange(into: &notices) }
+        if readable.contains(attributeWatch.fileDescriptor) { retryAfterAttributeChange(into: &notices) }
         if let retry = transientRetryAt, retry <= now {
             transientRetryAt = nil
             retryUnreadable(nodes: Array(unreadable.keys), into: &notices)

@@ -7,7 +7,7 @@ import Foundation
 
 /// A small JSON document (not a protocol line), decoded and encoded here so that the modules that
 /// must not import Foundation (HandyCore, the daemon) can read and write one: a device's hand
-/// profile (`HandProfile`, docs/HANDEDNESS.md "Per-device enrolment").
+/// profile (`HandProfile`, docs/HANDEDNESS.md "Per-device enrolment", read and written by HandySettings).
 public enum JSONDocument {
     /// What was wrong with a document: the reason, with the field when the decoder names one.
     public struct Failure: Error, Hashable, Sendable, CustomStringConvertible {

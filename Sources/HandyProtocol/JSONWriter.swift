@@ -4,11 +4,11 @@
 /// without Foundation's per-field boxing. Tests/HandyProtocolTests compare the two byte for byte.
 ///
 /// Speed (docs/PERFORMANCE.md, section 1): a line is written through a raw cursor into memory
-/// reserved once by an upper bound on its length (``GestureEvent/maximumLineBytes``), so a field
+/// reserved once by an upper bound on its length (``GestureEventFields/maximumLineBytes(at:)``), so a field
 /// costs one check of its room and a few stores instead of `Array.append(contentsOf:)` calls with
 /// their uniqueness and capacity checks. The bound only sizes the room: each write checks it
 /// before storing, so a miscounted bound stops the line and never writes past it; keys are literals that carry their separator (`,"scale":`); doubles that have a short
-/// decimal form (the recognizers round every value to a few decimals) are printed without
+/// decimal form (every value is rounded to a few decimals for the wire) are printed without
 /// `Double.description`.
 @usableFromInline struct JSONWriter {
     /// Where the next byte goes.
@@ -222,7 +222,7 @@
     mutating func printNumber(_ v: Double, keepingIn entry: UnsafeMutablePointer<JSONNumberMemo.Entry>?) {
         let start = cursor
         let a = v.magnitude
-        // Nearly every value on the wire: below 10^6 with at most 6 decimals (the recognizers round
+        // Nearly every value on the wire: below 10^6 with at most 6 decimals (the wire rounds
         // to 1…5, times are in µs). Not below 10^-3, where `description` switches to exponents; 0 is whole.
         if !(a < 1e6 && (a >= 1e-3 || a == 0) && sixDecimals(v, magnitude: a)) { otherNumber(v, magnitude: a) }
         if let entry {

@@ -4,6 +4,7 @@ import HandyClient
 import HandyCore
 import HandyProtocol
 import HandyRecording
+import HandySettings
 import HandySynthetic
 import NIOConcurrencyHelpers
 

@@ -3,6 +3,7 @@ import Foundation
 import HandyCore
 import HandyProtocol
 import HandyRecording
+import HandySettings
 import HandySynthetic
 
 /// A folder of labelled recordings (`# handyd-label: hand=… tier=…`, docs/HANDEDNESS.md): the

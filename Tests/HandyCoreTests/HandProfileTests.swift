@@ -1,4 +1,5 @@
 import HandyProtocol
+import HandySettings
 import HandySynthetic
 import Testing
 

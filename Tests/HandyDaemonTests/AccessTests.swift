@@ -176,8 +176,7 @@ struct AccessTests {
     static func connect(as uid: UInt32, gid: UInt32, groups: [gid_t], socketPath: String) throws -> (
         status: Int32, output: String
     ) {
-        let handyctl = URL(fileURLWithPath: handydBinary).deletingLastPathComponent().appendingPathComponent("handyctl")
-            .path
+        let handyctl = handyctlBinary
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         let groupArguments =

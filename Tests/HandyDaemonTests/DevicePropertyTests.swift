@@ -139,7 +139,7 @@ struct DevicePropertyTests {
         #expect(hello.devices.first?.problems == problems)
 
         // handyctl devices shows them under the device.
-        let handyctl = URL(fileURLWithPath: handydBinary).deletingLastPathComponent().appendingPathComponent("handyctl")
+        let handyctl = URL(fileURLWithPath: handyctlBinary)
         let process = Process()
         process.executableURL = handyctl
         process.arguments = ["devices", "--socket", daemon.socketPath]

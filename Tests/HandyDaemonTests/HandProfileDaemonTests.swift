@@ -2,6 +2,7 @@ import Foundation
 import HandyCore
 import HandyProtocol
 import HandyRecording
+import HandySettings
 import HandyTestSupport
 import Testing
 

@@ -116,3 +116,43 @@ extension ArchitectureDocsTests {
         #expect(checked > 500, "public declarations looked at: \(checked)")
     }
 }
+
+extension ArchitectureDocsTests {
+    /// The Swift files of `module`, with their text.
+    static func sources(of module: String) throws -> [(file: String, text: String)] {
+        let folder = packageRoot.appendingPathComponent("Sources").appendingPathComponent(module)
+        guard let files = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+        return try files.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.sorted().map {
+            ($0, try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8))
+        }
+    }
+
+    /// "HandyCore imports HandyProtocol for the shared enums only": no HandyCore source names a type
+    /// or function HandyProtocol declares, other than the six enums (a wire type made in the core,
+    /// a writer or a message called from it, fails here).
+    @Test func theCoreTakesOnlyTheSharedEnumsFromTheWireModule() throws {
+        let shared: Set<String> = ["GestureKind", "GesturePhase", "Hand", "Side", "SwipeDirection", "DisplayEdge"]
+        // Its types (nested ones too) and its free functions (at the start of a line).
+        let type = try Regex(
+            #"(?m)^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:public|package)\s+(?:final\s+)?(?:struct|enum|class|protocol|typealias)\s+(\w+)"#
+        )
+        let function = try Regex(#"(?m)^(?:@\w+(?:\([^)]*\))?\s+)*(?:public|package)\s+func\s+(\w+)"#)
+        var wireNames: Set<String> = []
+        for (_, text) in try Self.sources(of: "HandyProtocol") {
+            for match in text.matches(of: type) { wireNames.insert(String(match.output[1].substring ?? "")) }
+            for match in text.matches(of: function) { wireNames.insert(String(match.output[1].substring ?? "")) }
+        }
+        wireNames.subtract(shared)
+        #expect(wireNames.isSuperset(of: ["GestureEvent", "WirePoint", "Occlusion", "JSONLines", "TouchesMessage"]))
+        let core = try Self.sources(of: "HandyCore")
+        #expect(core.count > 20)
+        for (file, text) in core {
+            let code = text.split(separator: "\n").filter {
+                !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+            }.joined(separator: "\n")
+            let words = Set(code.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init))
+            let named = words.intersection(wireNames)
+            #expect(named.isEmpty, "HandyCore/\(file) names \(named.sorted()) from HandyProtocol")
+        }
+    }
+}

@@ -1,5 +1,11 @@
 import Foundation
 
+/// The built `handyctl`'s path (``HandyctlProcess/path()``), or where it should be when it is not
+/// built (starting it then fails with that path in the error).
+package let handyctlBinary: String =
+    (try? HandyctlProcess.path())
+    ?? URL(fileURLWithPath: handydBinary).deletingLastPathComponent().appendingPathComponent("handyctl").path
+
 /// The built `handyctl` run as a process, as a user runs it.
 package enum HandyctlProcess {
     package struct Run {
@@ -11,9 +17,19 @@ package enum HandyctlProcess {
         package var output: String { String(decoding: stdout, as: UTF8.self) + stderr }
     }
 
-    /// `handyctl` sits beside the test bundle in the build folder (`.build/<triple>/debug/`).
+    /// `handyctl` sits beside `handyd` (``handydBinary``: `$HANDYD_BINARY`'s folder, so a sanitizer
+    /// build's tests run that build's handyctl too) or beside the test bundle in the build folder.
     package static func path() throws -> String {
-        var folders: [URL] = []
+        let folders = searchedFolders
+        for folder in folders {
+            let candidate = folder.appendingPathComponent("handyctl").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw NotBuilt(searched: folders.map(\.path))
+    }
+
+    static var searchedFolders: [URL] {
+        var folders = [URL(fileURLWithPath: handydBinary).deletingLastPathComponent()]
         if let exe = Bundle.main.executableURL { folders.append(exe.deletingLastPathComponent()) }
         folders.append(Bundle.main.bundleURL.deletingLastPathComponent())
         folders.append(Bundle.main.bundleURL)
@@ -21,11 +37,7 @@ package enum HandyctlProcess {
             folders.append(URL(fileURLWithPath: arg0).deletingLastPathComponent())
         }
         folders.append(FixturePaths.packageRoot.appendingPathComponent(".build/debug"))
-        for folder in folders {
-            let candidate = folder.appendingPathComponent("handyctl").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        throw NotBuilt(searched: folders.map(\.path))
+        return folders
     }
 
     package struct NotBuilt: Error, CustomStringConvertible {

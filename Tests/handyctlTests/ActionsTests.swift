@@ -14,9 +14,7 @@ import Glibc
 /// SIGHUP reloads the file and a bad new file keeps the old one.
 @Suite(.serialized)
 struct ActionsTests {
-    static var handyctl: String {
-        URL(fileURLWithPath: handydBinary).deletingLastPathComponent().appendingPathComponent("handyctl").path
-    }
+    static var handyctl: String { handyctlBinary }
 
     /// 200 × 120 mm: a three-finger swipe down in the middle (0.0 s), a one-finger swipe in from the
     /// left edge (1.0 s), a one-finger left swipe in the middle, no edge (2.0 s).

@@ -14,9 +14,7 @@ import Glibc
 @Suite(.serialized)
 struct MonitorTests {
     static let demo = packageRoot.appendingPathComponent("examples/recordings/demo.evemu").path
-    static var handyctl: String {
-        URL(fileURLWithPath: handydBinary).deletingLastPathComponent().appendingPathComponent("handyctl").path
-    }
+    static var handyctl: String { handyctlBinary }
 
     /// Every message of the demo replay, as a subscriber with touches receives it.
     static func demoMessages(extraClients: Int = 0, whileConnected: (DaemonProcess) throws -> Void = { _ in }) throws

@@ -25,8 +25,8 @@ import Darwin
 ///   right at least `c − 0.05` of the time where it was `c` sure. Without it one finger publishes
 ///   no hand, only P (as without a profile).
 ///
-/// Pure: decoded from bytes (``decode(_:)``) and written as text (``json``) by HandyProtocol's
-/// ``JSONDocument``; the daemon and `handyctl` read and write the files.
+/// Pure: its document (JSON) is read and written by HandySettings (`HandProfile+Document.swift`),
+/// the daemon and `handyctl` read and write the files.
 public struct HandProfile: Codable, Hashable, Sendable {
     /// The version this handyd reads and writes.
     public static let currentVersion = 1
@@ -166,32 +166,7 @@ public struct HandProfile: Codable, Hashable, Sendable {
         return log(q / (1 - q))
     }
 
-    // MARK: - Reading and checking it
-
-    /// Decodes and checks a profile document (``validate()``); every refusal says what is wrong.
-    public static func decode(_ bytes: some Collection<UInt8>) throws(HandProfileError) -> HandProfile {
-        let probe: VersionProbe
-        do { probe = try JSONDocument.decode(VersionProbe.self, from: bytes) } catch {
-            throw HandProfileError(.corrupt, "not a hand profile (corrupt JSON): \(error.description)")
-        }
-        guard let version = probe.version else {
-            throw HandProfileError(.corrupt, "not a hand profile: no \"version\"")
-        }
-        guard version == currentVersion else {
-            throw HandProfileError(
-                .unsupportedVersion, "version \(version): this handyd reads version \(currentVersion) profiles only")
-        }
-        let profile: HandProfile
-        do { profile = try JSONDocument.decode(HandProfile.self, from: bytes) } catch {
-            throw HandProfileError(.corrupt, "not a hand profile (corrupt JSON): \(error.description)")
-        }
-        try profile.validate()
-        return profile
-    }
-
-    /// The document, indented with sorted keys; nil only for a profile ``validate()`` refuses
-    /// (a non-finite number).
-    public var json: String? { JSONDocument.encode(self) }
+    // MARK: - Checking it
 
     /// Refuses a profile handyd must not apply: another version, non-finite or out-of-range
     /// numbers, too few enrolled pinches, or pinches that contradict the model (scale ≤ 0, a hand
@@ -440,9 +415,6 @@ public struct HandProfile: Codable, Hashable, Sendable {
         return x
     }
 }
-
-/// A profile's version, read before the rest so another version is named as such.
-private struct VersionProbe: Decodable { var version: Int? }
 
 /// Why a hand profile was refused: the kind of problem and a message naming it.
 public struct HandProfileError: Error, Hashable, Sendable, CustomStringConvertible {

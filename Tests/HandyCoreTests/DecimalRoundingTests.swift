@@ -1,11 +1,11 @@
-import HandyProtocol
+import HandyCore
 import HandySynthetic
 import Testing
 
-/// `nearestOrAwayFromZero` stands in for `Double.rounded()` wherever a value is rounded for the
-/// wire (`inlineRounded`, `wireRounded`): it must give the same double, bit for bit (the sign of
+/// `nearestOrAwayFromZero` stands in for `Double.rounded()` wherever a value is rounded to its
+/// decimals (`inlineRounded`, `wireRounded`): it must give the same double, bit for bit (the sign of
 /// zero too), for every input, or the wire would change.
-@Suite struct WireRoundingTests {
+@Suite struct DecimalRoundingTests {
     static func same(_ v: Double) -> Bool {
         let mine = nearestOrAwayFromZero(v), libm = v.rounded()
         return mine.isNaN ? libm.isNaN : mine.bitPattern == libm.bitPattern

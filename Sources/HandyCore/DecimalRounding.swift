@@ -1,11 +1,15 @@
-/// The wire's rounding: every number a message carries is rounded to a fixed number of decimals,
-/// so the JSON stays short and the same on every platform. One home for it, beside the wire
-/// types; the core rounds with it where a value is made for the wire, and the encoder's tests
-/// check it bit for bit against libm (WireRoundingTests).
+// Rounding to a fixed number of decimals, bit for bit as `Double.rounded()` does it
+// (DecimalRoundingTests). Two users: the wire, where every number a message carries is rounded to
+// its field's decimals so the JSON stays short and the same on every platform (HandyWire's table,
+// the daemon's health fields); and the core's decisions that are made on a grid (a classifier's
+// confidence on the 0.001 grid its threshold compares against, the covered region's corners told
+// apart on theirs). Arithmetic, not a wire shape: it lives with the core, which the wire's modules
+// all use, so the core imports the wire module for the shared enums only.
+
 /// `rounded(v, d)` with `scale` = 10^d, the rounding done in a few inline instructions instead of
 /// a call to libm's `round` (which `Double.rounded()` is, without SSE4.1: the baseline x86-64 the
-/// package builds for). Bit for bit the same (WireRoundingTests); `wireRounded` rounds the same way.
-/// `@inlinable`: inlined across the module boundary, as it was when it lived in the core.
+/// package builds for). Bit for bit the same (DecimalRoundingTests); `wireRounded` rounds the same way.
+/// `@inlinable`: inlined across the module boundary (HandyWire, the daemon).
 @inlinable @inline(__always) public func inlineRounded(_ v: Double, _ scale: Double) -> Double {
     nearestOrAwayFromZero(v * scale) / scale
 }
@@ -32,7 +36,7 @@
     return (v * p).rounded() / p
 }
 
-/// `rounded(_:_:)` for the hot paths (the recognizers, the classifiers): the same result (10^digits is exact), no loop,
+/// `rounded(_:_:)` for the hot paths (the wire's fields, the classifiers): the same result (10^digits is exact), no loop,
 /// no call into libm (`inlineRounded`).
 @inlinable @inline(__always) public func wireRounded(_ v: Double, _ digits: Int) -> Double {
     let p: Double
