@@ -39,6 +39,10 @@ EXAMPLES = {
            "env": {"QT_QPA_PLATFORM": "offscreen", "QT_QUICK_BACKEND": "software"}, "xvfb": False,
            "apt": "python3-pyqt6 python3-pyqt6.qtquick qml6-module-qtquick qml6-module-qtquick-shapes "
                   "qml6-module-qtqml-workerscript"},
+    "gtk": {"script": os.path.join(ROOT, "examples", "gtk", "popover.py"),
+            "needs": "import gi; gi.require_version('Gtk', '4.0'); from gi.repository import Gtk; import cairo",
+            "env": {"GDK_BACKEND": "x11", "GSK_RENDERER": "cairo", "NO_AT_BRIDGE": "1"}, "xvfb": True,
+            "apt": "gir1.2-gtk-4.0 python3-gi python3-gi-cairo xvfb"},
 }
 
 
