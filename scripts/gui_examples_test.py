@@ -7,13 +7,16 @@ Quick), GTK on Xvfb (Debian's xvfb). Each example, with --exit-after-pinches 4 -
    the banner);
 2. handyd starts (--wait-clients 1): the example connects and sees the demo's right- and left-hand
    pinch;
-3. handyd stops (SIGTERM) and a new one starts on the same socket: the example says it is waiting
-   again, reconnects, sees both pinches again, and exits 0 after the fourth.
+3. handyd stops (SIGTERM) and a new one starts on the same socket, now with the panel's calibration
+   matrix for a display turned 90° (HANDYD_CALIBRATION_MATRIX, docs/DEVICES.md): the example says
+   it is waiting again, reconnects, takes the display's portrait proportions from `hello` (its view
+   the whole window), sees both pinches again, and exits 0 after the fourth.
 
 From the JSON line the example prints per placement it checks: every popover is on the window and
 out of the region the hand covers (the polygon it reports, with the Python client's overlap test);
 each pinch's popover at `began` is placed by `beside-clear-side` on the event's clearSide (left of
-the fingers by the gap for the right hand, right of them for the left). The PNGs (the window's own
+the fingers by the gap for clearSide left, right of them for right); the first run's pinches are the
+demo's right and left hand. The PNGs (the window's own
 pixels, saved by the example: QQuickWindow.grabWindow, GTK's snapshot rendered to a texture) are
 read back: the right size, the popover's colour inside the rectangle the line reported, and not
 at its mirror image across the fingers (the covered side).
@@ -33,6 +36,8 @@ from handyd import rect_overlaps_polygon  # noqa: E402
 GAP = 56  # both examples'
 POPOVER_RGB = (0x26, 0x46, 0x53)  # both examples' popover
 BANNER_RGB = (0xff, 0xf3, 0xcd)  # both examples' "waiting for handyd" banner
+WIDTH = 960  # the examples' default window width
+ROTATED_90 = "0 -1 1 1 0 0"  # libinput's matrix for a panel turned 90° clockwise
 DEADLINE = 20  # seconds, for each wait (a GUI toolkit's start under load included)
 EXAMPLES = {
     "qt": {"script": os.path.join(ROOT, "examples", "qt", "popover.py"), "needs": "import PyQt6.QtQuick",
@@ -67,7 +72,7 @@ def start_xvfb():
     """Xvfb on a free display (it writes the number it took to -displayfd)."""
     check(shutil.which("Xvfb"), "no Xvfb (apt-get install xvfb; scripts/install-deps.sh does)")
     r, w = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x1700x24", "-nolisten", "tcp"],
                             pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(w)
     number, deadline = b"", time.monotonic() + 10
@@ -81,43 +86,46 @@ def start_xvfb():
     return xvfb, ":" + number.decode().strip()
 
 
-def read_png(path):
-    """(width, height, rows of (r, g, b)) of an 8-bit, non-interlaced RGB or RGBA PNG."""
+def read_png(path, rows_needed=None):
+    """(width, height, pixel(x, y) -> (r, g, b)) of an 8-bit, non-interlaced RGB or RGBA PNG, its
+    first `rows_needed` rows unfiltered (all by default: pure Python takes a second a megapixel)."""
     with open(path, "rb") as f:
         data = f.read()
     check(data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG")
-    pos, idat, header = 8, b"", None
+    pos, idat, header = 8, [], None
     while pos < len(data):
         length, kind = struct.unpack(">I4s", data[pos:pos + 8])
         body = data[pos + 8:pos + 8 + length]
         if kind == b"IHDR":
             header = struct.unpack(">IIBBBBB", body)
         elif kind == b"IDAT":
-            idat += body
+            idat.append(body)
         pos += 12 + length
     width, height, depth, colour, _, _, interlace = header
     check(depth == 8 and colour in (2, 6) and interlace == 0, f"{path}: PNG kind {header} not read here")
     bpp = 3 if colour == 2 else 4
-    raw, stride, rows, prev = zlib.decompress(idat), width * bpp, [], bytearray(width * bpp)
-    for y in range(height):
+    raw, stride = zlib.decompress(b"".join(idat)), width * bpp
+    rows, prev = [], bytes(stride)
+    for y in range(min(height, rows_needed or height)):
         kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b = prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if kind == 1:
-                line[i] = (line[i] + a) & 255
-            elif kind == 2:
-                line[i] = (line[i] + b) & 255
-            elif kind == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif kind == 4:
+        if kind == 1:
+            for i in range(bpp, stride):
+                line[i] = (line[i] + line[i - bpp]) & 255
+        elif kind == 2:
+            line = bytearray((a + b) & 255 for a, b in zip(line, prev))
+        elif kind == 3:
+            for i in range(stride):
+                line[i] = (line[i] + ((line[i - bpp] if i >= bpp else 0) + prev[i]) // 2) & 255
+        elif kind == 4:
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                b, c = prev[i], (prev[i - bpp] if i >= bpp else 0)
                 p = a + b - c
                 pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(width)])
+        rows.append(line)
         prev = line
-    return width, height, rows
+    return width, height, lambda x, y: tuple(rows[int(y)][int(x) * bpp:int(x) * bpp + 3])
 
 
 def near(rgb, want, tolerance=8):
@@ -158,10 +166,10 @@ class Example:
                 return line
 
 
-def start_daemon(handyd, sock, log_path):
+def start_daemon(handyd, sock, log_path, *extra):
     log = open(log_path, "wb")
-    daemon = subprocess.Popen([handyd, "--socket", sock, "--replay", DEMO, "--speed", "4", "--wait-clients", "1"],
-                              stdout=log, stderr=subprocess.STDOUT)
+    daemon = subprocess.Popen([handyd, "--socket", sock, "--replay", DEMO, "--speed", "4", "--wait-clients", "1",
+                               *extra], stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + DEADLINE
     while not os.path.exists(sock):
         check(daemon.poll() is None, f"handyd exited ({daemon.returncode}), see {log_path}")
@@ -205,11 +213,13 @@ def run_example(name, handyd, artefacts):
         app.wait_for("a 'waiting' line before handyd runs", lambda l: l.get("status") == "waiting")
         app.wait_for("waiting.png", lambda l: l.get("screenshot", "").endswith("waiting.png"))
 
-        # 2. handyd starts; 3. it stops and another starts on the same socket.
-        for run in (1, 2):
-            daemon = start_daemon(handyd, sock, os.path.join(out_dir, f"handyd-{run}.log"))
+        # 2. handyd starts; 3. it stops and another starts on the same socket, the display turned 90°.
+        views = {}
+        for run, extra in ((1, ()), (2, ("--device-property", f"HANDYD_CALIBRATION_MATRIX={ROTATED_90}"))):
+            daemon = start_daemon(handyd, sock, os.path.join(out_dir, f"handyd-{run}.log"), *extra)
             processes.append(daemon)
-            app.wait_for(f"run {run}: connected", lambda l: l.get("status") == "connected")
+            hello = app.wait_for(f"run {run}: connected", lambda l: l.get("status") == "connected")
+            views[run] = [0, 0, WIDTH, round(WIDTH * hello["heightMm"] / hello["widthMm"])]
             app.wait_for(f"run {run}: the demo's two pinches ended",
                          lambda l: l.get("phase") in ("ended", "cancelled") and l.get("pinches") == 2 * run)
             if run == 1:
@@ -228,47 +238,54 @@ def run_example(name, handyd, artefacts):
 
         placements = [l for l in app.seen if "popover" in l]
         began = [l for l in placements if l["phase"] == "began"]
-        check([p["hand"] for p in began] == ["right", "left", "right", "left"],
-              f"expected the right- and left-hand pinch in each run, saw {[p['hand'] for p in began]}")
+        check(len(began) == 4 and [p["hand"] for p in began[:2]] == ["right", "left"],
+              f"expected the demo's right- and left-hand pinch, then two more, saw {[p['hand'] for p in began]}")
+        check(views[1][3] < WIDTH < views[2][3], f"the turned display is not portrait: views {views}")
+        for k, p in enumerate(began):
+            check(p["view"] == views[1 if k < 2 else 2], f"pinch {k + 1}: view {p['view']}, the window {views}")
         for p in placements:
             x, y, w, h = p["popover"]
             vx, vy, vw, vh = p["view"]
             where = f"pinch {p['pinch']} ({p['hand']} hand, {p['phase']}) popover {p['popover']}"
             check(vx <= x and x + w <= vx + vw and vy <= y and y + h <= vy + vh, f"{where} leaves the window {p['view']}")
-            check(p["clear"] and len(p["polygon"]) >= 3 and not rect_overlaps_polygon((x, y, w, h), p["polygon"]),
+            # Touching is not overlapping: a popover raised onto the region's edge meets it to within
+            # rounding (here: a millionth of the window).
+            eps = 1e-6 * max(vw, vh)
+            check(p["clear"] and len(p["polygon"]) >= 3 and not rect_overlaps_polygon((x, y, w, h), p["polygon"], eps),
                   f"{where} overlaps the region {p['polygon']}")
         for p in began:
             x, _, w, _ = p["popover"]
             cx = p["centroid"][0]
             where = f"{p['hand']}-hand pinch: popover {p['popover']}, fingers at x={cx:.1f}, clearSide {p['clearSide']}"
             check(p["rule"] == "beside-clear-side", f"{where} placed by {p['rule']}")
-            check(p["clearSide"] == {"right": "left", "left": "right"}[p["hand"]], f"{where}: the demo's clearSide")
+            check(p["clearSide"] in ("left", "right"), f"{where}: no clearSide")
             if p["clearSide"] == "left":
                 check(x + w <= cx - GAP + 1e-6, f"{where}: not left of the fingers (the clear side)")
             else:
                 check(x >= cx + GAP - 1e-6, f"{where}: not right of the fingers (the clear side)")
 
         # The PNGs: the window's pixels show the banner, then each pinch's popover where it was placed.
-        w, h, rows = read_png(os.path.join(out_dir, "waiting.png"))
-        banner = sum(near(rows[y][x], BANNER_RGB) for y in range(0, h, 4) for x in range(0, w, 4)) / len(range(0, h, 4)) / len(range(0, w, 4))
+        w, h, pixel = read_png(os.path.join(out_dir, "waiting.png"))
+        banner = sum(near(pixel(x, y), BANNER_RGB) for y in range(0, h, 4) for x in range(0, w, 4)) / len(range(0, h, 4)) / len(range(0, w, 4))
         check(banner >= 0.05, f"waiting.png: the banner's colour covers {banner:.1%} of the window, not 5 % or more")
         for k, p in enumerate(began, 1):
             path = os.path.join(out_dir, f"pinch-{k}-{p['hand']}.png")
             check(os.path.exists(path), f"no {path}")
-            w, h, rows = read_png(path)
-            check((w, h) == (p["view"][2], p["view"][3]), f"{path} is {w}x{h}, the window {p['view'][2:]}")
             x, y, pw, ph = p["popover"]
+            w, h, pixel = read_png(path, rows_needed=int(y + ph))
+            check((w, h) == (p["view"][2], p["view"][3]), f"{path} is {w}x{h}, the window {p['view'][2:]}")
             cx = p["centroid"][0]
             inside = [(x + 12, y + 6), (x + pw - 12, y + ph - 6), (x + 6, y + ph / 2)]
             for px, py in inside:
-                got = rows[int(py)][int(px)]
+                got = pixel(px, py)
                 check(near(got, POPOVER_RGB), f"{path}: ({px:.0f}, {py:.0f}) inside the popover is {got}, not its colour")
             for px, py in inside:  # the mirror image across the fingers: the side the hand covers
                 mx = 2 * cx - px
                 if 0 <= mx < w:
-                    got = rows[int(py)][int(mx)]
+                    got = pixel(mx, py)
                     check(not near(got, POPOVER_RGB), f"{path}: the popover's colour on the covered side ({mx:.0f}, {py:.0f})")
-        print(f"gui_examples_test: {name} ok in {time.monotonic() - start:.1f} s: waited, 2 runs of handyd, "
+        print(f"gui_examples_test: {name} ok in {time.monotonic() - start:.1f} s: waited, 2 runs of handyd "
+              f"({views[1][2]}x{views[1][3]}, turned {views[2][2]}x{views[2][3]}), "
               f"{len(placements)} placements ({', '.join(p['hand'] + ' ' + p['rule'] for p in began)}); "
               f"PNGs in {out_dir}")
     finally:

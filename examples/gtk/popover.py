@@ -161,7 +161,9 @@ class Kiosk:
         self.banner.set_visible(False)
         self.device.set_text(f"handyd {hello.version}: {device.name or device.id if device else 'no touchscreen yet'}")
         self.device.set_visible(True)
-        print(json.dumps({"status": "connected", "device": device.id if device else None}), flush=True)
+        print(json.dumps({"status": "connected", "device": device.id if device else None,
+                          "widthMm": device.width_mm if device else None,
+                          "heightMm": device.height_mm if device else None}), flush=True)
 
     def view(self):
         # The rectangle that shows the whole display, in window pixels: the whole window.

@@ -124,7 +124,9 @@ class Kiosk(QObject):
             self._title = f"handyd: {device.name or device.id}"
         self._status = f"handyd {hello.version or ''}: {device.name or device.id if device else 'no touchscreen yet'}"
         self.changed.emit()
-        print(json.dumps({"status": "connected", "device": device.id if device else None}), flush=True)
+        print(json.dumps({"status": "connected", "device": device.id if device else None,
+                          "widthMm": device.width_mm if device else None,
+                          "heightMm": device.height_mm if device else None}), flush=True)
 
     def view(self):
         # The rectangle that shows the whole display, in window pixels: the whole window.
