@@ -11,11 +11,12 @@ import Glibc
 /// then catches up, twice over, against one that reads throughout: the real daemon, real sockets.
 /// Whatever path its bytes take (written at once while its socket has room, queued in the daemon
 /// while it has none), it must get every byte, in order: the same bytes as the steady reader.
-@Suite(.serialized)
-struct FallingBehindTests {
+/// In DaemonTests' serialized suite: run beside the slow-client test, its load could make that
+/// test's reader fall behind.
+extension DaemonTests {
     /// What the daemon holds for the lagging client must pass this before it counts as behind:
     /// well past what a batch or two is, so the bytes really waited in the daemon.
-    static let behindBytes = 256 << 10
+    static let fallingBehindBytes = 256 << 10
 
     @Test func aClientFallingBehindAndCatchingUpLosesNoByteAndKeepsTheirOrder() throws {
         // Looped so the stream lasts as long as the test needs; a bound far above what the stalls
@@ -65,7 +66,7 @@ struct FallingBehindTests {
             // Falling behind: not reading until the daemon holds `behindBytes` for it.
             let stallEnd = Date().addingTimeInterval(30)
             var most = 0
-            while Date() < stallEnd, most < Self.behindBytes {
+            while Date() < stallEnd, most < Self.fallingBehindBytes {
                 usleep(20_000)
                 most = max(most, heldByDaemon())
             }
@@ -88,7 +89,7 @@ struct FallingBehindTests {
         while Date() < steadyEnd, !steady.finished { usleep(20_000) }
         #expect(steady.finished, "the steady client reached EOF within 30 s")
 
-        #expect(heldMost.allSatisfy { $0 >= Self.behindBytes }, "each stall queued in the daemon: \(heldMost)")
+        #expect(heldMost.allSatisfy { $0 >= Self.fallingBehindBytes }, "each stall queued in the daemon: \(heldMost)")
         let reference = steady.bytes
         #expect(reference.count > 1 << 20, "a stream long enough to fall behind in: \(reference.count) bytes")
         // Every byte, in order: the same stream as the client that never stopped reading.
