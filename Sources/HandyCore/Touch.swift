@@ -105,7 +105,7 @@ public enum HoverPhase: String, Hashable, Sendable {
 
 /// A contact above the glass: ABS_MT_DISTANCE above the device's touching value (its minimum), on a
 /// device that declares the axis (hid-multitouch: In Range without Tip Switch gives distance 1).
-/// Input of its own, never a touch: no recognizer sees it (``TouchFrame/hovering``).
+/// Input of its own, never a touch: no recognizer sees it (``TouchTracker/hovering``).
 public struct HoverContact: Hashable, Sendable {
     /// Small stable id of its own (0, 1, 2, ... lowest free among hovering contacts), apart from
     /// the touches' ids.
@@ -151,16 +151,11 @@ public struct TouchFrame: Hashable, Sendable {
     public var touches: [Touch]
     /// True when this frame follows a SYN_DROPPED resync: gestures in progress must cancel.
     public var resynced: Bool
-    /// Hovering contacts, ordered by id, including those that landed, ended or were cancelled in
-    /// this frame. Always empty on a device without ABS_MT_DISTANCE. The recognizers read only
-    /// ``touches``: a hovering contact never makes a gesture, tap or palm decision.
-    public var hovering: [HoverContact]
 
-    public init(time: Timestamp, touches: [Touch], resynced: Bool = false, hovering: [HoverContact] = []) {
+    public init(time: Timestamp, touches: [Touch], resynced: Bool = false) {
         self.time = time
         self.touches = touches
         self.resynced = resynced
-        self.hovering = hovering
     }
 
     /// Touches still down after this frame (not ended or cancelled).

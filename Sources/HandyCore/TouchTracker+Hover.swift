@@ -60,8 +60,8 @@ extension TouchTracker {
         return hoverStates.count - 1
     }
 
-    /// Every non-free hovering contact, ordered by id, into the reused buffer; frees finished ids.
-    mutating func buildHovering() -> [HoverContact] {
+    /// Every non-free hovering contact, ordered by id, into ``hovering``; frees finished ids.
+    mutating func buildHovering() {
         var n = 0
         for id in hoverStates.indices {
             switch hoverStates[id] {
@@ -69,11 +69,10 @@ extension TouchTracker {
             case .active: break
             case .finishing: hoverStates[id] = .free
             }
-            if n < hoverBuffer.count { hoverBuffer[n] = hoversByID[id] } else { hoverBuffer.append(hoversByID[id]) }
+            if n < hovering.count { hovering[n] = hoversByID[id] } else { hovering.append(hoversByID[id]) }
             n += 1
         }
-        if hoverBuffer.count > n { hoverBuffer.removeLast(hoverBuffer.count - n) }
-        return hoverBuffer
+        if hovering.count > n { hovering.removeLast(hovering.count - n) }
     }
 
     /// Cancels every hovering contact (resync, device removed).

@@ -54,7 +54,7 @@ public struct TrackerCounters: Hashable, Sendable {
 /// Hover: on a device with ABS_MT_DISTANCE, a contact above its minimum distance is hovering, not
 /// touching (kernel doc: zero distance means touching). It begins no touch; a touch whose contact
 /// rises into hover ends (a lift) and a new one begins if it comes back down. With protocol B the
-/// hovering contact is tracked apart (``TouchFrame/hovering``, ids of its own): it ends `landed`
+/// hovering contact is tracked apart (``hovering``, ids of its own): it ends `landed`
 /// in the frame its touch begins, `ended` when its tracking id ends without touching. Protocol A
 /// contacts that hover are dropped (no tracking id to keep them apart by).
 ///
@@ -204,7 +204,13 @@ public struct TouchTracker: Sendable {
     /// Hovering contacts per id, valid where `hoverStates` is not `.free`.
     var hoversByID: ContiguousArray<HoverContact>
     var hoverStates: ContiguousArray<IDState>
-    var hoverBuffer: [HoverContact]
+    /// The hovering contacts at the frame the tracker returned last, ordered by id, with those that
+    /// landed, ended or were cancelled in it; read it after each frame (it is rewritten at the
+    /// next). Always empty without hover. Apart from ``TouchFrame``, so that a device without
+    /// hover pays nothing for it (a second array in every frame cost 73 instructions a frame in
+    /// retains and releases, docs/PERFORMANCE.md), and so that no recognizer can read it: a
+    /// hovering contact never makes a gesture, tap or palm decision.
+    public internal(set) var hovering: [HoverContact]
     /// Velocity smoothing time constant (seconds).
     static let velocityTimeConstantSeconds = 0.03
     /// Upper bound on slots allocated whatever the description claims.
@@ -226,7 +232,7 @@ public struct TouchTracker: Sendable {
     ///   - synDroppedHandling: how to read what follows SYN_DROPPED.
     ///   - maxContactJumpMm: protocol A: farthest a contact may be from a touch to continue it.
     ///   - maxContacts: protocol A: most contacts per frame.
-    ///   - tracksHover: false keeps hovering contacts out of ``TouchFrame/hovering`` (a panel whose
+    ///   - tracksHover: false keeps hovering contacts out of ``hovering`` (a panel whose
     ///     in-range signal is noisy); they are still never touches.
     public init(
         description: DeviceDescription, geometry: DeviceGeometry? = nil, synDroppedHandling: SynDroppedHandling,
@@ -308,7 +314,7 @@ public struct TouchTracker: Sendable {
         slotHoverIDs = ContiguousArray(repeating: -1, count: hover ? slotCount : 0)
         hoversByID = ContiguousArray(repeating: Self.blankHover, count: hover ? slotCount : 0)
         hoverStates = ContiguousArray(repeating: .free, count: hover ? slotCount : 0)
-        hoverBuffer = []
+        hovering = []
     }
 
     static func initialRaw(_ axes: [UInt16: AbsInfo]) -> RawContact {
@@ -660,9 +666,7 @@ public struct TouchTracker: Sendable {
         counters.frames &+= 1
         let resynced = resyncedFrame
         resyncedFrame = false
-        if tracksHover {
-            return TouchFrame(time: time, touches: frameBuffer, resynced: resynced, hovering: buildHovering())
-        }
+        if tracksHover { buildHovering() }
         return TouchFrame(time: time, touches: frameBuffer, resynced: resynced)
     }
 

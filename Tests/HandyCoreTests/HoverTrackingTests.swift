@@ -3,6 +3,25 @@ import Testing
 
 @testable import HandyCore
 
+/// A frame and the tracker's hovering contacts after it (``TouchTracker/hovering``).
+struct HoverFrame {
+    var frame: TouchFrame
+    var hovering: [HoverContact]
+    var touches: [Touch] { frame.touches }
+}
+
+/// The frames `events` make, each with the hovering contacts the tracker held after it.
+func hoverTrackerFrames(_ tracker: inout TouchTracker, _ events: [InputEvent]) -> [HoverFrame] {
+    var out: [HoverFrame] = []
+    for e in events {
+        if let f = tracker.handle(e) { out.append(HoverFrame(frame: f, hovering: tracker.hovering)) }
+    }
+    return out
+}
+
+/// "id:phase" per hovering contact.
+func hoverPhases(_ frame: HoverFrame) -> [String] { frame.hovering.map { "\($0.id):\($0.phase.rawValue)" } }
+
 /// Hovering contacts (issue 55, item 1): tracked apart from the touches, with ids of their own.
 @Suite struct HoverTrackingTests {
     /// A 4-slot screen whose ABS_MT_DISTANCE is `distance` (hid-multitouch declares 0…1).
@@ -14,14 +33,11 @@ import Testing
 
     func at(_ ms: Int64) -> Timestamp { Timestamp(microseconds: 1_000_000 + ms * 1000) }
 
-    /// "id:phase" per hovering contact.
-    func hoverPhases(_ frame: TouchFrame) -> [String] { frame.hovering.map { "\($0.id):\($0.phase.rawValue)" } }
-
     /// What hid-multitouch sends for a Win8 panel with In Range: one tracking id while the finger
     /// comes into range (distance 1), lands (0), moves, rises (1) and leaves (-1).
     @Test func aFingerThatHoversLandsMovesAndLiftsIsOneHoverThenOneTouch() {
         var tracker = TouchTracker(description: screen())
-        let frames = trackerFrames(
+        let frames = hoverTrackerFrames(
             &tracker,
             [
                 trackerAbs(AbsCode.mtTrackingID, 7, at: at(0)), trackerAbs(AbsCode.mtPositionX, 100, at: at(0)),
@@ -33,7 +49,7 @@ import Testing
                 trackerAbs(AbsCode.mtDistance, 1, at: at(40)), trackerSynReport(at: at(40)),
                 trackerAbs(AbsCode.mtTrackingID, -1, at: at(50)), trackerSynReport(at: at(50)),
             ])
-        #expect(frames.map(trackerPhases) == [[], [], ["0:began"], ["0:moved"], ["0:ended"], []])
+        #expect(frames.map { trackerPhases($0.frame) } == [[], [], ["0:began"], ["0:moved"], ["0:ended"], []])
         #expect(
             frames.map(hoverPhases) == [
                 ["0:began"], ["0:hovering"], ["0:landed"], [], ["0:began"], ["0:ended"],
@@ -49,7 +65,7 @@ import Testing
 
     @Test func aHoverThatNeverLandsIsNeverATouch() {
         var tracker = TouchTracker(description: screen())
-        let frames = trackerFrames(
+        let frames = hoverTrackerFrames(
             &tracker,
             [
                 trackerAbs(AbsCode.mtTrackingID, 3, at: at(0)), trackerAbs(AbsCode.mtDistance, 1, at: at(0)),
@@ -65,7 +81,7 @@ import Testing
     /// Hovers and touches count their ids apart: the first of each is 0.
     @Test func hoversAndTouchesHaveIDsOfTheirOwn() {
         var tracker = TouchTracker(description: screen(distance: AbsInfo(minimum: 0, maximum: 255)))
-        let frames = trackerFrames(
+        let frames = hoverTrackerFrames(
             &tracker,
             [
                 trackerAbs(AbsCode.mtSlot, 0), trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtDistance, 0),
@@ -75,7 +91,8 @@ import Testing
                 trackerAbs(AbsCode.mtSlot, 1), trackerAbs(AbsCode.mtTrackingID, -1), trackerSynReport(),
                 trackerAbs(AbsCode.mtSlot, 2), trackerAbs(AbsCode.mtDistance, 0), trackerSynReport(),
             ])
-        #expect(frames.map(trackerPhases) == [["0:began"], ["0:stationary"], ["0:stationary", "1:began"]])
+        #expect(
+            frames.map { trackerPhases($0.frame) } == [["0:began"], ["0:stationary"], ["0:stationary", "1:began"]])
         #expect(frames.map(hoverPhases) == [["0:began", "1:began"], ["0:ended", "1:hovering"], ["1:landed"]])
         // 0…255: the distance as reported, and 0…1 over the axis.
         #expect(frames[0].hovering.map(\.distance) == [51, 255])
@@ -90,24 +107,24 @@ import Testing
             trackerAbs(AbsCode.mtTrackingID, -1), trackerSynReport(),
         ]
         var off = TouchTracker(description: screen(), tracksHover: false)
-        let offFrames = trackerFrames(&off, events)
+        let offFrames = hoverTrackerFrames(&off, events)
         #expect(!off.tracksHover && offFrames.allSatisfy { $0.hovering.isEmpty })
         // Still never a touch while it hovers.
-        #expect(offFrames.map(trackerPhases) == [[], ["0:began"], ["0:ended"]])
+        #expect(offFrames.map { trackerPhases($0.frame) } == [[], ["0:began"], ["0:ended"]])
         var plain = TouchTracker(description: SyntheticTouchscreen(mtProtocol: .slots(4)).description)
         #expect(!plain.tracksHover)
-        #expect(trackerFrames(&plain, events).allSatisfy { $0.hovering.isEmpty })
+        #expect(hoverTrackerFrames(&plain, events).allSatisfy { $0.hovering.isEmpty })
     }
 
     @Test func aResyncOrARemovalCancelsHovers() {
         var tracker = TouchTracker(description: screen())
-        _ = trackerFrames(
+        _ = hoverTrackerFrames(
             &tracker,
             [
                 trackerAbs(AbsCode.mtTrackingID, 1), trackerAbs(AbsCode.mtDistance, 1), trackerSynReport(),
             ])
         // libevdev's resync: the slot has another tracking id now.
-        let resync = trackerFrames(
+        let resync = hoverTrackerFrames(
             &tracker,
             [
                 InputEvent(time: Timestamp(seconds: 1), type: EventType.syn, code: SynCode.dropped, value: 0),
@@ -115,7 +132,9 @@ import Testing
             ])
         #expect(resync.map(hoverPhases) == [["0:cancelled", "1:began"]])
         let removed = tracker.cancelAll(at: Timestamp(seconds: 2))
-        #expect(removed.map(hoverPhases) == ["1:cancelled"] && removed?.touches.isEmpty == true)
+        #expect(
+            removed?.touches.isEmpty == true
+                && tracker.hovering.map { "\($0.id):\($0.phase.rawValue)" } == ["1:cancelled"])
         #expect(tracker.cancelAll(at: Timestamp(seconds: 3)) == nil)
     }
 }
@@ -200,15 +219,16 @@ import Testing
     }
 
     static func run(_ description: DeviceDescription, _ events: [InputEvent]) -> (
-        frames: [TouchFrame], gestures: [CoreGestureEvent]
+        frames: [HoverFrame], gestures: [CoreGestureEvent]
     ) {
         var pipeline = GesturePipeline(deviceID: "hover", description: description)
         var output = PipelineOutput()
-        var frames: [TouchFrame] = []
+        var frames: [HoverFrame] = []
         var gestures: [CoreGestureEvent] = []
         for e in events {
             pipeline.handle(e, into: &output)
-            frames += output.frames
+            // One event completes one frame at most: the tracker's hovering contacts are that frame's.
+            frames += output.frames.map { HoverFrame(frame: $0, hovering: pipeline.tracker.hovering) }
             gestures += output.gestures
             output.empty()
         }
