@@ -31,7 +31,7 @@ trap table EXIT
 # unpacking. The guest step waits for it (and runs setup.sh again, ~1.5 s on a warm cache).
 if [ "$mode" != --host ]; then
   mkdir -p .build
-  LAB=${LAB:-/var/tmp/handyd-vm} scripts/vm/setup.sh > .build/vm-setup.log 2>&1 & vm_setup=$!
+  LAB=${LAB:-/var/tmp/handyd-vm} timeout 900 scripts/vm/setup.sh > .build/vm-setup.log 2>&1 & vm_setup=$!
 fi
 # The code's format (.swift-format; `swift format -i -r Sources Tests Fuzz Package.swift` mends it):
 # a change that leaves it unformatted fails here, in about a second.
@@ -97,7 +97,13 @@ replays() {
   rm -rf "$dir"
   return $rc
 }
+# The fuzz step's instrumented modules compile meanwhile (CPU the waiting checks leave idle).
+scripts/fuzz.sh --build-only > .build/fuzz-build.log 2>&1 & fuzz_build=$!
 timed replays
+fuzz_build_wait() {
+  wait "$fuzz_build" || { echo "test.sh: scripts/fuzz.sh --build-only failed:" >&2; cat .build/fuzz-build.log >&2; return 1; }
+}
+timed fuzz_build_wait
 # Data races: the suites whose code has threads under ThreadSanitizer (own scratch path
 # .build-tsan): the daemon (event loops, broadcaster, input loop, WebSocket, metrics), the clients,
 # handyctl, the actions service, the input devices and the file layer (a pthread writer). The pure
@@ -110,8 +116,8 @@ timed scripts/sanitize.sh thread \
   --filter '^(HandyDaemonTests|HandyClientTests|handyctlTests|HandyActionsTests|HandyInputTests|HandyFilesTests)\.' \
   --skip 'aMebibyteLineWithoutNewline|aClientThatNeverReads\(|aWebClientThatNeverReads\(|aHandyClientWhoseConsumerStalls'
 # The libFuzzer harnesses keep building and running (30 s each, two at once on CI's two cores;
-# docs/RELIABILITY.md).
-FUZZ_JOBS=2 timed scripts/fuzz.sh --short
+# docs/RELIABILITY.md), on the modules built beside the replay checks above.
+SKIP_BUILD=1 FUZZ_JOBS=2 timed scripts/fuzz.sh --short
 if [ "$mode" != --host ]; then
   # The kiosk package (Swift runtime linked statically, lintian), installed by the guest suite's
   # systemd guest on a root without the Swift toolchain. handyd is built already (.build/static).
