@@ -49,6 +49,11 @@ debug_bin=$(swift build --show-bin-path)
 # needs the CPU (its double-tap and glide checks read the page's animation, which a starved
 # chromium draws late; it failed once when it shared the machine with the checks below).
 timed scripts/test-web.sh
+# The Qt Quick and GTK 4 kiosk examples (examples/qt, examples/gtk) headless against the same handyd,
+# each started before the daemon and kept across a restart; PNGs of their windows in
+# .build/artefacts/{qt,gtk}-example/ (scripts/gui_examples_test.py; about 15 s). Alone, like the web
+# test: they draw, and their checks read what they drew.
+HANDYD_BIN=$debug_bin timed python3 scripts/gui_examples_test.py
 # The checks that run a real handyd replaying a recording at its own pace, each with its own socket,
 # port and temporary folder: they mostly wait (the demo 13 s, the soak 30 s with a few seconds of
 # CPU), so they run at the same time, each's output kept and shown, any one failing fails the step.

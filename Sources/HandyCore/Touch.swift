@@ -85,6 +85,65 @@ public struct Touch: Hashable, Sendable {
     }
 }
 
+/// Where a hovering contact is in its life: above the glass, never a touch.
+public enum HoverPhase: String, Hashable, Sendable {
+    /// Came into range (or rose from the glass) in this frame.
+    case began
+    /// Still above the glass.
+    case hovering
+    /// Touched the glass in this frame: from here on it is the touch ``HoverContact/touchID``,
+    /// which begins in the same frame.
+    case landed
+    /// Left the range without touching (its tracking id ended).
+    case ended
+    /// Lost without leaving (SYN_DROPPED resync, device removed, tracking id reused).
+    case cancelled
+
+    /// True for `landed`, `ended` and `cancelled`: it is not in the next frame.
+    public var isFinished: Bool { self != .began && self != .hovering }
+}
+
+/// A contact above the glass: ABS_MT_DISTANCE above the device's touching value (its minimum), on a
+/// device that declares the axis (hid-multitouch: In Range without Tip Switch gives distance 1).
+/// Input of its own, never a touch: no recognizer sees it (``TouchTracker/hovering``).
+public struct HoverContact: Hashable, Sendable {
+    /// Small stable id of its own (0, 1, 2, ... lowest free among hovering contacts), apart from
+    /// the touches' ids.
+    public var id: Int
+    public var phase: HoverPhase
+    /// Raw position in device units.
+    public var device: DevicePoint
+    /// Position in mm in the display frame.
+    public var mm: PhysicalPoint
+    /// Position 0…1 on the display.
+    public var normalized: NormalizedPoint
+    /// ABS_MT_DISTANCE as the device reports it.
+    public var distance: Int32
+    /// The distance 0…1 over the axis: 0 at its touching value (minimum), 1 at its maximum.
+    public var distanceNormalized: Double
+    /// When it came into range and when its last update came.
+    public var beganAt: Timestamp
+    public var time: Timestamp
+    /// When it landed (`landed`): the id of the touch it became; else nil.
+    public var touchID: Int?
+
+    public init(
+        id: Int, phase: HoverPhase, device: DevicePoint, mm: PhysicalPoint, normalized: NormalizedPoint,
+        distance: Int32, distanceNormalized: Double, beganAt: Timestamp, time: Timestamp, touchID: Int? = nil
+    ) {
+        self.id = id
+        self.phase = phase
+        self.device = device
+        self.mm = mm
+        self.normalized = normalized
+        self.distance = distance
+        self.distanceNormalized = distanceNormalized
+        self.beganAt = beganAt
+        self.time = time
+        self.touchID = touchID
+    }
+}
+
 /// Every active touch at one SYN_REPORT.
 public struct TouchFrame: Hashable, Sendable {
     public var time: Timestamp

@@ -53,7 +53,10 @@ public struct TrackerCounters: Hashable, Sendable {
 ///
 /// Hover: on a device with ABS_MT_DISTANCE, a contact above its minimum distance is hovering, not
 /// touching (kernel doc: zero distance means touching). It begins no touch; a touch whose contact
-/// rises into hover ends (a lift) and a new one begins if it comes back down.
+/// rises into hover ends (a lift) and a new one begins if it comes back down. With protocol B the
+/// hovering contact is tracked apart (``hovering``, ids of its own): it ends `landed`
+/// in the frame its touch begins, `ended` when its tracking id ends without touching. Protocol A
+/// contacts that hover are dropped (no tracking id to keep them apart by).
 ///
 /// SYN_DROPPED: by default (``SynDroppedHandling/resyncEventsFollow``) the events after SYN_DROPPED up
 /// to the next SYN_REPORT are the resync libevdev produces: the device's current state. At that
@@ -192,6 +195,22 @@ public struct TouchTracker: Sendable {
     /// ABS_MT_DISTANCE: contacts above `touchDistanceMax` hover.
     let hasDistance: Bool
     let touchDistanceMax: Int32
+    /// Hovering contacts are tracked (protocol B with ABS_MT_DISTANCE, hover not turned off): the
+    /// one test the frame path makes for them; everything below is empty otherwise.
+    public let tracksHover: Bool
+    let distanceAxis: AxisRange
+    /// Per slot, the id of its hovering contact (−1 = none).
+    var slotHoverIDs: ContiguousArray<Int32>
+    /// Hovering contacts per id, valid where `hoverStates` is not `.free`.
+    var hoversByID: ContiguousArray<HoverContact>
+    var hoverStates: ContiguousArray<IDState>
+    /// The hovering contacts at the frame the tracker returned last, ordered by id, with those that
+    /// landed, ended or were cancelled in it; read it after each frame (it is rewritten at the
+    /// next). Always empty without hover. Apart from ``TouchFrame``, so that a device without
+    /// hover pays nothing for it (a second array in every frame cost 73 instructions a frame in
+    /// retains and releases, docs/PERFORMANCE.md), and so that no recognizer can read it: a
+    /// hovering contact never makes a gesture, tap or palm decision.
+    public internal(set) var hovering: [HoverContact]
     /// Velocity smoothing time constant (seconds).
     static let velocityTimeConstantSeconds = 0.03
     /// Upper bound on slots allocated whatever the description claims.
@@ -200,8 +219,10 @@ public struct TouchTracker: Sendable {
     // MARK: init
 
     /// A tracker reading SYN_DROPPED as libevdev's resync (``SynDroppedHandling/resyncEventsFollow``).
-    public init(description: DeviceDescription, geometry: DeviceGeometry? = nil) {
-        self.init(description: description, geometry: geometry, synDroppedHandling: .resyncEventsFollow)
+    public init(description: DeviceDescription, geometry: DeviceGeometry? = nil, tracksHover: Bool = true) {
+        self.init(
+            description: description, geometry: geometry, synDroppedHandling: .resyncEventsFollow,
+            tracksHover: tracksHover)
     }
 
     /// - Parameters:
@@ -211,9 +232,11 @@ public struct TouchTracker: Sendable {
     ///   - synDroppedHandling: how to read what follows SYN_DROPPED.
     ///   - maxContactJumpMm: protocol A: farthest a contact may be from a touch to continue it.
     ///   - maxContacts: protocol A: most contacts per frame.
+    ///   - tracksHover: false keeps hovering contacts out of ``hovering`` (a panel whose
+    ///     in-range signal is noisy); they are still never touches.
     public init(
         description: DeviceDescription, geometry: DeviceGeometry? = nil, synDroppedHandling: SynDroppedHandling,
-        maxContactJumpMm: Double = 40, maxContacts: Int = 32
+        maxContactJumpMm: Double = 40, maxContacts: Int = 32, tracksHover: Bool = true
     ) {
         let geometry = geometry ?? DeviceGeometry(description: description)
         self.description = description
@@ -245,6 +268,7 @@ public struct TouchTracker: Sendable {
         }
         hasDistance = axes[AbsCode.mtDistance] != nil
         touchDistanceMax = axes[AbsCode.mtDistance]?.minimum ?? 0
+        distanceAxis = range(AbsCode.mtDistance)
         // A [0,1] range is a "rotated or not" flag on some devices, not an angle.
         let orientation = axes[AbsCode.mtOrientation].flatMap { o in
             o.maximum > 1 || (o.minimum < 0 && o.maximum > 0) ? o : nil
@@ -285,6 +309,12 @@ public struct TouchTracker: Sendable {
         matchedTouch = ContiguousArray(repeating: false, count: layout == .contacts ? idCapacity : 0)
         frameBuffer = []
         frameBuffer.reserveCapacity(idCapacity)
+        let hover = tracksHover && hasDistance && description.usesSlots
+        self.tracksHover = hover
+        slotHoverIDs = ContiguousArray(repeating: -1, count: hover ? slotCount : 0)
+        hoversByID = ContiguousArray(repeating: Self.blankHover, count: hover ? slotCount : 0)
+        hoverStates = ContiguousArray(repeating: .free, count: hover ? slotCount : 0)
+        hovering = []
     }
 
     static func initialRaw(_ axes: [UInt16: AbsInfo]) -> RawContact {
@@ -463,6 +493,7 @@ public struct TouchTracker: Sendable {
                 finish(touchID: Int(slots[s].touchID), phase: .ended, at: time)
                 slots[s].touchID = -1
             }
+            if tracksHover { finishHover(slot: s, phase: .ended, at: time) }  // left the range
             slots[s].trackingID = -1
             slots[s].stale = false
             return nil
@@ -481,6 +512,7 @@ public struct TouchTracker: Sendable {
                 finish(touchID: Int(slots[s].touchID), phase: .cancelled, at: time)
                 slots[s].touchID = -1
             }
+            if tracksHover { finishHover(slot: s, phase: .cancelled, at: time) }
         }
         slots[s].trackingID = value
         slots[s].stale = false
@@ -573,6 +605,7 @@ public struct TouchTracker: Sendable {
                         finish(touchID: Int(slot.touchID), phase: .cancelled, at: time)
                         slot.touchID = -1
                     }
+                    if tracksHover { finishHover(slot: s, phase: .cancelled, at: time) }
                     slot.stale = false  // a contact the resync introduced is known again
                 }
                 if slot.touchID >= 0 {
@@ -581,9 +614,15 @@ public struct TouchTracker: Sendable {
                     } else {
                         finish(touchID: Int(slot.touchID), phase: .ended, at: time)  // rose into hover
                         slot.touchID = -1
+                        if tracksHover { hover(slot: s, from: slot.raw, at: time) }
                     }
                 } else if slot.trackingID >= 0 && !slot.stale && isTouching(slot.raw) {
                     slot.touchID = Int32(begin(from: slot.raw, at: time))
+                    if tracksHover {  // landed: its hover ends as this touch
+                        finishHover(slot: s, phase: .landed, touchID: Int(slot.touchID), at: time)
+                    }
+                } else if tracksHover && slot.trackingID >= 0 && !slot.stale {
+                    hover(slot: s, from: slot.raw, at: time)  // above the glass
                 }
                 slots[s] = slot
             }
@@ -627,13 +666,14 @@ public struct TouchTracker: Sendable {
         counters.frames &+= 1
         let resynced = resyncedFrame
         resyncedFrame = false
+        if tracksHover { buildHovering() }
         return TouchFrame(time: time, touches: frameBuffer, resynced: resynced)
     }
 
     /// Ends every active touch as cancelled (device removed); nil when none was active.
     /// Slots that still hold a contact are ignored until their next tracking id.
     public mutating func cancelAll(at time: Timestamp) -> TouchFrame? {
-        guard idStates.contains(where: { $0 != .free }) else { return nil }
+        guard idStates.contains(where: { $0 != .free }) || (tracksHover && hasHover) else { return nil }
         // A lift in a frame that never got its SYN_REPORT (the device went mid-frame) is not a
         // lift the device confirmed: cancelled, like every other touch the removal ends.
         for id in idStates.indices where idStates[id] == .finishing && touchesByID[id].phase == .ended {
@@ -656,6 +696,7 @@ public struct TouchTracker: Sendable {
             if slots[i].trackingID >= 0 { slots[i].stale = true }
             slots[i].startedThisFrame = false
         }
+        if tracksHover { cancelEveryHover(at: time) }
         // The single-touch contact's id is active too: the loop below finishes it.
         singleTouchID = -1
         for id in idStates.indices where idStates[id] == .active {

@@ -58,5 +58,8 @@ step record-replay-round-trip 180 python3 scripts/vm/guest/record_guest.py --bin
 # Figures 3 and 5 of docs/PERFORMANCE.md (no timing assertions; HANDYD_PERF_FULL=1 for the full run).
 step perf-libinput-idle 120 python3 scripts/vm/guest/perf_guest.py --bin "$DAEMON_BIN"
 step misbehaving-devices 420 python3 scripts/vm/guest/misbehaving_guest.py --bin "$DAEMON_BIN"
+# Hovering fingers (issue 55): a real Win8 panel's report descriptor through uhid, so the kernel's
+# hid-multitouch makes the evdev stream (ABS_MT_DISTANCE 1 then 0 on one tracking id) handyd reads.
+step hover-through-hid-multitouch 180 /usr/bin/python3 scripts/vm/guest/hover_guest.py --bin "$DAEMON_BIN"
 echo "guest: tests done at uptime $(uptime_s) s"
 exit $fail
