@@ -15,6 +15,10 @@ pkgs+=(chromium)
 command -v node >/dev/null || pkgs+=(nodejs node-ws)
 # The Tk example (examples/tk, scripts/tk_example_test.py): Tk for Python, Xvfb as its display.
 pkgs+=(python3-tk xvfb)
+# The Qt Quick example (examples/qt, scripts/gui_examples_test.py): PyQt6 and the QML modules it imports.
+pkgs+=(python3-pyqt6 python3-pyqt6.qtquick qml6-module-qtquick qml6-module-qtquick-shapes qml6-module-qtqml-workerscript)
+# The GTK 4 example (examples/gtk, the same test, under Xvfb): GTK 4's introspection data, PyGObject, cairo.
+pkgs+=(gir1.2-gtk-4.0 python3-gi python3-gi-cairo)
 # Metrics (docs/FLEET.md): Debian's prometheus (with promtool) scrapes a real handyd in
 # scripts/prometheus_proof.py and checks the text and the alert rules; curl for the tests' GETs.
 pkgs+=(prometheus curl)

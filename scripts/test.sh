@@ -39,6 +39,10 @@ HANDYD_BIN=$(swift build --show-bin-path) timed python3 -m pytest -q -p no:cache
 # pinches' popovers on the clear side and out of the region, a screenshot in .build/artefacts/tk-example/
 # (about 1 s).
 HANDYD_BIN=$(swift build --show-bin-path) timed python3 scripts/tk_example_test.py
+# The Qt Quick and GTK 4 kiosk examples (examples/qt, examples/gtk) headless against the same handyd,
+# each started before the daemon and kept across a restart; PNGs of their windows in
+# .build/artefacts/{qt,gtk}-example/ (scripts/gui_examples_test.py; about 15 s).
+HANDYD_BIN=$(swift build --show-bin-path) timed python3 scripts/gui_examples_test.py
 # Fleets (docs/FLEET.md): Debian's Prometheus scrapes a real handyd replaying a stuck contact and a
 # pinch; the series arrive through Prometheus's API, promtool accepts the text and the alert rules
 # (about 11 s).

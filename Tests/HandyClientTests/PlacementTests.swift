@@ -15,7 +15,7 @@ import Testing
         let data = try Data(contentsOf: packageRoot.appendingPathComponent("clients/placement-cases.json"))
         let doc = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let cases = try #require(doc["cases"] as? [[String: Any]])
-        #expect(cases.count >= 15)
+        #expect(cases.count >= 23)
         for c in cases {
             let name = c["name"] as? String ?? "?"
             let eventData = try JSONSerialization.data(withJSONObject: try #require(c["event"]))
