@@ -308,7 +308,7 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
 
     /// The published confidence of a score: the probability of the hand it favours, to the wire's
     /// three decimals.
-    static func confidence(ofScore s: Double) -> Double { wireRounded(1 / (1 + exp(-Swift.abs(s))), 3) }
+    static func confidence(ofScore s: Double) -> Double { decimalRounded(1 / (1 + exp(-Swift.abs(s))), 3) }
 
     /// Evidence against a clear lean (the top finger beyond the seed rule's dead zones) overturns it
     /// only from this confidence on; weaker, the answer takes the lean's side with the weaker of the
@@ -469,6 +469,6 @@ extension EvidenceHandednessClassifier {
         let d = decision(f)
         return HandDecision(
             hand: d.hand, confidence: d.confidence,
-            rightHandProbability: d.rightHandProbability.map { wireRounded($0, 3) })
+            rightHandProbability: d.rightHandProbability.map { decimalRounded($0, 3) })
     }
 }
