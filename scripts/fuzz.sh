@@ -4,6 +4,8 @@
 #   scripts/fuzz.sh                      every harness for 600 s (docs/RELIABILITY.md "Fuzzing")
 #   scripts/fuzz.sh --short              every harness for 30 s (CI)
 #   scripts/fuzz.sh --seconds N [NAME…]  chosen harnesses (Fuzz/<NAME>/) for N s each
+#   scripts/fuzz.sh --build-only         only build the instrumented modules (then SKIP_BUILD=1 runs
+#                                        them; scripts/test.sh builds them beside the replay checks)
 #
 # Harnesses: EvemuReader, LibinputRecordReader, ClientMessage, Pipeline, DeviceConfiguration, Encoder
 # (Fuzz/<NAME>/*.swift plus Fuzz/Common/). The library modules are built with
@@ -19,12 +21,14 @@ cd "$(dirname "$0")/.."
 root=$PWD
 
 seconds=600
+build_only=0
 names=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --short) seconds=30 ;;
+    --build-only) build_only=1 ;;
     --seconds) seconds=$2; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) names+=("$1") ;;
   esac
@@ -47,6 +51,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   done
 fi
 bin=$(swift build --scratch-path "$scratch" -c release --show-bin-path)
+[ "$build_only" = 0 ] || exit 0
 objects() { ls "$bin/$1.build/"*.o; }
 
 # Which modules each harness links (every parser of untrusted input sits in a pure module: no C

@@ -27,9 +27,19 @@ def run(*args, **kw):
     return subprocess.run(args, cwd=ROOT, check=True, capture_output=True, text=True, **kw).stdout
 
 
+_evaluated = {}
+
+
 def evaluate(folder):
-    rows = json.loads(run(HANDYCTL, "eval", "handedness", folder, "--json"))
-    return {r["classifier"]: r for r in rows}
+    if folder not in _evaluated:
+        rows = json.loads(run(HANDYCTL, "eval", "handedness", folder, "--json"))
+        _evaluated[folder] = {r["classifier"]: r for r in rows}
+    return _evaluated[folder]
+
+
+# A band of 0.05 of published confidence is judged from this many answers (HandednessMetrics).
+BAND_MINIMUM = 10
+BAND_ALLOWANCE = 0.05
 
 
 def pct(v):
@@ -46,6 +56,24 @@ def linked(files, tmp, name):
 
 
 def real_pinches(tmp):
+    sets = real_sets(tmp)
+    out = ["| set | pinches | handyd: accuracy @ coverage | seed rule: accuracy @ coverage | handyd ECE |",
+           "|---|---:|---:|---:|---:|"]
+    for name, folder in sets:
+        r = evaluate(folder)
+        e, s = r["evidence"]["metrics"], r["seed"]["metrics"]
+        out.append(f"| {name} | {e['pinches']} | {pct(e['accuracy'])} @ {pct(e['coverage'])} | "
+                   f"{pct(s['accuracy'])} @ {pct(s['coverage'])} | {e['calibrationError']:.3f} |")
+    return "\n".join(out)
+
+
+_real_sets = []
+
+
+def real_sets(tmp):
+    """The real pinch sets: pooled, per phone, per hand, bug-pinch's two levels (folders of links)."""
+    if _real_sets:
+        return _real_sets
     dispel = os.path.join(REAL, "dispel")
     bug = os.path.join(REAL, "dispel-bugpinch")
     files = sorted(os.path.join(dispel, f) for f in os.listdir(dispel) if f.endswith(".evemu"))
@@ -58,13 +86,24 @@ def real_pinches(tmp):
     for level in ("0", "1"):
         sets.append((f"bug-pinch level {level} (labelled left)",
                      linked([f for f in bugs if os.path.basename(f).startswith(f"iphonese-{level}-")], tmp, "bug" + level)))
-    out = ["| set | pinches | handyd: accuracy @ coverage | seed rule: accuracy @ coverage | handyd ECE |",
-           "|---|---:|---:|---:|---:|"]
-    for name, folder in sets:
-        r = evaluate(folder)
-        e, s = r["evidence"]["metrics"], r["seed"]["metrics"]
-        out.append(f"| {name} | {e['pinches']} | {pct(e['accuracy'])} @ {pct(e['coverage'])} | "
-                   f"{pct(s['accuracy'])} @ {pct(s['coverage'])} | {e['calibrationError']:.3f} |")
+    _real_sets.extend(sets)
+    return sets
+
+
+def reliability_real(tmp):
+    """Every band of 0.05 of handyd's published confidence on each real set: answers, mean claim,
+    share right, margin (right − (claim − 0.05)); a band of fewer than 10 answers is shown, not judged."""
+    out = ["| set | band | answers | mean claim | right | margin |", "|---|---|---:|---:|---:|---:|"]
+    for name, folder in real_sets(tmp):
+        bands = evaluate(folder)["evidence"]["metrics"]["bands"]
+        for b in bands:
+            margin = b["accuracy"] - (b["meanConfidence"] - BAND_ALLOWANCE)
+            judged = b["count"] >= BAND_MINIMUM
+            mark = f"{margin:+.3f}" if judged else f"({margin:+.3f}, not judged)"
+            if judged and margin < 0:
+                mark += " **short**" + (" (labels contradict each other)" if name.startswith("bug-pinch") else "")
+            out.append(f"| {name} | {b['lower']:.2f}–{b['lower'] + 0.05:.2f} | {b['count']} | "
+                       f"{b['meanConfidence']:.3f} | {pct(b['accuracy'])} | {mark} |")
     return "\n".join(out)
 
 
@@ -106,6 +145,7 @@ def enrolment(_):
 
 TABLES = {
     "real-pinches": real_pinches,
+    "reliability-real": reliability_real,
     "one-finger": one_finger,
     "one-finger-held-out": one_finger_held_out,
     "synthetic-defaults": synthetic_defaults,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak test (issue 8): the real handyd (release build) replays a recording in a loop to 64
+# Soak test (issue 8): the real handyd (the package's static release build) replays a recording in a loop to 64
 # subscribers for 10 minutes; scripts/soak/soak.py reads every client, samples the daemon's VmRSS
 # and open descriptors from /proc, and checks at the end that no client was dropped, that each
 # received exactly what the daemon published, and that memory and descriptors stayed flat.
@@ -39,8 +39,11 @@ while [[ $# -gt 0 ]]; do
 done
 
 if [[ -z "${HANDYD_BINARY:-}" ]]; then
-    swift build -c release --product handyd >&2
-    HANDYD_BINARY="$(swift build -c release --show-bin-path)/handyd"
+    # The package's build (scripts/bench.sh and make deb build the same, in the same folder).
+    # shellcheck disable=SC2046
+    swift build $(cat scripts/static-build-flags) --scratch-path .build/static --product handyd >&2
+    # shellcheck disable=SC2046
+    HANDYD_BINARY="$(swift build $(cat scripts/static-build-flags) --scratch-path .build/static --show-bin-path)/handyd"
 fi
 
 work=$(mktemp -d /tmp/handyd-soak.XXXXXX)

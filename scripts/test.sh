@@ -7,61 +7,129 @@ cd "$(dirname "$0")/.."
 mode=${1:-all}
 if [ "$mode" = --host ]; then scripts/install-deps.sh; else scripts/install-deps.sh --vm; fi
 start=$(date +%s)
-# Each step's time on stderr, so a slow step shows in CI's log (CI has 30 minutes).
+# Each step's time: on stderr as it ends, so a slow step shows in CI's log, and in a table at the end
+# (also when a step fails: the table then ends with that step, marked FAILED).
+steps=()
 timed() {
-  local t0; t0=$(date +%s)
-  "$@"
+  local t0 rc=0; t0=$(date +%s)
+  "$@" || rc=$?
+  steps+=("$(( $(date +%s) - t0 ))|$([ $rc -eq 0 ] || echo 'FAILED ')$*")
   echo "test.sh: [$(( $(date +%s) - t0 )) s] $*" >&2
+  return $rc
 }
+table() {
+  local rc=$? row
+  {
+    echo "test.sh: step times (s)"
+    for row in "${steps[@]}"; do printf '%6s  %s\n' "${row%%|*}" "$(cut -c1-100 <<<"${row#*|}")"; done
+    printf '%6s  %s\n' "$(( $(date +%s) - start ))" "total$([ $rc -eq 0 ] || echo ", FAILED (exit $rc)")"
+  } >&2
+}
+trap table EXIT
+# The guests' kernel and initramfs (scripts/vm/setup.sh: Debian's kernel downloaded and unpacked,
+# the initramfs made, ~35 s from nothing) while the first build compiles: it is mostly download and
+# unpacking. The guest step waits for it (and runs setup.sh again, ~1.5 s on a warm cache).
+if [ "$mode" != --host ]; then
+  mkdir -p .build
+  LAB=${LAB:-/var/tmp/handyd-vm} timeout 900 scripts/vm/setup.sh > .build/vm-setup.log 2>&1 & vm_setup=$!
+fi
 # The code's format (.swift-format; `swift format -i -r Sources Tests Fuzz Package.swift` mends it):
 # a change that leaves it unformatted fails here, in about a second.
 timed swift format lint --strict --recursive --parallel Sources Tests Fuzz Package.swift
 timed swift build --build-tests
 timed swift test --skip-build
-# README command 1 as a user runs it (no stdin, no terminal): the bundled replay reaches a
-# subscriber, with the right- and the left-hand pinch it holds.
-timed scripts/demo.sh > .build/demo.out < /dev/null
-for hand in right left; do
-  grep -q "pinch began .* hand=$hand(" .build/demo.out \
-    || { echo "test.sh: scripts/demo.sh showed no $hand-hand pinch:" >&2; cat .build/demo.out >&2; exit 1; }
-done
-# The benchmark in its short mode, so it keeps building and running (no timing assertions).
+# The benchmark in its short mode, so it keeps building and running (no timing assertions). Its
+# build is the one release build (scripts/static-build-flags, .build/static): the bench, the soak's
+# daemon and `make deb` below all use it.
 timed scripts/bench.sh --short
-# Soak in its short mode: 64 clients on a looping replay, RSS/fd flat, identical counts (docs/RELIABILITY.md).
-timed scripts/soak.sh --short
+static_bin=$(swift build $(cat scripts/static-build-flags) --scratch-path .build/static --show-bin-path)
+debug_bin=$(swift build --show-bin-path)
 # The web side: the JavaScript client (node, real WebSocket, real daemon) and the demo app in
-# Debian's chromium through Playwright; screenshots in .build/artefacts/web-demo/.
+# Debian's chromium through Playwright; screenshots in .build/artefacts/web-demo/. Alone: chromium
+# needs the CPU (its double-tap and glide checks read the page's animation, which a starved
+# chromium draws late; it failed once when it shared the machine with the checks below).
 timed scripts/test-web.sh
-# The Python client (clients/python) under pytest: the shared placement cases and properties, and
-# its clients against the built handyd replaying the demo (about 15 s).
-HANDYD_BIN=$(swift build --show-bin-path) timed python3 -m pytest -q -p no:cacheprovider clients/python/tests
-# The Tk example (examples/tk/popover.py) headless under Xvfb against the same handyd: both demo
-# pinches' popovers on the clear side and out of the region, a screenshot in .build/artefacts/tk-example/
-# (about 1 s).
-HANDYD_BIN=$(swift build --show-bin-path) timed python3 scripts/tk_example_test.py
 # The Qt Quick and GTK 4 kiosk examples (examples/qt, examples/gtk) headless against the same handyd,
 # each started before the daemon and kept across a restart; PNGs of their windows in
-# .build/artefacts/{qt,gtk}-example/ (scripts/gui_examples_test.py; about 15 s).
-HANDYD_BIN=$(swift build --show-bin-path) timed python3 scripts/gui_examples_test.py
-# Fleets (docs/FLEET.md): Debian's Prometheus scrapes a real handyd replaying a stuck contact and a
-# pinch; the series arrive through Prometheus's API, promtool accepts the text and the alert rules
-# (about 11 s).
-HANDYD_BIN=$(swift build --show-bin-path) timed python3 scripts/prometheus_proof.py
-# Data races: the host suite again under ThreadSanitizer (own scratch path .build-tsan). Three hostile-
-# client tests (a 1 MiB line, a Unix and a WebSocket client that never reads) time the daemon's
-# reaction to a flood and are too slow to judge in a sanitized build.
-# The handedness evaluations on the family and on real recordings are single-threaded arithmetic
-# (nothing for the race detector to see) and take minutes sanitized: the plain run has them.
-timed scripts/sanitize.sh thread --skip 'aMebibyteLineWithoutNewline|aClientThatNeverReads\(|aWebClientThatNeverReads\(|aHandyClientWhoseConsumerStalls|HandednessSensitivityTests|HandednessEvaluationTests|RealHandsTests'
+# .build/artefacts/{qt,gtk}-example/ (scripts/gui_examples_test.py; about 15 s). Alone, like the web
+# test: they draw, and their checks read what they drew.
+HANDYD_BIN=$debug_bin timed python3 scripts/gui_examples_test.py
+# The checks that run a real handyd replaying a recording at its own pace, each with its own socket,
+# port and temporary folder: they mostly wait (the demo 13 s, the soak 30 s with a few seconds of
+# CPU), so they run at the same time, each's output kept and shown, any one failing fails the step.
+#  - demo: README command 1 as a user runs it (no stdin, no terminal): the bundled replay reaches a
+#    subscriber, with the right- and the left-hand pinch it holds.
+#  - soak: short mode, 64 clients on a looping replay, RSS/fd flat, identical counts
+#    (docs/RELIABILITY.md), against the package's daemon.
+#  - pytest: the Python client (clients/python): the shared placement cases and properties, and its
+#    clients against the built handyd replaying the demo.
+#  - tk: the Tk example (examples/tk/popover.py) headless under Xvfb against the same handyd: both
+#    demo pinches' popovers on the clear side and out of the region, a screenshot in
+#    .build/artefacts/tk-example/.
+#  - prometheus: fleets (docs/FLEET.md): Debian's Prometheus scrapes a real handyd replaying a stuck
+#    contact and a pinch; the series arrive through Prometheus's API, promtool accepts the text and
+#    the alert rules.
+demo_check() {
+  scripts/demo.sh > .build/demo.out < /dev/null || return 1
+  local hand
+  for hand in right left; do
+    grep -q "pinch began .* hand=$hand(" .build/demo.out \
+      || { echo "test.sh: scripts/demo.sh showed no $hand-hand pinch:"; cat .build/demo.out; return 1; }
+  done
+  echo "test.sh: the demo showed the right- and the left-hand pinch"
+}
+replays() {
+  local dir; dir=$(mktemp -d "${TMPDIR:-/tmp}/handyd-replays.XXXXXX")
+  local -A pid=()
+  local name rc=0 t0; t0=$(date +%s)
+  start_one() {
+    name=$1; shift
+    { "$@"; echo $? > "$dir/$name.rc"; date +%s > "$dir/$name.end"; } > "$dir/$name.log" 2>&1 &
+    pid[$name]=$!
+  }
+  start_one demo demo_check
+  start_one soak env HANDYD_BINARY="$static_bin/handyd" scripts/soak.sh --short
+  start_one pytest env HANDYD_BIN="$debug_bin" python3 -m pytest -q -p no:cacheprovider clients/python/tests
+  start_one tk env HANDYD_BIN="$debug_bin" python3 scripts/tk_example_test.py
+  start_one prometheus env HANDYD_BIN="$debug_bin" python3 scripts/prometheus_proof.py
+  for name in demo soak pytest tk prometheus; do
+    wait "${pid[$name]}" || true
+    local r; r=$(cat "$dir/$name.rc" 2>/dev/null || echo '?')
+    echo "==== $name: exit $r after $(( $(cat "$dir/$name.end" 2>/dev/null || date +%s) - t0 )) s"
+    cat "$dir/$name.log"
+    [ "$r" = 0 ] || { echo "test.sh: $name FAILED (exit $r)" >&2; rc=1; }
+  done
+  rm -rf "$dir"
+  return $rc
+}
+# The fuzz step's instrumented modules compile meanwhile (CPU the waiting checks leave idle).
+scripts/fuzz.sh --build-only > .build/fuzz-build.log 2>&1 & fuzz_build=$!
+timed replays
+fuzz_build_wait() {
+  wait "$fuzz_build" || { echo "test.sh: scripts/fuzz.sh --build-only failed:" >&2; cat .build/fuzz-build.log >&2; return 1; }
+}
+timed fuzz_build_wait
+# Data races: the suites whose code has threads under ThreadSanitizer (own scratch path
+# .build-tsan): the daemon (event loops, broadcaster, input loop, WebSocket, metrics), the clients,
+# handyctl, the actions service, the input devices and the file layer (a pthread writer). The pure
+# suites (HandyCore, HandyWire, HandyProtocol, HandyRecording, HandySettings, HandySynthetic,
+# HandyPlot) are single-threaded code checked by Swift 6's strict concurrency at compile time; they
+# run in the plain host suite above. Three hostile-client tests (a 1 MiB line, a Unix and a WebSocket
+# client that never reads) time the daemon's reaction to a flood and are too slow to judge in a
+# sanitized build.
+timed scripts/sanitize.sh thread \
+  --filter '^(HandyDaemonTests|HandyClientTests|handyctlTests|HandyActionsTests|HandyInputTests|HandyFilesTests)\.' \
+  --skip 'aMebibyteLineWithoutNewline|aClientThatNeverReads\(|aWebClientThatNeverReads\(|aHandyClientWhoseConsumerStalls'
 # The libFuzzer harnesses keep building and running (30 s each, two at once on CI's two cores;
-# docs/RELIABILITY.md).
-FUZZ_JOBS=2 timed scripts/fuzz.sh --short
+# docs/RELIABILITY.md), on the modules built beside the replay checks above.
+SKIP_BUILD=1 FUZZ_JOBS=2 timed scripts/fuzz.sh --short
 if [ "$mode" != --host ]; then
   # The kiosk package (Swift runtime linked statically, lintian), installed by the guest suite's
-  # third guest on a root without the Swift toolchain.
+  # systemd guest on a root without the Swift toolchain. handyd is built already (.build/static).
   timed make deb
-  # Real kernel: uinput devices, udev rules, systemd units, in qemu guests. Strict: a check that
-  # cannot run (no tracker, no recognizers, no uinput) is a failure, not a skip.
+  wait "$vm_setup" || { echo "test.sh: scripts/vm/setup.sh failed:" >&2; cat .build/vm-setup.log >&2; exit 1; }
+  # Real kernel: uinput devices, udev rules, systemd units, the package, in two qemu guests. Strict:
+  # a check that cannot run (no tracker, no recognizers, no uinput) is a failure, not a skip.
   SKIP_BUILD=1 HANDYD_GUEST_STRICT=1 timed scripts/vm/run-guest-tests.sh
 fi
 echo "test.sh: all done in $(( $(date +%s) - start )) s"

@@ -8,7 +8,7 @@
 
 /// `rounded(v, d)` with `scale` = 10^d, the rounding done in a few inline instructions instead of
 /// a call to libm's `round` (which `Double.rounded()` is, without SSE4.1: the baseline x86-64 the
-/// package builds for). Bit for bit the same (DecimalRoundingTests); `wireRounded` rounds the same way.
+/// package builds for). Bit for bit the same (DecimalRoundingTests); `decimalRounded` rounds the same way.
 /// `@inlinable`: inlined across the module boundary (HandyWire, the daemon).
 @inlinable @inline(__always) public func inlineRounded(_ v: Double, _ scale: Double) -> Double {
     nearestOrAwayFromZero(v * scale) / scale
@@ -38,7 +38,7 @@
 
 /// `rounded(_:_:)` for the hot paths (the wire's fields, the classifiers): the same result (10^digits is exact), no loop,
 /// no call into libm (`inlineRounded`).
-@inlinable @inline(__always) public func wireRounded(_ v: Double, _ digits: Int) -> Double {
+@inlinable @inline(__always) public func decimalRounded(_ v: Double, _ digits: Int) -> Double {
     let p: Double
     switch digits {
     case 1: p = 10

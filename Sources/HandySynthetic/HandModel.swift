@@ -118,6 +118,16 @@ public struct HandModel: Hashable, Sendable {
     /// other: at 30° a left hand's thumb→index line stands near vertical, leaning right. 0 in the
     /// defaults and the family (a per-device offset is what a hand profile learns, ``HandProfile``).
     public var postureRotationDegrees = 0.0
+    /// The hand's roll about the forearm (degrees, normal with ``handRollSdDegrees``; 0 in the
+    /// defaults): the hand turned onto its side, not only turned on the screen (its yaw, the hand
+    /// rotation). Rolled by ρ, the thumb comes under the index, so the thumb→index line swings
+    /// towards vertical by (90° − its angle)·sin ρ; both fingers stand on their sides, so their axes
+    /// close on the line (× cos ρ); the thumb touches with its tip, its area and extra pressure
+    /// × cos ρ; and the thumb takes a larger share of the motion (the index's share towards 0.5 by
+    /// cos ρ). The cues the classifier reads beside the line all weaken together: what an
+    /// independent hand model's hard slice (near-vertical axes, the hand turned) found (issue 52).
+    public var handRollDegrees = 0.0
+    public var handRollSdDegrees = 0.0
 
     public init() {}
 
@@ -172,7 +182,13 @@ public struct HandModel: Hashable, Sendable {
         // The posture turns the finished (mirrored) hand clockwise: before the mirror, the right hand
         // turns clockwise and the left hand anticlockwise.
         let posture = rightHand ? -postureRotationDegrees : postureRotationDegrees
-        let handAngle = (pinchLineDegrees + posture + rng.normal(0, handRotationSdDegrees)) * degree
+        // Drawn only when the assumption is on, so the other members' pinches stay what they were.
+        let roll =
+            handRollDegrees != 0 || handRollSdDegrees > 0
+            ? Swift.min(Swift.max(rng.normal(handRollDegrees, handRollSdDegrees), 0), 85) * degree : 0
+        let rollLine = (90 - pinchLineDegrees) * sin(roll), rollKeeps = cos(roll)
+        let handAngle =
+            (pinchLineDegrees + rollLine + posture + rng.normal(0, handRotationSdDegrees)) * degree
         // Drawn only when the assumption is on, so the defaults' pinches stay what they were.
         let lineAngle = handAngle + (pinchLineSdDegrees > 0 ? rng.normal(0, pinchLineSdDegrees) * degree : 0)
         let closing = rng.chance(0.5)
@@ -181,10 +197,13 @@ public struct HandModel: Hashable, Sendable {
             ? rng.uniform(closingStartMm.lowerBound, closingStartMm.upperBound)
             : rng.uniform(openingStartMm.lowerBound, openingStartMm.upperBound)
         let s1 = s0 * (closing ? rng.uniform(0.35, 0.6) : rng.uniform(1.8, 3))
-        let share = Swift.min(Swift.max(rng.normal(indexMotionShare, indexMotionShareSd), 0.3), 0.95)
+        let drawnShare = rng.normal(indexMotionShare, indexMotionShareSd)
+        let share = Swift.min(Swift.max(roll == 0 ? drawnShare : 0.5 + (drawnShare - 0.5) * rollKeeps, 0.3), 0.95)
         let turnTotal = rng.normal(turnPerLogRatio, turnPerLogRatioSd) * log(s1 / s0)
-        var indexAxisDrawn = handAngle + indexAxisDegrees * degree + rng.normal(0, orientationSdDegrees) * degree
-        var thumbAxisDrawn = handAngle + thumbAxisDegrees * degree + rng.normal(0, orientationSdDegrees) * degree
+        var indexAxisDrawn =
+            handAngle + indexAxisDegrees * rollKeeps * degree + rng.normal(0, orientationSdDegrees) * degree
+        var thumbAxisDrawn =
+            handAngle + thumbAxisDegrees * rollKeeps * degree + rng.normal(0, orientationSdDegrees) * degree
         if rng.chance(orientationGarbageShare) { indexAxisDrawn = rng.uniform(0, Double.pi) }
         if rng.chance(orientationGarbageShare) { thumbAxisDrawn = rng.uniform(0, Double.pi) }
         let indexAxis = indexAxisDrawn, thumbAxis = thumbAxisDrawn
@@ -197,10 +216,12 @@ public struct HandModel: Hashable, Sendable {
         let indexMajor = indexMajorMm * rng.logNormal(0.12)
         let indexMinor = indexMajor * rng.uniform(0.6, 0.8)
         let thumbRatio = rng.uniform(0.55, 0.75)
-        let thumbArea = thumbAreaRatio * indexMajor * indexMinor * rng.logNormal(0.15)
+        let thumbArea = thumbAreaRatio * rollKeeps * indexMajor * indexMinor * rng.logNormal(0.15)
         let thumbMajor = (thumbArea / thumbRatio).squareRoot(), thumbMinor = thumbMajor * thumbRatio
         let indexPress = Swift.min(indexPressure * rng.logNormal(0.2), 1)
-        let thumbPress = Swift.min(indexPress * thumbPressureRatio * rng.logNormal(0.2), 1)
+        let thumbPress = Swift.min(
+            indexPress * (roll == 0 ? thumbPressureRatio : 1 + (thumbPressureRatio - 1) * rollKeeps)
+                * rng.logNormal(0.2), 1)
         // Timing: landing order and gap, a short rest, the motion (smoothstep), the lifts.
         let thumbFirst = rng.chance(thumbLandsFirst)
         let gap = rng.uniform(0, 0.06)

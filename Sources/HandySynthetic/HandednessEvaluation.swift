@@ -129,6 +129,28 @@ public struct HandednessMetrics: Hashable, Sendable, Codable {
     public var fixedCoverage: Double
     /// Expected calibration error of the answered pinches (10 confidence bins over 0.5…1).
     public var calibrationError: Double
+    /// The answered pinches by published confidence, bands of 0.05 from 0.5 (empty bands left out):
+    /// a confidence is a promise, each band right at least its mean claim − ``bandAllowance``.
+    public var bands: [ReliabilityBand]
+
+    /// One band of published confidence: how many answers, what they claimed, how often right.
+    public struct ReliabilityBand: Hashable, Sendable, Codable {
+        public var lower: Double
+        public var count: Int
+        public var meanConfidence: Double
+        public var accuracy: Double
+        /// accuracy − (mean claim − ``bandAllowance``): at least 0 when the band earns its claim.
+        public var margin: Double { accuracy - (meanConfidence - HandednessMetrics.bandAllowance) }
+        /// Enough answers to judge (``bandMinimumAnswers``).
+        public var judged: Bool { count >= HandednessMetrics.bandMinimumAnswers }
+    }
+    /// What a band may fall short of its mean claim by (issue 52: right at least mean − 0.05).
+    public static let bandAllowance = 0.05
+    /// A band of fewer answers than this is shown but not judged: one answer more or less moves a
+    /// band of 9 by 11 points.
+    public static let bandMinimumAnswers = 10
+    /// The judged band with the smallest margin, nil when no band has enough answers.
+    public var worstBand: ReliabilityBand? { bands.filter(\.judged).min { $0.margin < $1.margin } }
 
     public init(_ outcomes: [HandednessOutcome], fixedCoverage: Double = 0.85) {
         let seen = outcomes.filter { $0.hand != nil }
@@ -164,11 +186,17 @@ public struct HandednessMetrics: Hashable, Sendable, Codable {
             bins[bin].confidence += o.confidence
         }
         var error = 0.0
-        for b in bins where b.count > 0 {
+        var bands: [ReliabilityBand] = []
+        for (i, b) in bins.enumerated() where b.count > 0 {
             let n = Double(b.count)
             error += n / Double(Swift.max(answered.count, 1)) * Swift.abs(Double(b.right) / n - b.confidence / n)
+            bands.append(
+                ReliabilityBand(
+                    lower: 0.5 + Double(i) * 0.05, count: b.count, meanConfidence: b.confidence / n,
+                    accuracy: Double(b.right) / n))
         }
         calibrationError = error
+        self.bands = bands
     }
 }
 

@@ -17,19 +17,19 @@ extension CoreGestureEvent: GestureEventFields {
         e.pointee.centroidMm.map(Self.wire)
     }
     @inlinable package static func wireScale(_ e: UnsafePointer<Self>) -> Double? {
-        e.pointee.scale.map { wireRounded($0, 5) }
+        e.pointee.scale.map { decimalRounded($0, 5) }
     }
     @inlinable package static func wireScaleVelocity(_ e: UnsafePointer<Self>) -> Double? {
-        e.pointee.scaleVelocity.map { wireRounded($0, 4) }
+        e.pointee.scaleVelocity.map { decimalRounded($0, 4) }
     }
     @inlinable package static func wireSpanMm(_ e: UnsafePointer<Self>) -> Double? {
-        e.pointee.spanMm.map { wireRounded($0, 3) }
+        e.pointee.spanMm.map { decimalRounded($0, 3) }
     }
     @inlinable package static func wireRotation(_ e: UnsafePointer<Self>) -> Double? {
-        e.pointee.rotation.map { wireRounded($0, 5) }
+        e.pointee.rotation.map { decimalRounded($0, 5) }
     }
     @inlinable package static func wireRotationVelocity(_ e: UnsafePointer<Self>) -> Double? {
-        e.pointee.rotationVelocity.map { wireRounded($0, 4) }
+        e.pointee.rotationVelocity.map { decimalRounded($0, 4) }
     }
     @inlinable package static func wireTranslation(_ e: UnsafePointer<Self>) -> WirePoint? {
         e.pointee.translation.map(Self.wire)
@@ -48,16 +48,16 @@ extension CoreGestureEvent: GestureEventFields {
         e.pointee.positionMm.map(Self.wire)
     }
     @inlinable package static func wireDuration(_ e: UnsafePointer<Self>) -> Double? {
-        e.pointee.duration.map { wireRounded($0, 4) }
+        e.pointee.duration.map { decimalRounded($0, 4) }
     }
     @inlinable package static func wireGlideMm(_ e: UnsafePointer<Self>) -> WirePoint? {
         e.pointee.glideMm.map { Self.wire($0, 2) }
     }
     @inlinable package static func wireGlideScale(_ e: UnsafePointer<Self>) -> Double? {
-        e.pointee.glideScale.map { wireRounded($0, 4) }
+        e.pointee.glideScale.map { decimalRounded($0, 4) }
     }
     @inlinable package static func wireGlideRotation(_ e: UnsafePointer<Self>) -> Double? {
-        e.pointee.glideRotation.map { wireRounded($0, 4) }
+        e.pointee.glideRotation.map { decimalRounded($0, 4) }
     }
     @inlinable package static func hasOcclusion(_ e: UnsafePointer<Self>) -> Bool { e.pointee.occlusion != nil }
     /// On the region's own grid already (it tells its corners apart on it): as they are.
@@ -69,10 +69,10 @@ extension CoreGestureEvent: GestureEventFields {
 
     @inlinable @inline(__always) static func wire(_ p: PhysicalPoint) -> WirePoint { wire(p, 3) }
     @inlinable @inline(__always) static func wire(_ p: PhysicalPoint, _ decimals: Int) -> WirePoint {
-        WirePoint(x: wireRounded(p.x, decimals), y: wireRounded(p.y, decimals))
+        WirePoint(x: decimalRounded(p.x, decimals), y: decimalRounded(p.y, decimals))
     }
     @inlinable @inline(__always) static func wire(_ p: NormalizedPoint) -> WirePoint {
-        WirePoint(x: wireRounded(p.x, 5), y: wireRounded(p.y, 5))
+        WirePoint(x: decimalRounded(p.x, 5), y: decimalRounded(p.y, 5))
     }
 }
 

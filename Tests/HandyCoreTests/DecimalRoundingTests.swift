@@ -3,7 +3,7 @@ import HandySynthetic
 import Testing
 
 /// `nearestOrAwayFromZero` stands in for `Double.rounded()` wherever a value is rounded to its
-/// decimals (`inlineRounded`, `wireRounded`): it must give the same double, bit for bit (the sign of
+/// decimals (`inlineRounded`, `decimalRounded`): it must give the same double, bit for bit (the sign of
 /// zero too), for every input, or the wire would change.
 @Suite struct DecimalRoundingTests {
     static func same(_ v: Double) -> Bool {
@@ -56,7 +56,7 @@ import Testing
         #expect(count == 0, "first: \(mismatches.prefix(5))")
     }
 
-    /// `inlineRounded(v, 10^d)` is `rounded(v, d)`, the recognizers' `wireRounded(v, d)`.
+    /// `inlineRounded(v, 10^d)` is `rounded(v, d)`, the recognizers' `decimalRounded(v, d)`.
     @Test func roundingToDecimals() {
         var r = SeededRandom(seed: 18)
         var mismatches: [(Double, Int)] = []
@@ -67,7 +67,7 @@ import Testing
                 scale *= 10
                 let inline = inlineRounded(v, scale)
                 if inline.bitPattern != rounded(v, digits).bitPattern
-                    || inline.bitPattern != wireRounded(v, digits).bitPattern
+                    || inline.bitPattern != decimalRounded(v, digits).bitPattern
                 {
                     mismatches.append((v, digits))
                 }

@@ -81,19 +81,19 @@ import Testing
         guard let p = first.rightHandProbability, let q = mirrored.first?.rightHandProbability else {
             Issue.record("\(kind) without rightHandProbability", sourceLocation: sourceLocation); return
         }
-        #expect(p >= 0 && p <= 1 && p == wireRounded(p, 3), "\(kind) P \(p)", sourceLocation: sourceLocation)
+        #expect(p >= 0 && p <= 1 && p == decimalRounded(p, 3), "\(kind) P \(p)", sourceLocation: sourceLocation)
         #expect(
             events.allSatisfy { $0.rightHandProbability == p } && mirrored.allSatisfy { $0.rightHandProbability == q },
             sourceLocation: sourceLocation)
-        #expect(q == wireRounded(1 - p, 3), "\(kind): P \(p), mirrored \(q)", sourceLocation: sourceLocation)
+        #expect(q == decimalRounded(1 - p, 3), "\(kind): P \(p), mirrored \(q)", sourceLocation: sourceLocation)
         switch hand {
         case .right:
             #expect(
-                p > 0.5 && p == wireRounded(first.handConfidence ?? 0, 3), "\(kind) P \(p)",
+                p > 0.5 && p == decimalRounded(first.handConfidence ?? 0, 3), "\(kind) P \(p)",
                 sourceLocation: sourceLocation)
         case .left:
             #expect(
-                p < 0.5 && p == wireRounded(1 - (first.handConfidence ?? 0), 3), "\(kind) P \(p)",
+                p < 0.5 && p == decimalRounded(1 - (first.handConfidence ?? 0), 3), "\(kind) P \(p)",
                 sourceLocation: sourceLocation)
         case .unknown: break
         }

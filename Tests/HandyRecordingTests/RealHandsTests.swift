@@ -70,6 +70,36 @@ import Testing
             e.missed == 0 && e.coverage >= s.coverage && e.accuracy >= s.accuracy, "bug-pinch: handyd \(e), seed \(s)")
     }
 
+    /// A confidence is a promise (issue 52): pooled and per phone, every band of 0.05 of handyd's
+    /// published confidence with enough answers to judge is right at least its mean claim − 0.05.
+    /// (bug-pinch is left out: one of its two levels is mislabelled, see the fixtures' README.)
+    @Test func everyConfidenceBandKeepsItsPromiseOnRealPinches() {
+        var sets: [(String, [HandednessOutcome])] = [("all four phones", Self.outcomes.map { $0[0] })]
+        for phone in ["iphone12", "iphonex", "galaxys10", "reno2z"] {
+            let own = zip(Self.pinches, Self.outcomes).filter { $0.0.name.hasPrefix(phone + "-") }.map { $0.1[0] }
+            #expect(!own.isEmpty, "\(phone): no pinches")
+            sets.append((phone, own))
+        }
+        for (name, outcomes) in sets {
+            let metrics = HandednessMetrics(outcomes)
+            #expect(!metrics.bands.isEmpty, "\(name): nothing answered")
+            guard let band = metrics.worstBand else { continue }
+            let text =
+                "\(name): the band from \(band.lower) (\(band.count) answers, claiming \(band.meanConfidence)) is right \(band.accuracy)"
+            if Self.setsShortOfTheirPromise.contains(name) {
+                #expect(band.margin < 0, "\(name) keeps its promise now: take it off setsShortOfTheirPromise")
+            } else {
+                #expect(band.margin >= 0, "\(text)")
+            }
+        }
+    }
+
+    /// The Reno2 Z's 9 left-level attempts all read as right hands at 0.9 and more (its right level
+    /// 27 of 27): the band from 0.9 is right 25 % of the time there, and it pulls the pooled set's
+    /// band from 0.9 to 90 % right at a claim of 0.98. The fixtures' README suspects those labels;
+    /// until that is settled they stay, short, on this list (issue 52).
+    static let setsShortOfTheirPromise: Set<String> = ["all four phones", "reno2z"]
+
     @Test func bothClassifiersReadRealHandsAndHandydHoldsAtTheSeedRulesCoverage() {
         let evidence = HandednessMetrics(Self.outcomes.map { $0[0] })
         let seed = HandednessMetrics(Self.outcomes.map { $0[1] })

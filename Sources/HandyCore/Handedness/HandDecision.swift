@@ -23,8 +23,8 @@ public struct HandDecision: Hashable, Sendable {
     /// the left, 0.5 for `unknown` (the classifier ran and favoured neither), to 3 decimals.
     public static func rightHandProbability(of hand: Hand, confidence: Double) -> Double {
         switch hand {
-        case .right: wireRounded(confidence, 3)
-        case .left: wireRounded(1 - confidence, 3)
+        case .right: decimalRounded(confidence, 3)
+        case .left: decimalRounded(1 - confidence, 3)
         case .unknown: 0.5
         }
     }

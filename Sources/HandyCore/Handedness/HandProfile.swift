@@ -128,7 +128,8 @@ public struct HandProfile: Codable, Hashable, Sendable {
     func pinchDecision(_ base: HandDecision) -> HandDecision {
         guard let p = base.rightHandProbability else { return base }
         let z = pinch.scale * Self.logit(p) + pinch.bias
-        return Self.published(probability: wireRounded(Self.sigmoid(z), 3), minimumConfidence: pinch.minimumConfidence)
+        return Self.published(
+            probability: decimalRounded(Self.sigmoid(z), 3), minimumConfidence: pinch.minimumConfidence)
     }
 
     /// The one-finger decision on this device: the refitted model's P(right hand), a hand only from
@@ -146,14 +147,14 @@ public struct HandProfile: Codable, Hashable, Sendable {
         guard let minimum = sc.minimumConfidence else {
             let cap = SingleContactHandedness.maximumProbability
             p = Swift.min(Swift.max(p, 1 - cap), cap)
-            return HandDecision(hand: .unknown, confidence: 0, rightHandProbability: wireRounded(p, 3))
+            return HandDecision(hand: .unknown, confidence: 0, rightHandProbability: decimalRounded(p, 3))
         }
-        return Self.published(probability: wireRounded(p, 3), minimumConfidence: minimum)
+        return Self.published(probability: decimalRounded(p, 3), minimumConfidence: minimum)
     }
 
     /// Right when P ≥ `minimumConfidence`, left when 1 − P is, else unknown (confidence 0); P kept.
     static func published(probability p: Double, minimumConfidence: Double) -> HandDecision {
-        let confidence = Swift.max(p, wireRounded(1 - p, 3))
+        let confidence = Swift.max(p, decimalRounded(1 - p, 3))
         let hand: Hand = p >= minimumConfidence ? .right : 1 - p >= minimumConfidence - 1e-12 ? .left : .unknown
         return HandDecision(hand: hand, confidence: hand == .unknown ? 0 : confidence, rightHandProbability: p)
     }
@@ -271,7 +272,7 @@ public struct HandProfile: Codable, Hashable, Sendable {
         // Six decimals: a profile fitted live (from what the daemon published) and one fitted from
         // the same recordings offline agree to ~1e-13; rounded, they are the same file.
         let fitted = Pinch(
-            scale: wireRounded(theta[0], 6), bias: wireRounded(theta[1], 6), minimumConfidence: minimumConfidence)
+            scale: decimalRounded(theta[0], 6), bias: decimalRounded(theta[1], 6), minimumConfidence: minimumConfidence)
         func accuracy(_ sign: Double) -> Double {
             var right = 0.0, n = 0.0
             for (x, y) in zip(xs, ys) where y == sign {
@@ -297,16 +298,17 @@ public struct HandProfile: Codable, Hashable, Sendable {
             let prior = SingleContactHandedness.fitted.weights + [0]
             let w = logisticFit(tx, ty, prior: prior, ridge: ridge)
             var model = SingleContactHandedness.fitted
-            model.weights = Array(w.prefix(7)).map { wireRounded($0, 6) }
+            model.weights = Array(w.prefix(7)).map { decimalRounded($0, 6) }
             single = SingleContact(
-                model: model, bias: wireRounded(w[7], 6), minimumConfidence: tapMinimumConfidence(tx, ty, prior: prior))
+                model: model, bias: decimalRounded(w[7], 6),
+                minimumConfidence: tapMinimumConfidence(tx, ty, prior: prior))
         }
         let profile = HandProfile(
             device: device, pinch: fitted, singleContact: single,
             enrolled: Enrolled(
                 leftPinches: left, rightPinches: right,
                 leftTaps: single == nil ? 0 : leftTaps, rightTaps: single == nil ? 0 : rightTaps,
-                leftAccuracy: wireRounded(accuracy(-1), 3), rightAccuracy: wireRounded(accuracy(1), 3)))
+                leftAccuracy: decimalRounded(accuracy(-1), 3), rightAccuracy: decimalRounded(accuracy(1), 3)))
         try profile.validate()
         return profile
     }
@@ -327,7 +329,7 @@ public struct HandProfile: Codable, Hashable, Sendable {
             y.remove(at: i)
             let w = logisticFit(x, y, prior: prior, ridge: ridge)
             let z = zip(w, xs[i]).reduce(0) { $0 + $1.0 * $1.1 }
-            let p = wireRounded(sigmoid(z), 3)
+            let p = decimalRounded(sigmoid(z), 3)
             heldOut.append((Swift.max(p, 1 - p), (p > 0.5 && ys[i] > 0) || (p < 0.5 && ys[i] < 0)))
         }
         for c in tapConfidenceSteps {

@@ -178,6 +178,6 @@ public struct SeedHandednessRule: HandednessClassifier, Hashable {
         guard vMargin > 0, hMargin > 0, dx.isFinite, dy.isFinite else { return (.unknown, 0) }
         let s = Swift.max(saturationMm, 1e-9)
         let confidence = 0.5 + 0.45 * Swift.min(1, vMargin / s) * Swift.min(1, hMargin / s)
-        return (dx > 0 ? .right : .left, wireRounded(confidence, 3))
+        return (dx > 0 ? .right : .left, decimalRounded(confidence, 3))
     }
 }

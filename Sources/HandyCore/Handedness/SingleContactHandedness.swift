@@ -116,7 +116,7 @@ public enum SingleContactHandedness {
             return .undecided
         }
         let p = Swift.min(Swift.max(1 / (1 + exp(-s)), 1 - maximumProbability), maximumProbability)
-        return HandDecision(hand: .unknown, confidence: 0, rightHandProbability: wireRounded(p, 3))
+        return HandDecision(hand: .unknown, confidence: 0, rightHandProbability: decimalRounded(p, 3))
     }
 
     public static func decide(_ touch: Touch, displayWidthMm: Double, displayHeightMm: Double) -> HandDecision {

@@ -1,9 +1,11 @@
 #!/bin/bash
 # Runs INSIDE the qemu guest (qemu-run.sh --udev): root, systemd-udevd running, /dev/uinput.
-# Env from run-guest-tests.sh: ROOT (repo), BIN (swift build bin path), RESULTS (rw share); every
+# Env from run-guest-tests.sh: ROOT (repo), BIN (swift build bin path: the test bundle), DAEMON_BIN
+# (handyd and handyctl for the daemon-level tests; default BIN), RESULTS (rw share); every
 # HANDYD_* variable of the host (qemu-run.sh passes them), HANDYD_GUEST_ENV_TOKEN among them.
 set -uo pipefail
 cd "$ROOT"
+DAEMON_BIN=${DAEMON_BIN:-$BIN}
 fail=0
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 echo "guest: tests start at uptime $(uptime_s) s"
@@ -48,16 +50,16 @@ echo "guest: rules installed at uptime $(uptime_s) s"
 xctest HandyInputTests 120 HandyInputTests HANDYD_REQUIRE_UINPUT=1 HANDYD_TEST_RULES=1
 # Who may connect (socket mode, group): needs root, which the guest has and a CI host may not.
 xctest AccessTests 180 AccessTests HANDYD_REQUIRE_ROOT=1
-step daemon-guest-tests 330 python3 scripts/vm/guest/handyd_guest.py --bin "$BIN"
+step daemon-guest-tests 330 python3 scripts/vm/guest/handyd_guest.py --bin "$DAEMON_BIN"
 # handyctl actions: swipes through uinput -> a command and a chord read back from the virtual keyboard.
 # /usr/bin/python3: Debian's python3-libevdev (scripts/vm/setup.sh) belongs to the system interpreter.
-step actions-guest 180 /usr/bin/python3 scripts/vm/guest/actions_guest.py --bin "$BIN"
-step record-replay-round-trip 180 python3 scripts/vm/guest/record_guest.py --bin "$BIN"
+step actions-guest 180 /usr/bin/python3 scripts/vm/guest/actions_guest.py --bin "$DAEMON_BIN"
+step record-replay-round-trip 180 python3 scripts/vm/guest/record_guest.py --bin "$DAEMON_BIN"
 # Figures 3 and 5 of docs/PERFORMANCE.md (no timing assertions; HANDYD_PERF_FULL=1 for the full run).
-step perf-libinput-idle 120 python3 scripts/vm/guest/perf_guest.py --bin "$BIN"
-step misbehaving-devices 420 python3 scripts/vm/guest/misbehaving_guest.py --bin "$BIN"
+step perf-libinput-idle 120 python3 scripts/vm/guest/perf_guest.py --bin "$DAEMON_BIN"
+step misbehaving-devices 420 python3 scripts/vm/guest/misbehaving_guest.py --bin "$DAEMON_BIN"
 # Hovering fingers (issue 55): a real Win8 panel's report descriptor through uhid, so the kernel's
 # hid-multitouch makes the evdev stream (ABS_MT_DISTANCE 1 then 0 on one tracking id) handyd reads.
-step hover-through-hid-multitouch 180 /usr/bin/python3 scripts/vm/guest/hover_guest.py --bin "$BIN"
+step hover-through-hid-multitouch 180 /usr/bin/python3 scripts/vm/guest/hover_guest.py --bin "$DAEMON_BIN"
 echo "guest: tests done at uptime $(uptime_s) s"
 exit $fail
