@@ -101,8 +101,15 @@ def write_recording(directory, filename, stream, name="handyd-test touchscreen")
 # ---------------------------------------------------------------- processes and the socket
 
 class Injector:
-    """handyctl inject in the background; knows its devnode."""
-    def __init__(self, ctx, recording, name, hold=30.0, start_delay=0.0, speed=1.0):
+    """handyctl inject in the background; knows its devnode.
+
+    gated: the injector is stopped (SIGSTOP) as soon as it names its device and writes nothing
+    until go(). A test that needs the device's first frame waits for handyd's `added` first:
+    a reader opened after a touch went down never sees that touch (the kernel gives a new reader
+    no past events), and under load udev's add plus handyd's open can take longer than
+    start_delay. The stop does not stretch start_delay (a sleep's time runs on while stopped):
+    the events start at go() or after start_delay, whichever is later."""
+    def __init__(self, ctx, recording, name, hold=30.0, start_delay=0.0, speed=1.0, gated=False):
         self.name = name
         self.proc = subprocess.Popen(
             [ctx.handyctl, "inject", "--name", name, "--hold", str(hold), "--start-delay", str(start_delay),
@@ -115,11 +122,18 @@ class Injector:
             if r:
                 line = self.proc.stdout.readline()
                 if line.startswith("device "):
+                    if gated:
+                        self.proc.send_signal(signal.SIGSTOP)
                     self.devnode = line.split(" ", 1)[1].strip()
                     break
                 if not line:
                     break
         check(self.devnode, f"handyctl inject gave no device: {self.proc.stderr.read() if self.proc.poll() is not None else 'still running'}")
+
+    def go(self):
+        """Lets a gated injector write its events (SIGCONT)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
 
     def wait_done(self, timeout=30):
         timeout *= SCALE
@@ -358,8 +372,9 @@ def test_pinch_hands(ctx):
     s.pinch(t + 0.6, "left")
     rec = write_recording(ctx.dir, "pinches.evemu", s)
     c = Client(ctx.socket, subscribe={"touches": True})
-    inj = ctx.inject(rec, "handyd-test touchscreen pinch", hold=1, start_delay=1.0)
+    inj = ctx.inject(rec, "handyd-test touchscreen pinch", hold=1, start_delay=1.0, gated=True)
     dev = c.expect(added(inj.devnode, inj.name), "device added (pinch)")["device"]["id"]
+    inj.go()
     c.expect(lambda m: m.get("type") == "touches" and m.get("device") == dev and len(m.get("touches", [])) == 2,
              "a touches frame with two fingers")
     first = c.expect(gesture("pinch", "began", dev), "first pinch began")
@@ -383,8 +398,9 @@ def test_unplug_mid_pinch_and_replug(ctx):
     s.pinch(0.0, "right", duration=6.0, lift=False)
     long_rec = write_recording(ctx.dir, "long-pinch.evemu", s)
     c = Client(ctx.socket, subscribe={"touches": True})
-    inj = ctx.inject(long_rec, "handyd-test touchscreen unplug", hold=5, start_delay=1.0)
+    inj = ctx.inject(long_rec, "handyd-test touchscreen unplug", hold=5, start_delay=1.0, gated=True)
     dev = c.expect(added(inj.devnode, inj.name), "device added (unplug)")["device"]["id"]
+    inj.go()
     began = c.expect(gesture("pinch", "began", dev), "pinch began before unplug")
     inj.unplug()
     c.expect(removed(inj.devnode), "device removed on unplug")
@@ -404,8 +420,9 @@ def test_unplug_mid_pinch_and_replug(ctx):
     s2 = Stream()
     s2.pinch(0.0, "right")
     rec = write_recording(ctx.dir, "replug.evemu", s2)
-    again = ctx.inject(rec, "handyd-test touchscreen unplug", hold=0.5, start_delay=1.0)
+    again = ctx.inject(rec, "handyd-test touchscreen unplug", hold=0.5, start_delay=1.0, gated=True)
     info2 = c.expect(added(again.devnode, again.name), "re-plugged device added")["device"]
+    again.go()
     dev2 = info2["id"]
     back = c.expect(lambda m: m.get("type") == "device" and m.get("event") == "back" and m["device"]["id"] == dev2,
                     "device back after the replug", timeout=10)
@@ -427,8 +444,10 @@ def test_unplug_mid_pinch_and_replug(ctx):
     s3.pinch(0.0, "left")
     rec3 = write_recording(ctx.dir, "replug2.evemu", s3)
     by_id = Client(ctx.socket, subscribe={"devices": [dev], "gestures": ["pinch"]})
-    third = ctx.inject(rec3, "handyd-test touchscreen unplug", hold=0.5, start_delay=2.0)
+    third = ctx.inject(rec3, "handyd-test touchscreen unplug", hold=0.5, start_delay=2.0, gated=True)
     by_node = Client(ctx.socket, subscribe={"devices": [os.path.basename(third.devnode)], "gestures": ["pinch"]})
+    by_id.expect(added(third.devnode, third.name), "device added (second replug)")
+    third.go()
     ended = by_id.expect(gesture("pinch", "ended", dev), "pinch through an id filter after the second replug")
     check(ended.get("hand") == "left", f"pinch hand {ended.get('hand')}, expected left")
     by_node.expect(gesture("pinch", "ended", dev), "pinch through a node-name filter")
@@ -551,16 +570,26 @@ def test_syn_dropped_flood(ctx):
         t = 3.0 + i * 0.5 / 800
         s.frame(t, {0: (W // 2 + 40 + i % 50, H // 2 - 40), 1: (W // 2 - 40, H // 2 + 40 + i % 50)})
     s.frame(3.51, {0: None, 1: None})
+    through_lift = sum(1 for line in s.lines if line.startswith("E:"))
     s.pinch(6.0, "right")
     rec = write_recording(ctx.dir, "flood.evemu", s)
     c = Client(ctx.socket, subscribe={"touches": True})
-    inj = ctx.inject(rec, "handyd-test touchscreen flood", hold=0.5, start_delay=1.0)
+    inj = ctx.inject(rec, "handyd-test touchscreen flood", hold=0.5, start_delay=1.0, gated=True)
     dev = c.expect(added(inj.devnode, inj.name), "device added (flood)")["device"]["id"]
+    inj.go()
     c.expect(lambda m: m.get("type") == "touches" and m.get("device") == dev and len(m["touches"]) == 2, "two touches down")
     began = c.expect(gesture("pinch", "began", dev), "pinch began before the flood")
     time.sleep(1.0)                      # inside the quiet 0.3..3.0 s stretch
     ctx.daemon.send_signal(signal.SIGSTOP)
-    time.sleep(3.5)                      # the flood and the lift happen now
+    # The flood and the lift happen now. Not a fixed wait: under load the injector falls behind its
+    # schedule, and a flood still being written after SIGCONT is read in the normal flow after the
+    # resync (its lift "ended", not "cancelled"). Its written bytes say how far it got: one
+    # input_event (24 bytes) a write, after its "device" line.
+    written_needed = through_lift * 24 + len(f"device {inj.devnode}\n")
+    deadline = time.monotonic() + 30 * SCALE
+    while injector_bytes_written(inj) < written_needed:
+        check(time.monotonic() < deadline, f"the injector did not write the flood and the lift within {30 * SCALE} s")
+        time.sleep(0.05)
     ctx.daemon.send_signal(signal.SIGCONT)
     # After the resync the two touches are gone. Their lift was lost in the overflow, so the
     # tracker must report them cancelled (a plain "ended" would mean no SYN_DROPPED happened).
@@ -581,6 +610,15 @@ def test_syn_dropped_flood(ctx):
     c.send({"type": "status"})
     c.expect(lambda m: m.get("type") == "status", "status after the flood", timeout=5)
     c.close()
+
+
+def injector_bytes_written(inj):
+    """What the injector has passed to write() so far (/proc/PID/io wchar)."""
+    with open(f"/proc/{inj.proc.pid}/io") as f:
+        for line in f:
+            if line.startswith("wchar:"):
+                return int(line.split()[1])
+    raise Failure(f"no wchar in /proc/{inj.proc.pid}/io")
 
 
 def evemu_contacts(path):
@@ -621,9 +659,10 @@ def test_real_recording(ctx):
     check((expected["touches"], expected["mostAtOnce"]) == in_file,
           f"handyctl replay found {expected['touches']} touches, {expected['mostAtOnce']} at once; the file holds {in_file}")
     c = Client(ctx.socket, subscribe={"touches": True})
-    inj = Injector(ctx, rec, "Atmel maXTouch Touchscreen", hold=0.5, start_delay=1.0)
+    inj = Injector(ctx, rec, "Atmel maXTouch Touchscreen", hold=0.5, start_delay=1.0, gated=True)
     ctx.injectors.append(inj)
     dev = c.expect(added(inj.devnode, "Atmel maXTouch Touchscreen"), "Atmel device added")["device"]
+    inj.go()
     check(dev.get("slots") == 10, f"Atmel slots {dev.get('slots')}, expected 10 (MT_SLOT 0..9)")
     inj.wait_done()
     c.expect(removed(inj.devnode), "Atmel device removed")
@@ -757,8 +796,9 @@ def test_empty_position_range_is_skipped(ctx):
         s = Stream()
         s.pinch(0.0, "right")
         rec = write_recording(ctx.dir, "pinch-beside-broken.evemu", s)
-        good = ctx.inject(rec, "handyd-test touchscreen beside the broken one", hold=60, start_delay=1.0)
+        good = ctx.inject(rec, "handyd-test touchscreen beside the broken one", hold=60, start_delay=1.0, gated=True)
         dev = c.expect(added(good.devnode, good.name), "the good touchscreen added")["device"]["id"]
+        good.go()
         c.expect(gesture("pinch", "began", dev), "a pinch on the good touchscreen")
         about = [m for m in c.seen if m.get("type") == "device" and m["device"].get("path") == broken.devnode]
         check(not about, f"the broken touchscreen was announced: {about}")
@@ -897,8 +937,11 @@ scrape_configs:
         s.pinch(3.0, "right", duration=0.8)
         rec = write_recording(ctx.dir, "stuck-unplug.evemu", s, name="handyd-test stuck touchscreen")
         c = Client(ctx.socket, subscribe={"touches": False, "gestures": ["pinch"]})
-        inj = ctx.inject(rec, "handyd-test stuck touchscreen", hold=60, start_delay=1.0)
+        # Gated: the stuck contact is the first frame and then sends nothing; a handyd that opened
+        # the device after it never sees it.
+        inj = ctx.inject(rec, "handyd-test stuck touchscreen", hold=60, start_delay=1.0, gated=True)
         dev = c.expect(added(inj.devnode, inj.name), "device added (stuck)")["device"]["id"]
+        inj.go()
         stuck = c.expect(lambda m: m.get("type") == "device" and m.get("event") == "stuck" and m["device"]["id"] == dev,
                          "the contact reported stuck", timeout=20)
         pinch = c.expect(gesture("pinch", "ended", dev), "the pinch beside the stuck contact", timeout=20)
