@@ -64,7 +64,8 @@ def worst_margins(rows, policy):
     for key, answers in groups.items():
         bands = collections.defaultdict(list)
         for confidence, right in answers:
-            bands[math.floor(confidence * 20 + 1e-9)].append((confidence, right))
+            # HandednessMetrics's bands: 0.05 wide from 0.5, a confidence of 1 in the last.
+            bands[min(19, math.floor(confidence * 20 + 1e-9))].append((confidence, right))
         margins = [
             (sum(ok for _, ok in b) / len(b) - (sum(c for c, _ in b) / len(b) - 0.05), lower / 20)
             for lower, b in bands.items()
@@ -96,7 +97,7 @@ def main():
     by_band = collections.defaultdict(lambda: [0, 0])
     for r, c in answered(rows):
         right = r["evidence"][0] == r["truth"]
-        for table, key in ((by_tier, (r["tier"], c)), (by_band, (math.floor(r["evidence"][1] * 20 + 1e-9) / 20, c))):
+        for table, key in ((by_tier, (r["tier"], c)), (by_band, (min(19, math.floor(r["evidence"][1] * 20 + 1e-9)) / 20, c))):
             table[key][0] += 1
             table[key][1] += right
     print("tier | case | answers | right")
