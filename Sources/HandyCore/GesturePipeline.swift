@@ -32,11 +32,12 @@ public struct GesturePipeline: Sendable {
 
     public init(
         deviceID: String, description: DeviceDescription, geometry: DeviceGeometry? = nil,
-        configuration: GestureConfiguration = .init(), stuckAfterSeconds: Double = defaultStuckAfterSeconds
+        configuration: GestureConfiguration = .init(), stuckAfterSeconds: Double = defaultStuckAfterSeconds,
+        tracksHover: Bool = true
     ) {
         let geometry = geometry ?? DeviceGeometry(description: description)
         self.deviceID = deviceID
-        self.tracker = TouchTracker(description: description, geometry: geometry)
+        self.tracker = TouchTracker(description: description, geometry: geometry, tracksHover: tracksHover)
         let configuration = configuration.applying(geometry)
         self.stuckContacts = StuckContactFilter(stuckAfterSeconds: stuckAfterSeconds, slopMm: configuration.touchSlopMm)
         self.arena = GestureArena(deviceID: deviceID, geometry: geometry, configuration: configuration)

@@ -14,3 +14,9 @@ func wireSizeMm(_ mm: Double) -> Double? {
 func wireProblems(_ problems: [String]) -> [String]? {
     problems.isEmpty ? nil : problems
 }
+
+/// Whether a device reports hover, for the wire: true, or absent (the field is optional), so
+/// the device lines of devices without hover stay as they were.
+func wireHover(_ tracker: TouchTracker) -> Bool? {
+    tracker.tracksHover ? true : nil
+}

@@ -33,9 +33,11 @@ public final class LiveSource: DeviceSource {
             // was refused is in configuration.problems (logged, and on the wire in info).
             self.pipeline = GesturePipeline(
                 deviceID: id, description: evdev.description, geometry: geometry,
-                configuration: configuration.thresholds, stuckAfterSeconds: configuration.stuckTouchSeconds)
+                configuration: configuration.thresholds, stuckAfterSeconds: configuration.stuckTouchSeconds,
+                tracksHover: configuration.hover)
             self.info = LiveSource.info(
                 id: id, node: node, evdev: evdev, geometry: geometry, problems: configuration.problems)
+            self.info.hover = wireHover(pipeline.tracker)
         }
     }
 

@@ -70,18 +70,21 @@ public final class ReplaySource: DeviceSource {
         let configuration = DeviceConfiguration(properties: options.deviceProperties, origin: .replay)
         let geometry = configuration.geometry(for: description)
         self.configuration = configuration
+        let id = configuration.id ?? recording.deviceID
+        let pipeline = GesturePipeline(
+            deviceID: id, description: description, geometry: geometry,
+            configuration: configuration.thresholds, stuckAfterSeconds: configuration.stuckTouchSeconds,
+            tracksHover: configuration.hover)
+        self.pipeline = pipeline
         self.info = DeviceInfo(
-            id: configuration.id ?? recording.deviceID, name: description.name, path: path,
+            id: id, name: description.name, path: path,
             vendor: Int(description.vendor), product: Int(description.product), slots: description.trackedSlotCount,
             widthMm: wireSizeMm(geometry.displayWidthMm), heightMm: wireSizeMm(geometry.displayHeightMm),
-            problems: wireProblems(configuration.problems))
+            problems: wireProblems(configuration.problems), hover: wireHover(pipeline.tracker))
         self.description = description
         self.events = events
         self.options = options
         self.logger = logger
-        self.pipeline = GesturePipeline(
-            deviceID: info.id, description: description, geometry: geometry,
-            configuration: configuration.thresholds, stuckAfterSeconds: configuration.stuckTouchSeconds)
         self.healthBoard = healthBoard
         self.journal = HealthJournal(logger: logger)
         self.firstTime = events.first?.time ?? .zero

@@ -23,6 +23,10 @@ public struct DeviceInfo: Codable, Hashable, Sendable {
     /// range, malformed or unknown), one line each naming the property, its value and what it
     /// accepts; the defaults are used instead. Absent when there are none.
     public var problems: [String]?
+    /// true: the device reports hovering contacts (a protocol-B device that declares
+    /// ABS_MT_DISTANCE, its hover not turned off by HANDYD_HOVER=0), published as `hovering`
+    /// touches. Absent otherwise, and from a daemon before this field.
+    public var hover: Bool?
     /// false: the device is there but handyd cannot read it (see ``reason`` and ``fix``); it is
     /// opened as soon as its permissions change. Absent (or true) for a device being read.
     public var readable: Bool?
@@ -33,15 +37,18 @@ public struct DeviceInfo: Codable, Hashable, Sendable {
     public init(
         id: String, name: String, path: String? = nil, node: String? = nil, vendor: Int? = nil, product: Int? = nil,
         slots: Int? = nil, widthMm: Double? = nil, heightMm: Double? = nil, problems: [String]? = nil,
-        readable: Bool? = nil, reason: String? = nil, fix: String? = nil
+        readable: Bool? = nil, reason: String? = nil, fix: String? = nil, hover: Bool? = nil
     ) {
         self.id = id; self.name = name; self.path = path; self.node = node; self.vendor = vendor; self.product = product
         self.slots = slots; self.widthMm = widthMm; self.heightMm = heightMm; self.problems = problems
-        self.readable = readable; self.reason = reason; self.fix = fix
+        self.readable = readable; self.reason = reason; self.fix = fix; self.hover = hover
     }
 
     /// Whether handyd reads this device (a missing `readable` field means yes).
     public var isReadable: Bool { readable ?? true }
+
+    /// Whether the device reports hovering contacts (a missing `hover` field means no).
+    public var reportsHover: Bool { hover ?? false }
 
     /// Whether a subscription filter entry names this device: its ``id``, or its ``node`` (`event5`).
     public func matches(filter entry: String) -> Bool { entry == id || (node != nil && entry == node) }

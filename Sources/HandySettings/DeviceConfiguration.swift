@@ -36,6 +36,10 @@ public struct DeviceConfiguration: Sendable, Equatable {
     /// HANDYD_STUCK_TOUCH_S: a contact still this long is stuck, reported and left out of gesture
     /// recognition (``StuckContactFilter``); 0 turns it off.
     public var stuckTouchSeconds = GesturePipeline.defaultStuckAfterSeconds
+    /// HANDYD_HOVER=0: the device's hovering contacts (ABS_MT_DISTANCE above 0) are not tracked,
+    /// for a panel whose in-range signal is noisy; the tracker then runs as on a device without
+    /// the axis (`TouchTracker(tracksHover: false)`). On (true) by default.
+    public var hover = true
     /// The HANDYD_THRESHOLD_<NAME> values that were applied, keyed by the name in kebab case
     /// (HANDYD_THRESHOLD_TAP_TIMEOUT_MS → "tap-timeout-ms").
     public var thresholdOverrides: [String: String] = [:]
@@ -56,6 +60,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
     public static let idProperty = "HANDYD_ID"
     public static let handProfileProperty = "HANDYD_HAND_PROFILE"
     public static let stuckTouchProperty = "HANDYD_STUCK_TOUCH_S"
+    public static let hoverProperty = "HANDYD_HOVER"
     /// HANDYD_STUCK_TOUCH_S's accepted values besides 0 (off): a second to a day.
     public static let stuckTouchRangeSeconds: ClosedRange<Double> = 1...86_400
     /// Where a device's hand profile is looked for when HANDYD_HAND_PROFILE does not name one:
@@ -89,7 +94,8 @@ public struct DeviceConfiguration: Sendable, Equatable {
             case Self.ignoreProperty, Self.deviceProperty:
                 if origin == .replay { problem(property, value, "has no effect on a replayed device") }
             case Self.calibrationProperty, Self.libinputCalibrationProperty, Self.sizeProperty, Self.idProperty,
-                Self.handMinimumConfidenceProperty, Self.handProfileProperty, Self.stuckTouchProperty:
+                Self.handMinimumConfidenceProperty, Self.handProfileProperty, Self.stuckTouchProperty,
+                Self.hoverProperty:
                 break
             default:
                 if property.hasBytePrefix(Self.thresholdPrefix) { break }
@@ -114,12 +120,7 @@ public struct DeviceConfiguration: Sendable, Equatable {
             // ignores is one udev does not start the service for, and the other way round.
             ignore =
                 read(Self.ignoreProperty, otherwise: "expected 1, true, yes, 0, false or no (any case); using 0") {
-                    value -> Bool? in
-                    switch value.lowercased() {
-                    case "1", "true", "yes": true
-                    case "0", "false", "no", "": false
-                    default: nil
-                    }
+                    Self.parseSwitch($0, emptyIs: false)
                 } ?? ignore
         }
         id =
@@ -148,6 +149,10 @@ public struct DeviceConfiguration: Sendable, Equatable {
                     $0 == 0 || Self.stuckTouchRangeSeconds.contains($0) ? $0 : nil
                 }
             } ?? stuckTouchSeconds
+        hover =
+            read(Self.hoverProperty, otherwise: "expected 1, true, yes, 0, false or no (any case); using 1") {
+                Self.parseSwitch($0)
+            } ?? hover
 
         let matrixExpected =
             "expected six numbers \"a b c d e f\", each \(Self.rangeText(Self.calibrationCoefficientRange))"
@@ -207,6 +212,17 @@ public struct DeviceConfiguration: Sendable, Equatable {
 
         applied.sort()
         self.problems = problems.sorted { $0.property < $1.property }.map(\.text)
+    }
+
+    /// A yes/no property: 1, true, yes / 0, false, no in any case, not trimmed; nil for anything
+    /// else (and for "" unless `emptyIs` gives its meaning).
+    static func parseSwitch(_ value: String, emptyIs: Bool? = nil) -> Bool? {
+        switch value.lowercased() {
+        case "1", "true", "yes": true
+        case "0", "false", "no": false
+        case "": emptyIs
+        default: nil
+        }
     }
 
     /// `HANDYD_THRESHOLD_TAP_TIMEOUT_MS` → `tap-timeout-ms` ("" when nothing follows the prefix).

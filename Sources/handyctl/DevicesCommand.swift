@@ -9,7 +9,7 @@ struct DevicesCommand: AsyncParsableCommand {
         abstract: "List the devices handyd reads (asks the running daemon).",
         discussion: """
             Prints the devices of the daemon's hello message: id (stable across replugs), name, \
-            size in mm, slots, path (the device node, or the recording a replay reads); under a device, "not readable" with the reason and the fix \
+            size in mm, slots, "hover" when it reports fingers above the glass (docs/DEVICES.md), path (the device node, or the recording a replay reads); under a device, "not readable" with the reason and the fix \
             when handyd cannot open it (it does as soon as the permissions change), and each of \
             its settings that did not apply (a udev property out of range, malformed or unknown; \
             the default is used), and its health when something happened (stuck contacts, losses, \

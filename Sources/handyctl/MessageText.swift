@@ -78,12 +78,14 @@ func fixed(_ v: Double, _ digits: Int) -> String {
 }
 
 extension DeviceInfo {
-    /// The lines `handyctl devices` prints for this device: id, name, size, slots, node; then one
+    /// The lines `handyctl devices` prints for this device: id, name, size, slots, "hover" when it
+    /// reports hovering contacts, node; then one
     /// indented line each for "not readable" with its reason, the fix, and every settings problem.
     var listingLines: [String] {
         var line = "\(id)\t\(name)"
         if let w = widthMm, let h = heightMm { line += "\t\(Self.wholeMm(w))x\(Self.wholeMm(h)) mm" }
         if let slots { line += "\t\(slots) slots" }
+        if reportsHover { line += "\thover" }
         if let path { line += "\t\(path)" }
         var lines = [line]
         if !isReadable {

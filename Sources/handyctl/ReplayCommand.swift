@@ -147,7 +147,7 @@ enum Replay {
         var pipeline = GesturePipeline(
             deviceID: configuration.id ?? recording.deviceID, description: recording.description,
             geometry: configuration.geometry(for: recording.description),
-            configuration: configuration.thresholds)
+            configuration: configuration.thresholds, tracksHover: configuration.hover)
         if let handProfile { pipeline.arena.setHandProfile(handProfile) }
         for event in recording.events {
             // Timers due before this event fire first, in their own right, so their gestures come

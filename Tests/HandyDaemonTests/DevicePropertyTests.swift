@@ -121,6 +121,32 @@ struct DevicePropertyTests {
         #expect(device == "front-screen")
     }
 
+    /// A device reports hover (hello's `hover`, "hover" in `handyctl devices`) when it declares
+    /// ABS_MT_DISTANCE on protocol B (the Atmel maXTouch does, the EP0430M09 not) and
+    /// HANDYD_HOVER=0 does not turn it off (issue 55).
+    @Test(arguments: [
+        (fastTaps, [String](), true), (fastTaps, ["HANDYD_HOVER=0"], false), (twoFingerFixture, [], false),
+    ])
+    func hoverIsReportedForADeviceWithTheAxisUnlessTurnedOff(
+        _ recording: String, _ properties: [String], _ reportsHover: Bool
+    ) throws {
+        let daemon = try DaemonProcess(
+            arguments: ["--replay", fixture(recording), "--wait-clients", "1"]
+                + properties.flatMap { ["--device-property", $0] })
+        let client = try LineClient(socketPath: daemon.socketPath)
+        guard case .hello(let hello)? = try client.readMessage() else { Issue.record("no hello"); return }
+        #expect(hello.devices.count == 1 && hello.devices.first?.problems == nil)
+        #expect(hello.devices.first?.hover == (reportsHover ? true : nil), "\(recording) \(properties)")
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: handyctlBinary)
+        process.arguments = ["devices", "--socket", daemon.socketPath]
+        let run = try runToCompletion(process)
+        let line = run.stdoutText.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(run.status == 0)
+        #expect(line.split(separator: "\t").contains("hover") == reportsHover, "\(line)")
+    }
+
     @Test func aBadPropertyIsAProblemOnTheDeviceAndTheDefaultIsUsed() throws {
         let expected = try ExpectedOutput(recordingPath: fixture(twoFingerFixture))
         // The fixture holds both fingers 0.51 s: the default 500 ms long press is recognised.

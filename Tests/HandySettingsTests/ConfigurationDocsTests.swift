@@ -65,7 +65,7 @@ import Testing
             DeviceConfiguration.calibrationProperty, DeviceConfiguration.sizeProperty,
             DeviceConfiguration.thresholdPrefix + "<NAME>",
             DeviceConfiguration.handMinimumConfidenceProperty, DeviceConfiguration.handProfileProperty,
-            DeviceConfiguration.stuckTouchProperty,
+            DeviceConfiguration.stuckTouchProperty, DeviceConfiguration.hoverProperty,
         ]
         #expect(Set(documented) == Set(read))
         for property in documented where !property.hasSuffix("<NAME>") {

@@ -351,3 +351,54 @@ private let demoEvents = DemoScenario.events
         }
     }
 }
+
+/// HANDYD_HOVER (issue 55): hover off for a panel whose in-range signal is noisy.
+@Suite struct HoverPropertyTests {
+    @Test func onByDefaultOffByZeroElseAProblem() {
+        #expect(DeviceConfiguration(properties: [:]).hover)
+        for off in ["0", "false", "No"] {
+            let c = DeviceConfiguration(properties: ["HANDYD_HOVER": off])
+            #expect(!c.hover && c.problems.isEmpty && c.applied == ["HANDYD_HOVER"], "\(off)")
+        }
+        #expect(DeviceConfiguration(properties: ["HANDYD_HOVER": "yes"], origin: .replay).hover)
+        for bad in ["", "off", " 0", "2"] {
+            let c = DeviceConfiguration(properties: ["HANDYD_HOVER": bad], origin: .replay)
+            #expect(c.hover, "\(bad)")
+            #expect(
+                c.problems == [
+                    "HANDYD_HOVER=\"\(bad)\": expected 1, true, yes, 0, false or no (any case); using 1"
+                ], "\(bad): \(c.problems)")
+        }
+    }
+
+    /// A finger in range (ABS_MT_DISTANCE 1) on a screen that declares the axis: a hovering contact
+    /// with the property's default, none with HANDYD_HOVER=0, as on a screen without the axis.
+    @Test func withTheProperty0AHoveringContactIsNoHover() {
+        var description = SyntheticTouchscreen(mtProtocol: .slots(4)).description
+        description.absAxes[AbsCode.mtDistance] = AbsInfo(minimum: 0, maximum: 1)
+        let time = Timestamp(seconds: 1)
+        let events =
+            [
+                (AbsCode.mtTrackingID, 7), (AbsCode.mtPositionX, 100), (AbsCode.mtPositionY, 50),
+                (AbsCode.mtDistance, 1),
+            ].map { InputEvent(time: time, type: EventType.abs, code: $0.0, value: Int32($0.1)) } + [
+                InputEvent(time: time, type: EventType.syn, code: SynCode.report, value: 0)
+            ]
+        func hovering(_ properties: [String: String]) -> (tracks: Bool, count: Int, touches: Int) {
+            let configuration = DeviceConfiguration(properties: properties)
+            var pipeline = GesturePipeline(
+                deviceID: "t", description: description, configuration: configuration.thresholds,
+                tracksHover: configuration.hover)
+            var output = PipelineOutput()
+            for e in events { pipeline.handle(e, into: &output) }
+            return (
+                pipeline.tracker.tracksHover, pipeline.tracker.hovering.count,
+                output.frames.reduce(0) { $0 + $1.touches.count }
+            )
+        }
+        let on = hovering([:])
+        #expect(on.tracks && on.count == 1 && on.touches == 0, "\(on)")
+        let off = hovering(["HANDYD_HOVER": "0"])
+        #expect(!off.tracks && off.count == 0, "\(off)")
+    }
+}

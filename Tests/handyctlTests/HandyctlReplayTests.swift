@@ -249,6 +249,19 @@ struct HandyctlReplayDevicePropertyTests {
         #expect(bad.stdout == plain.stdout)
     }
 
+    @Test("HANDYD_HOVER: 0 is taken, the touches the same; a bad value is a problem on stderr")
+    func hoverPropertyIsReadAndABadValueReported() throws {
+        let plain = try HandyctlProcess.run(["replay", "--touches", Self.fastTaps])
+        let off = try HandyctlProcess.run(["replay", "--touches", "--device-property", "HANDYD_HOVER=0", Self.fastTaps])
+        #expect(off.status == 0 && off.stderr.isEmpty, "\(off.stderr)")
+        #expect(off.stdout == plain.stdout && !plain.stdout.isEmpty)
+        let bad = try HandyctlProcess.run(["replay", "--device-property", "HANDYD_HOVER=off", Self.fastTaps])
+        #expect(bad.status == 0)
+        #expect(
+            bad.stderr
+                == "handyctl replay: HANDYD_HOVER=\"off\": expected 1, true, yes, 0, false or no (any case); using 1\n")
+    }
+
     @Test("HANDYD_ID names the replayed device in every message, as it names a live one")
     func idPropertyNamesTheDevice() throws {
         let plain = try HandyctlProcess.run(["replay", "--touches", Self.fastTaps])
