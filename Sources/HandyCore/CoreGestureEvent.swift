@@ -88,8 +88,21 @@ public struct OcclusionRegion: Hashable, Sendable {
     public var polygon: [NormalizedPoint]
     /// The same corners in mm.
     public var polygonMm: [PhysicalPoint]
-    public init(polygon: [NormalizedPoint], polygonMm: [PhysicalPoint]) {
+    /// What it was built from, said only while the device had hovering contacts: nil (no hover
+    /// then) is the hand model, as before hover existed.
+    public var source: OcclusionSource?
+    public init(polygon: [NormalizedPoint], polygonMm: [PhysicalPoint], source: OcclusionSource? = nil) {
         self.polygon = polygon
         self.polygonMm = polygonMm
+        self.source = source
     }
+}
+
+/// What a covered region was built from.
+public enum OcclusionSource: String, Hashable, Sendable {
+    /// The touching fingers and the hovering fingers near them (the hand seen above the glass).
+    case hover
+    /// The hand model from the touching fingers alone (the device had hovering contacts, none
+    /// near this gesture's fingers).
+    case model
 }

@@ -20,6 +20,13 @@ struct GestureOcclusion: Sendable {
     /// The regions made for one frame's events, by fingers and hand (see `add(to:from:)`): kept, its
     /// room reused, where a new array was allocated and freed on every frame that made a region.
     private var frameShapes: [(touch: Int, hand: Hand, shape: OcclusionShape?)] = []
+    /// The device's hovering contacts in range at the last frame (display mm); always empty on a
+    /// device without hover, where the region is the model's alone.
+    private var hoverMm: [PhysicalPoint] = []
+    /// A hovering contact within this of one of a gesture's fingers (along x and y, mm) is taken
+    /// as a finger of its hand: a hand spans ~180 mm from thumb to little finger, its fingertips
+    /// lie within ~90 mm of the index's.
+    static let hoverNearMm = 90.0
     /// A `changed` event carries the region again only when one of its contacts moved more than this
     /// along x or y (mm) since the region was last sent.
     static let occlusionResendMm = 2.0
@@ -31,6 +38,15 @@ struct GestureOcclusion: Sendable {
         var contactsMm: [PhysicalPoint]
         var hand: Hand
         var clearSide: Side
+        /// The hovering contacts it was built from, and its source.
+        var hoverMm: [PhysicalPoint]
+        var source: OcclusionSource?
+    }
+
+    /// Keeps the hovering contacts in range (not those that landed, left or were lost in this frame).
+    mutating func noteHovering(_ contacts: [HoverContact]) {
+        if !hoverMm.isEmpty { hoverMm.removeAll(keepingCapacity: true) }
+        for c in contacts where c.phase == .began || c.phase == .hovering { hoverMm.append(c.mm) }
     }
 
     /// Records the fingers of `frame` (those in `fingerMask`, and those lifting in it that were down)
@@ -88,16 +104,33 @@ struct GestureOcclusion: Sendable {
                 anchor = nil
             }
             let id = out[i].id
+            // While the device has hovering contacts: those near the gesture's fingers, with them,
+            // make the region (source hover), else the model does (source model). Without hover
+            // nothing of this runs and the region says no source, as before hover existed.
+            var fingers: [PhysicalPoint]?
+            var hovering: [PhysicalPoint] = []
+            var source: OcclusionSource?
+            if !hoverMm.isEmpty {
+                let own =
+                    anchor.map { [$0] }
+                    ?? Self.contacts(key: key ?? -1, frameFingers: frameFingers, contactMm: contactMm)
+                fingers = own
+                hovering = hoverMm.filter { h in own.contains { Self.near(h, $0, within: Self.hoverNearMm) } }
+                source = hovering.isEmpty ? .model : .hover
+            }
             // Most `changed` events stop here, before any array is made.
             let sent = sentOcclusion.lastIndex { $0.id == id }
             if out[i].phase == .changed, let sent, sentOcclusion[sent].hand == hand,
+                sentOcclusion[sent].source == source, Self.allStay(sentOcclusion[sent].hoverMm, hovering),
                 contactsStay(sentOcclusion[sent].contactsMm, key: key, anchor: anchor)
             {
                 out[i].clearSide = sentOcclusion[sent].clearSide
                 continue
             }
             let contacts: [PhysicalPoint]
-            if let anchor {
+            if let fingers {
+                contacts = fingers
+            } else if let anchor {
                 contacts = [anchor]
             } else {
                 contacts = Self.contacts(key: key ?? -1, frameFingers: frameFingers, contactMm: contactMm)
@@ -107,7 +140,7 @@ struct GestureOcclusion: Sendable {
                 shape = known.shape
             } else {
                 shape = Self.occlusionShape(
-                    contacts: contacts, hand: hand, model: model,
+                    contacts: hovering.isEmpty ? contacts : contacts + hovering, hand: hand, model: model,
                     widthMm: displayWidthMm, heightMm: displayHeightMm,
                     scratch: &occlusionScratch)
                 if let key { shapes.append((key, hand, shape)) }
@@ -116,12 +149,14 @@ struct GestureOcclusion: Sendable {
             out[i].clearSide = shape.clearSide
             switch out[i].phase {
             case .began, .changed:
-                let region = SentRegion(id: id, contactsMm: contacts, hand: hand, clearSide: shape.clearSide)
+                let region = SentRegion(
+                    id: id, contactsMm: contacts, hand: hand, clearSide: shape.clearSide, hoverMm: hovering,
+                    source: source)
                 if let sent { sentOcclusion[sent] = region } else { sentOcclusion.append(region) }
             case .ended, .cancelled, .recognized:
                 if let sent { sentOcclusion.remove(at: sent) }
             }
-            out[i].occlusion = OcclusionRegion(polygon: shape.normalised, polygonMm: shape.corners)
+            out[i].occlusion = OcclusionRegion(polygon: shape.normalised, polygonMm: shape.corners, source: source)
         }
         // A gesture whose end went unseen must not pile up here; forgetting one only makes its next
         // `changed` event carry the region again.
@@ -159,7 +194,17 @@ struct GestureOcclusion: Sendable {
 
     /// No more than ``occlusionResendMm`` apart along x and along y.
     private static func stays(_ a: PhysicalPoint, _ b: PhysicalPoint) -> Bool {
-        Swift.abs(a.x - b.x) <= occlusionResendMm && Swift.abs(a.y - b.y) <= occlusionResendMm
+        near(a, b, within: occlusionResendMm)
+    }
+
+    /// No more than `distance` apart along x and along y.
+    private static func near(_ a: PhysicalPoint, _ b: PhysicalPoint, within distance: Double) -> Bool {
+        Swift.abs(a.x - b.x) <= distance && Swift.abs(a.y - b.y) <= distance
+    }
+
+    /// The same number of points, each where it was (``stays(_:_:)``): true for two empty lists.
+    private static func allStay(_ sent: [PhysicalPoint], _ now: [PhysicalPoint]) -> Bool {
+        sent.count == now.count && zip(sent, now).allSatisfy { stays($0, $1) }
     }
 
     /// A covered region on its grid, and the clear side taken from it.

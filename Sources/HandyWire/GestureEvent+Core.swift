@@ -66,6 +66,9 @@ extension CoreGestureEvent: GestureEventFields {
     ) {
         (e.pointee.occlusion?.polygon ?? [], e.pointee.occlusion?.polygonMm ?? [])
     }
+    @inlinable package static func occlusionSource(_ e: UnsafePointer<Self>) -> String? {
+        e.pointee.occlusion?.source?.rawValue
+    }
 
     @inlinable @inline(__always) static func wire(_ p: PhysicalPoint) -> WirePoint { wire(p, 3) }
     @inlinable @inline(__always) static func wire(_ p: PhysicalPoint, _ decimals: Int) -> WirePoint {
@@ -125,7 +128,7 @@ extension Occlusion {
     public init(_ region: OcclusionRegion) {
         self.init(
             polygon: region.polygon.map { WirePoint(x: $0.x, y: $0.y) },
-            polygonMm: region.polygonMm.map { WirePoint(x: $0.x, y: $0.y) })
+            polygonMm: region.polygonMm.map { WirePoint(x: $0.x, y: $0.y) }, source: region.source?.rawValue)
     }
 }
 
