@@ -35,6 +35,11 @@ public struct CoreGestureEvent: Hashable, Sendable {
     public var handConfidence: Double?
     public var rightHandProbability: Double?
     public var clearSide: Side?
+    /// What ``occlusion`` was built from, said only while the device had hovering contacts: nil
+    /// (no hover then) is the hand model, as before hover existed. Here, in the padding after
+    /// `clearSide`, not in the region: a byte more there made every event 8 bytes larger, and
+    /// its copies cost ~100 instructions a frame (docs/PERFORMANCE.md).
+    public var occlusionSource: OcclusionSource?
     /// What the hand probably covers (``GestureOcclusion``).
     public var occlusion: OcclusionRegion?
 
@@ -88,13 +93,9 @@ public struct OcclusionRegion: Hashable, Sendable {
     public var polygon: [NormalizedPoint]
     /// The same corners in mm.
     public var polygonMm: [PhysicalPoint]
-    /// What it was built from, said only while the device had hovering contacts: nil (no hover
-    /// then) is the hand model, as before hover existed.
-    public var source: OcclusionSource?
-    public init(polygon: [NormalizedPoint], polygonMm: [PhysicalPoint], source: OcclusionSource? = nil) {
+    public init(polygon: [NormalizedPoint], polygonMm: [PhysicalPoint]) {
         self.polygon = polygon
         self.polygonMm = polygonMm
-        self.source = source
     }
 }
 

@@ -67,7 +67,7 @@ extension CoreGestureEvent: GestureEventFields {
         (e.pointee.occlusion?.polygon ?? [], e.pointee.occlusion?.polygonMm ?? [])
     }
     @inlinable package static func occlusionSource(_ e: UnsafePointer<Self>) -> String? {
-        e.pointee.occlusion?.source?.rawValue
+        e.pointee.occlusionSource?.rawValue
     }
 
     @inlinable @inline(__always) static func wire(_ p: PhysicalPoint) -> WirePoint { wire(p, 3) }
@@ -103,6 +103,7 @@ extension GestureEvent {
             w.rightHandProbability = e.pointee.rightHandProbability
             w.clearSide = e.pointee.clearSide
             w.occlusion = e.pointee.occlusion.map(Occlusion.init)
+            w.occlusion?.source = e.pointee.occlusionSource?.rawValue
             w.rotation = C.wireRotation(e)
             w.rotationVelocity = C.wireRotationVelocity(e)
             w.translation = C.wireTranslation(e)
@@ -128,7 +129,7 @@ extension Occlusion {
     public init(_ region: OcclusionRegion) {
         self.init(
             polygon: region.polygon.map { WirePoint(x: $0.x, y: $0.y) },
-            polygonMm: region.polygonMm.map { WirePoint(x: $0.x, y: $0.y) }, source: region.source?.rawValue)
+            polygonMm: region.polygonMm.map { WirePoint(x: $0.x, y: $0.y) })
     }
 }
 

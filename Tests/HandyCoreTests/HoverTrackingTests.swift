@@ -250,8 +250,8 @@ func hoverPhases(_ frame: HoverFrame) -> [String] { frame.hovering.map { "\($0.i
         // The same gestures; only the covered region (and the clear side read from it) may come
         // from the hovering fingers near a gesture's (HoverOcclusionTests).
         #expect(hovered.gestures.map(\.withoutRegion) == plain.gestures.map(\.withoutRegion))
-        #expect(plain.gestures.allSatisfy { $0.occlusion?.source == nil })
-        #expect(hovered.gestures.contains { $0.occlusion?.source != nil })
+        #expect(plain.gestures.allSatisfy { $0.occlusionSource == nil })
+        #expect(hovered.gestures.contains { $0.occlusionSource != nil })
         #expect(hovered.frames.map(\.touches) == plain.frames.map(\.touches))
         // Every hovering contact stayed one: none landed.
         #expect(hovered.frames.allSatisfy { $0.hovering.allSatisfy { $0.phase != .landed && $0.touchID == nil } })
@@ -278,6 +278,7 @@ extension CoreGestureEvent {
     var withoutRegion: CoreGestureEvent {
         var e = self
         e.occlusion = nil
+        e.occlusionSource = nil
         e.clearSide = nil
         return e
     }
@@ -328,8 +329,11 @@ extension CoreGestureEvent {
         return out
     }
 
-    static func regions(_ gestures: [CoreGestureEvent]) -> [OcclusionRegion] {
-        gestures.filter { $0.gesture == .pinch }.compactMap(\.occlusion)
+    /// The pinch events' regions, each with its source.
+    static func regions(_ gestures: [CoreGestureEvent]) -> [(polygonMm: [PhysicalPoint], source: OcclusionSource?)] {
+        gestures.filter { $0.gesture == .pinch && $0.occlusion != nil }.map {
+            ($0.occlusion?.polygonMm ?? [], $0.occlusionSource)
+        }
     }
 
     /// Whether `p` lies inside the convex polygon `corners` (either winding), or on its edge.
