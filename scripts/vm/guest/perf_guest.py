@@ -482,6 +482,14 @@ def main():
         return 0
     except (RuntimeError, Failure) as e:
         print(f"perf_guest: {e}")
+        # What handyd said (a kernel overflow is a warning "dropped events"): a stall and a
+        # loss look alike from the subscriber's side.
+        try:
+            with open(os.path.join(work, "handyd.log"), errors="replace") as f:
+                for line in f.readlines()[-15:]:
+                    print(f"perf_guest: handyd: {line.rstrip()}")
+        except OSError:
+            pass
         return 1
     finally:
         for p in reversed(procs):

@@ -11,7 +11,7 @@ guest kernel's, not the fixture's, so they are not compared.
 Usage: record_guest.py --bin BUILD_BIN [--keep DIR]
 Exit 0 when every fixture round-trips.
 """
-import argparse, json, os, signal, subprocess, sys, tempfile, time
+import argparse, json, os, select, signal, subprocess, sys, tempfile, time
 
 FIXTURES = [
     "Tests/Fixtures/whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events",
@@ -45,6 +45,10 @@ def round_trip(handyctl, fixture, folder):
         if not line:
             break
         if line.startswith("device "):
+            # Gated: nothing is written until the recorder has the node open (SIGCONT below). A
+            # reader opened after the first frame never sees it (the kernel gives a new reader no
+            # past events), and under load the recorder's start can outlast --start-delay.
+            inject.send_signal(signal.SIGSTOP)
             devnode = line.split(" ", 1)[1].strip()
             break
     if not devnode:
@@ -52,8 +56,23 @@ def round_trip(handyctl, fixture, folder):
         raise RuntimeError(f"inject gave no device: {inject.stderr.read()}")
 
     out = os.path.join(folder, os.path.basename(fixture) + ".recorded.evemu")
-    # Open before the first event (inject waits --start-delay after the node appears).
     record = subprocess.Popen([handyctl, "record", devnode, "-o", out], stderr=subprocess.PIPE, text=True)
+    # `handyctl record` says "recording NODE" once the node is open (its events queue from then on).
+    opened = ""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and "recording" not in opened:
+        r, _, _ = select.select([record.stderr], [], [], 0.5)
+        if r:
+            line = record.stderr.readline()
+            if not line:
+                break
+            opened += line
+    if "recording" not in opened:
+        inject.send_signal(signal.SIGCONT)
+        inject.kill()
+        record.kill()
+        raise RuntimeError(f"handyctl record did not open {devnode} within 60 s: {opened.strip()}")
+    inject.send_signal(signal.SIGCONT)
     try:
         rest, err = inject.communicate(timeout=180)
         if inject.returncode != 0:
