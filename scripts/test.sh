@@ -114,11 +114,13 @@ timed fuzz_build_wait
 # handyctl, the actions service, the input devices and the file layer (a pthread writer). The pure
 # suites (HandyCore, HandyWire, HandyProtocol, HandyRecording, HandySettings, HandySynthetic,
 # HandyPlot) are single-threaded code checked by Swift 6's strict concurrency at compile time; they
-# run in the plain host suite above. Three hostile-client tests (a 1 MiB line, a Unix and a WebSocket
-# client that never reads) time the daemon's reaction to a flood and are too slow to judge in a
-# sanitized build.
-timed scripts/sanitize.sh thread \
-  --filter '^(HandyDaemonTests|HandyClientTests|handyctlTests|HandyActionsTests|HandyInputTests|HandyFilesTests)\.' \
+# run in the plain host suite above, and HANDYD_TEST_TARGETS (Package.swift) leaves their test
+# targets (and the benchmark) out of the sanitized build, which compiled them for nothing before.
+# Three hostile-client tests (a 1 MiB line, a Unix and a WebSocket client that never reads) time
+# the daemon's reaction to a flood and are too slow to judge in a sanitized build.
+tsan_suites="HandyDaemonTests HandyClientTests handyctlTests HandyActionsTests HandyInputTests HandyFilesTests"
+HANDYD_TEST_TARGETS=$tsan_suites timed scripts/sanitize.sh thread \
+  --filter "^(${tsan_suites// /|})\\." \
   --skip 'aMebibyteLineWithoutNewline|aClientThatNeverReads\(|aWebClientThatNeverReads\(|aHandyClientWhoseConsumerStalls'
 # The libFuzzer harnesses keep building and running (30 s each, two at once on CI's two cores;
 # docs/RELIABILITY.md), on the modules built beside the replay checks above.
