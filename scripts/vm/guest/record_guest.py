@@ -11,13 +11,28 @@ guest kernel's, not the fixture's, so they are not compared.
 Usage: record_guest.py --bin BUILD_BIN [--keep DIR]
 Exit 0 when every fixture round-trips.
 """
-import argparse, json, os, select, signal, subprocess, sys, tempfile, time
+import argparse, json, os, signal, subprocess, sys, tempfile, time
 
 FIXTURES = [
     "Tests/Fixtures/whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.2fg-tap.events",
     "Tests/Fixtures/whot-evemu-devices/tablets/Wacom ISDv4 E6 Finger.double-center-circle.events",
     "examples/recordings/demo.evemu",
 ]
+
+
+def has_open(pid, path):
+    """Whether process `pid` has `path` open (its /proc fd links)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == path:
+                return True
+        except OSError:
+            pass
+    return False
 
 
 def touch_frames(handyctl, path):
@@ -36,7 +51,13 @@ def touch_frames(handyctl, path):
 
 def round_trip(handyctl, fixture, folder):
     name = "handyd-test record " + os.path.basename(fixture)[:20]
-    inject = subprocess.Popen([handyctl, "inject", "--name", name, "--start-delay", "2", "--hold", "1", fixture],
+    # inject is stopped (SIGSTOP) as soon as it names its device and let go once the recorder has
+    # the node open: a reader opened after the first event never sees it, and under TCG on a
+    # loaded host a fixed start delay (2 s) was too short. The hold: the recorder must read the
+    # events before the device goes (the kernel refuses a read of a removed evdev node, whatever
+    # its buffer holds), and a recorder that has just opened the node may not be reading yet.
+    # The start delay (1 s) is the window in which the SIGSTOP must land before the first write.
+    inject = subprocess.Popen([handyctl, "inject", "--name", name, "--start-delay", "1", "--hold", "3", fixture],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     devnode = None
     deadline = time.monotonic() + 60
@@ -45,9 +66,6 @@ def round_trip(handyctl, fixture, folder):
         if not line:
             break
         if line.startswith("device "):
-            # Gated: nothing is written until the recorder has the node open (SIGCONT below). A
-            # reader opened after the first frame never sees it (the kernel gives a new reader no
-            # past events), and under load the recorder's start can outlast --start-delay.
             inject.send_signal(signal.SIGSTOP)
             devnode = line.split(" ", 1)[1].strip()
             break
@@ -57,27 +75,20 @@ def round_trip(handyctl, fixture, folder):
 
     out = os.path.join(folder, os.path.basename(fixture) + ".recorded.evemu")
     record = subprocess.Popen([handyctl, "record", devnode, "-o", out], stderr=subprocess.PIPE, text=True)
-    # `handyctl record` says "recording NODE" once the node is open (its events queue from then on).
-    opened = ""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and "recording" not in opened:
-        r, _, _ = select.select([record.stderr], [], [], 0.5)
-        if r:
-            line = record.stderr.readline()
-            if not line:
-                break
-            opened += line
-    if "recording" not in opened:
-        inject.send_signal(signal.SIGCONT)
-        inject.kill()
-        record.kill()
-        raise RuntimeError(f"handyctl record did not open {devnode} within 60 s: {opened.strip()}")
-    inject.send_signal(signal.SIGCONT)
     try:
+        deadline = time.monotonic() + 60
+        while not has_open(record.pid, devnode):
+            if record.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"handyctl record did not open {devnode} (exit {record.poll()})")
+            time.sleep(0.05)
+        inject.send_signal(signal.SIGCONT)
         rest, err = inject.communicate(timeout=180)
         if inject.returncode != 0:
             raise RuntimeError(f"inject failed ({inject.returncode}): {err.strip()}")
     finally:
+        if inject.poll() is None:   # a failure before the stream: let go and end the injector
+            inject.send_signal(signal.SIGCONT)
+            inject.kill()
         if record.poll() is None:
             record.send_signal(signal.SIGINT)
     try:
