@@ -7,8 +7,8 @@ what it would do to the confidence promise and to dominance, from the dumps of
     scripts/handedness-calibration.py /tmp/family.jsonl /tmp/real.jsonl
 
 A situation is the tier, the case of `decision` the answer comes from (scripts/handedness-cues.py:
-no lean, overturned, kept-against, contested-with, plain), the evidence's confidence in bands of
-0.1 from 0.5, and whether the line is within 15 degrees of vertical. An answer's calibrated
+no lean, overturned, kept-against, contested-with, plain), the uncalibrated claim in bands of
+0.1 from 0.5 (0.9 split at 0.95), and whether the line is within 15 degrees of vertical. An answer's calibrated
 confidence is the share right of the published answers in its situation on the other members of
 the family (4 pseudo-answers at today's claim), or on the real pinches of the other phones where
 they have 10 answers there and are stricter. Two policies:
@@ -24,7 +24,14 @@ they have 10 answers there and are stricter. Two policies:
 It prints, per policy, the (member, tier) rows and real sets short of the promise (a band of 0.05
 judged from 10 answers right at least its mean claim - 0.05) and the rows where handyd no longer
 dominates the seed rule (at least as many answers, as accurate to one pinch; the real pinches
-strictly). An estimate: the classifier does not do either (docs/HANDEDNESS.md).
+strictly). "as published" is what the dumped classifier does; the others are estimates from the
+uncalibrated claims the dump carries (docs/HANDEDNESS.md).
+
+With --swift it writes ConfidenceCalibration.cells (the classifier's table) from a training dump
+of the family, which must be of a seed no evaluation uses (seed 1), and the real pinches' dump:
+
+    handyctl eval handedness --sensitivity --count 200 --seed 1 --dump /tmp/train.jsonl
+    scripts/handedness-calibration.py --swift /tmp/train.jsonl /tmp/real.jsonl
 """
 
 import collections
@@ -42,6 +49,8 @@ cues = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(cues)
 
 FLOOR = 0.6
+# ConfidenceSituation.bandEdges: where the uncalibrated claim's bands begin.
+BAND_EDGES = (0.6, 0.7, 0.8, 0.9, 0.95)
 PSEUDO_ANSWERS = 4
 REAL_MINIMUM_ANSWERS = 10
 TIERS = ("positions", "size", "orientation")
@@ -51,10 +60,18 @@ def load(path):
     return [r for r in (json.loads(line) for line in open(path) if line.strip()) if "evidence" in r]
 
 
+def claim(r):
+    """The published answer's confidence before the classifier's calibration."""
+    return r["uncalibrated"][1] if "uncalibrated" in r else r["evidence"][1]
+
+
 def situation(r):
+    if "situation" in r:  # the classifier's own (dumps from the calibrating classifier on)
+        tier, case, _, vertical = r["situation"]
+        return (tier, case, sum(claim(r) >= edge for edge in BAND_EDGES), vertical)
     (tx, ty), (bx, by) = r["top"], r["bottom"]
     vertical = math.degrees(math.atan2(abs(tx - bx), abs(by - ty))) < cues.AMBIGUOUS_VERTICAL_DEGREES
-    band = min(4, int((r["evidence"][1] - 0.5) * 10))
+    band = sum(claim(r) >= edge for edge in BAND_EDGES)
     return (r["tier"], cues.case(r), band, vertical)
 
 
@@ -101,24 +118,25 @@ def answers(rows, family, real, policy):
         if r["seed"][0] != "unknown":
             seed_answers += 1
             seed_right += r["seed"][0] == r["truth"]
-        hand, claim = r["evidence"]
+        hand, published_claim = r["evidence"]
         if hand == "unknown":
             continue
         if policy == "as published":
-            out.append((claim, hand == r["truth"]))
+            out.append((published_claim, hand == r["truth"]))
             continue
+        c = claim(r)
         if policy == "shape overturns":
             if r["tier"] != "positions" and cues.case(r) == "kept-against":
                 hand = "left" if hand == "right" else "right"
-                claim = max(FLOOR, round(1 / (1 + math.exp(-abs(r["score"]))), 3))
-            out.append((claim, hand == r["truth"]))
+                c = max(FLOOR, round(1 / (1 + math.exp(-abs(r["score"]))), 3))
+            out.append((c, hand == r["truth"]))
             continue
         key = situation(r)
         n, right = family.get(key, (0, 0))
-        p = (right + PSEUDO_ANSWERS * claim) / (n + PSEUDO_ANSWERS)
+        p = (right + PSEUDO_ANSWERS * c) / (n + PSEUDO_ANSWERS)
         rn, rright = real.get(key, (0, 0))
         if rn >= REAL_MINIMUM_ANSWERS:
-            p = min(p, (rright + PSEUDO_ANSWERS * claim) / (rn + PSEUDO_ANSWERS))
+            p = min(p, (rright + PSEUDO_ANSWERS * c) / (rn + PSEUDO_ANSWERS))
         p = round(p, 3)
         if policy == "remap":
             out.append((max(FLOOR, p), hand == r["truth"]))
@@ -136,9 +154,46 @@ def dominates(out, seed_answers, seed_right, tolerance):
     return n >= seed_answers and accuracy + (1 / max(1, n) if tolerance else 0) >= seed_accuracy
 
 
+CASES = ("no lean", "overturned", "kept-against", "contested-with", "plain")
+SWIFT = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "HandyCore", "Handedness", "ConfidenceCalibration.swift"
+)
+
+
+def write_swift(family_rows, real_rows):
+    """ConfidenceCalibration.cells from the dumps, in ConfidenceSituation.index's order."""
+    family, real = pooled(counts(family_rows), None), pooled(counts(real_rows), None)
+    lines = ["    static let cells: [Cell] = ["]
+    for tier in TIERS:
+        for case in CASES:
+            for band in range(len(BAND_EDGES) + 1):
+                for vertical in (False, True):
+                    (fn, fr), (rn, rr) = family.get((tier, case, band, vertical), (0, 0)), real.get(
+                        (tier, case, band, vertical), (0, 0)
+                    )
+                    lines.append(
+                        f"        // {tier}, {case}, from {([0.5] + list(BAND_EDGES))[band]:.2f}"
+                        f"{', near vertical' if vertical else ''}"
+                    )
+                    lines.append(
+                        f"        Cell(familyAnswers: {fn}, familyRight: {fr}, realAnswers: {rn}, realRight: {rr}),"
+                    )
+    lines.append("    ]")
+    text = open(SWIFT).read()
+    start = text.index("    static let cells: [Cell] =")
+    end = text.index("\n}", start)
+    open(SWIFT, "w").write(text[:start] + "\n".join(lines) + text[end:])
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--swift":
+        write_swift(load(sys.argv[2]), load(sys.argv[3]))
+        return
     if len(sys.argv) != 3:
-        sys.exit("usage: handedness-calibration.py FAMILY-DUMP.jsonl REAL-DUMP.jsonl")
+        sys.exit(
+            "usage: handedness-calibration.py FAMILY-DUMP.jsonl REAL-DUMP.jsonl\n"
+            "       handedness-calibration.py --swift TRAINING-FAMILY-DUMP.jsonl REAL-DUMP.jsonl"
+        )
     family_rows, real_rows = load(sys.argv[1]), load(sys.argv[2])
     family, real = counts(family_rows), counts(real_rows)
     real_pooled = pooled(real, None)
