@@ -11,12 +11,17 @@ no lean, overturned, kept-against, contested-with, plain), the uncalibrated clai
 0.1 from 0.5 (0.9 split at 0.95), and whether the line is within 15 degrees of vertical. An answer's calibrated
 confidence is the share right of the published answers in its situation on the other members of
 the family (4 pseudo-answers at today's claim), or on the real pinches of the other phones where
-they have 10 answers there and are stricter. Two policies:
+they have 10 answers there and are stricter. The policies:
 
 - remap: the same hands, each confidence replaced by its calibrated one, never below the
   publishing floor 0.6 (so the answers, and with them dominance, are exactly today's);
 - floor: an answer whose calibrated confidence is below 0.6 is unknown, and one below 0.4 takes
   the other hand (its confidence 1 - the calibrated one);
+- honest (issue 52, the lead's proposal): no floor; a calibrated confidence above 0.5 publishes
+  the hand, one at or below 0.5 is unknown;
+- honest, strictest member: as honest, the claim no more than any other member with 10 answers
+  in the situation earns there (the promise is per member);
+- honest, other hand: as honest, but below 0.5 the other hand at 1 - the calibrated confidence;
 - shape overturns (no calibration): with contact size or orientation, a clear lean kept against
   the evidence takes the evidence's hand at its confidence, at least 0.6 (the real pinches, which
   have positions only, are untouched).
@@ -26,6 +31,12 @@ judged from 10 answers right at least its mean claim - 0.05) and the rows where 
 dominates the seed rule (at least as many answers, as accurate to one pinch; the real pinches
 strictly). "as published" is what the dumped classifier does; the others are estimates from the
 uncalibrated claims the dump carries (docs/HANDEDNESS.md).
+
+Given a third dump, the family's at another seed (the training dump below), the table is that
+dump's, every member pooled, as the classifier's is (its "as published" and "remap" then agree),
+and "honest, strictest member" reads that dump's members:
+
+    scripts/handedness-calibration.py /tmp/family.jsonl /tmp/real.jsonl /tmp/train.jsonl
 
 With --swift it writes ConfidenceCalibration.cells (the classifier's table) from a training dump
 of the family, which must be of a seed no evaluation uses (seed 1), and the real pinches' dump:
@@ -53,6 +64,10 @@ FLOOR = 0.6
 BAND_EDGES = (0.6, 0.7, 0.8, 0.9, 0.95)
 PSEUDO_ANSWERS = 4
 REAL_MINIMUM_ANSWERS = 10
+# "honest, strictest member": a member's own share counts from this many answers in the situation.
+MEMBER_MINIMUM_ANSWERS = 10
+# The honest policies publish a hand only above this calibrated confidence (a coin toss).
+COIN_TOSS = 0.5
 TIERS = ("positions", "size", "orientation")
 
 
@@ -111,8 +126,9 @@ def worst_margin(answers):
     return min(margins) if margins else None
 
 
-def answers(rows, family, real, policy):
-    """(confidence, right) of each answer under the policy, and the seed rule's (answers, right)."""
+def answers(rows, family, real, policy, members=None):
+    """(confidence, right) of each answer under the policy, and the seed rule's (answers, right).
+    members: each calibrating member's own counts (the "strictest member" policy)."""
     out, seed_answers, seed_right = [], 0, 0
     for r in rows:
         if r["seed"][0] != "unknown":
@@ -137,8 +153,18 @@ def answers(rows, family, real, policy):
         rn, rright = real.get(key, (0, 0))
         if rn >= REAL_MINIMUM_ANSWERS:
             p = min(p, (rright + PSEUDO_ANSWERS * c) / (rn + PSEUDO_ANSWERS))
+        if policy == "honest, strictest member":
+            for cells in (members or {}).values():
+                mn, mright = cells.get(key, (0, 0))
+                if mn >= MEMBER_MINIMUM_ANSWERS:
+                    p = min(p, (mright + PSEUDO_ANSWERS * c) / (mn + PSEUDO_ANSWERS))
         p = round(p, 3)
-        if policy == "remap":
+        if policy.startswith("honest"):
+            if p > COIN_TOSS:
+                out.append((p, hand == r["truth"]))
+            elif policy == "honest, other hand" and 1 - p > COIN_TOSS:
+                out.append((round(1 - p, 3), hand != r["truth"]))
+        elif policy == "remap":
             out.append((max(FLOOR, p), hand == r["truth"]))
         elif p >= FLOOR:
             out.append((p, hand == r["truth"]))
@@ -189,36 +215,46 @@ def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--swift":
         write_swift(load(sys.argv[2]), load(sys.argv[3]))
         return
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(
-            "usage: handedness-calibration.py FAMILY-DUMP.jsonl REAL-DUMP.jsonl\n"
+            "usage: handedness-calibration.py FAMILY-DUMP.jsonl REAL-DUMP.jsonl [TRAINING-FAMILY-DUMP.jsonl]\n"
             "       handedness-calibration.py --swift TRAINING-FAMILY-DUMP.jsonl REAL-DUMP.jsonl"
         )
     family_rows, real_rows = load(sys.argv[1]), load(sys.argv[2])
     family, real = counts(family_rows), counts(real_rows)
+    # With a training dump the table is the classifier's (fitted on another seed, every member),
+    # not the evaluated dump's other members.
+    training = counts(load(sys.argv[3])) if len(sys.argv) == 4 else None
     real_pooled = pooled(real, None)
-    for policy in ("as published", "shape overturns", "remap", "floor"):
+    policies = ("as published", "shape overturns", "remap", "floor")
+    policies += ("honest", "honest, strictest member", "honest, other hand")
+    for policy in policies:
         short, behind = [], []
         for member in sorted(family):
-            held_out = pooled(family, member)
+            held_out = pooled(training or family, None if training else member)
             for tier in TIERS:
                 rows = [r for r in family_rows if r["group"] == member and r["tier"] == tier]
-                out, sa, sr = answers(rows, held_out, real_pooled, policy)
+                others = training or {m: cells for m, cells in family.items() if m != member}
+                out, sa, sr = answers(rows, held_out, real_pooled, policy, others)
                 margin = worst_margin(out)
                 if margin and margin[0] < 0:
                     short.append((member, tier, margin))
                 if not dominates(out, sa, sr, tolerance=True):
                     behind.append((member, tier, len(out), sum(ok for _, ok in out), sa, sr))
-        print(f"{policy}: family rows short {len(short)} of {len(family) * len(TIERS)}, not dominating {len(behind)}")
+        fewer = sum(n < sa for _, _, n, _, sa, _ in behind)
+        print(
+            f"{policy}: family rows short {len(short)} of {len(family) * len(TIERS)}, not dominating {len(behind)}"
+            f" ({fewer} of them answering fewer than the seed rule)"
+        )
         for member, tier, (margin, lower) in short:
             print(f"    short  {member} | {tier}: the band from {lower:.2f} {margin:+.3f}")
         for member, tier, n, right, sa, sr in behind:
             print(f"    behind {member} | {tier}: {right} of {n} right against the seed rule's {sr} of {sa}")
-        family_all = pooled(family, None)
+        family_all = pooled(training or family, None)
         everything, seed_n, seed_right = [], 0, 0
         for phone in sorted(real):
             rows = [r for r in real_rows if r["group"] == phone]
-            out, sa, sr = answers(rows, family_all, pooled(real, phone), policy)
+            out, sa, sr = answers(rows, family_all, pooled(real, phone), policy, training or family)
             everything += out
             seed_n, seed_right = seed_n + sa, seed_right + sr
             margin = worst_margin(out)
