@@ -183,3 +183,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// A sanitizer's build (scripts/sanitize.sh, scratch .build-tsan) compiles only the test targets
+// whose suites it runs: on Linux SwiftPM links every test target into one bundle, so without this
+// the ThreadSanitizer build compiled the pure suites too (HandyCoreTests is the largest). The
+// variable names the test targets to keep (spaces or commas); the benchmark is left out as well.
+// Unset (every other build), the package is as above.
+if let kept = Context.environment["HANDYD_TEST_TARGETS"] {
+    let names = Set(kept.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init))
+    package.targets.removeAll { ($0.type == .test && !names.contains($0.name)) || $0.name == "handyd-bench" }
+}

@@ -27,10 +27,10 @@ each example's output, handyd's logs) go to ARTEFACTS/qt-example and ARTEFACTS/g
 
   scripts/gui_examples_test.py [--bin DIR_OF_HANDYD] [--artefacts DIR] [qt] [gtk]   # HANDYD_BIN, else .build/debug
 """
-import argparse, json, os, queue, select, shutil, struct, subprocess, sys, tempfile, threading, time, zlib
+import argparse, json, os, queue, shutil, struct, subprocess, sys, tempfile, threading, time, zlib
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEMO = os.path.join(ROOT, "examples", "recordings", "demo.evemu")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from handyd_harness import ROOT, DEADLINE, Failure, check, start_demo_daemon, start_xvfb, stop  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
 from handyd import rect_overlaps_polygon  # noqa: E402
 GAP = 56  # both examples'
@@ -38,7 +38,6 @@ POPOVER_RGB = (0x26, 0x46, 0x53)  # both examples' popover
 BANNER_RGB = (0xff, 0xf3, 0xcd)  # both examples' "waiting for handyd" banner
 WIDTH = 960  # the examples' default window width
 ROTATED_90 = "0 -1 1 1 0 0"  # libinput's matrix for a panel turned 90° clockwise
-DEADLINE = 20  # seconds, for each wait (a GUI toolkit's start under load included)
 EXAMPLES = {
     "qt": {"script": os.path.join(ROOT, "examples", "qt", "popover.py"), "needs": "import PyQt6.QtQuick",
            "env": {"QT_QPA_PLATFORM": "offscreen", "QT_QUICK_BACKEND": "software"}, "xvfb": False,
@@ -51,39 +50,12 @@ EXAMPLES = {
 }
 
 
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
 def python_with(needs, apt):
     """Debian's PyQt6 and PyGObject are in Debian's python3: this one if it has them, else /usr/bin/python3."""
     for candidate in dict.fromkeys([sys.executable, "/usr/bin/python3"]):
         if os.access(candidate, os.X_OK) and subprocess.run([candidate, "-c", needs], capture_output=True).returncode == 0:
             return candidate
     raise Failure(f"no python3 can `{needs}` (apt-get install {apt}; scripts/install-deps.sh does)")
-
-
-def start_xvfb():
-    """Xvfb on a free display (it writes the number it took to -displayfd)."""
-    check(shutil.which("Xvfb"), "no Xvfb (apt-get install xvfb; scripts/install-deps.sh does)")
-    r, w = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x1700x24", "-nolisten", "tcp"],
-                            pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(w)
-    number, deadline = b"", time.monotonic() + 10
-    while not number.endswith(b"\n"):
-        ready, _, _ = select.select([r], [], [], max(0, deadline - time.monotonic()))
-        check(ready, "Xvfb gave no display within 10 s")
-        chunk = os.read(r, 16)
-        check(chunk, f"Xvfb exited ({xvfb.poll()}) before giving a display")
-        number += chunk
-    os.close(r)
-    return xvfb, ":" + number.decode().strip()
 
 
 def read_png(path, rows_needed=None):
@@ -166,28 +138,6 @@ class Example:
                 return line
 
 
-def start_daemon(handyd, sock, log_path, *extra):
-    log = open(log_path, "wb")
-    daemon = subprocess.Popen([handyd, "--socket", sock, "--replay", DEMO, "--speed", "4", "--wait-clients", "1",
-                               *extra], stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + DEADLINE
-    while not os.path.exists(sock):
-        check(daemon.poll() is None, f"handyd exited ({daemon.returncode}), see {log_path}")
-        check(time.monotonic() < deadline, f"handyd made no socket within {DEADLINE} s")
-        time.sleep(0.02)
-    return daemon
-
-
-def stop(process):
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 def run_example(name, handyd, artefacts):
     spec = EXAMPLES[name]
     out_dir = os.path.join(artefacts, f"{name}-example")
@@ -202,7 +152,7 @@ def run_example(name, handyd, artefacts):
         os.mkdir(runtime, 0o700)
         env = dict(os.environ, XDG_RUNTIME_DIR=runtime, **spec["env"])
         if spec["xvfb"]:
-            xvfb, env["DISPLAY"] = start_xvfb()
+            xvfb, env["DISPLAY"] = start_xvfb("1280x1700x24")
             processes.append(xvfb)
         sock = os.path.join(work, "handyd.sock")
 
@@ -216,7 +166,7 @@ def run_example(name, handyd, artefacts):
         # 2. handyd starts; 3. it stops and another starts on the same socket, the display turned 90°.
         views = {}
         for run, extra in ((1, ()), (2, ("--device-property", f"HANDYD_CALIBRATION_MATRIX={ROTATED_90}"))):
-            daemon = start_daemon(handyd, sock, os.path.join(out_dir, f"handyd-{run}.log"), *extra)
+            daemon = start_demo_daemon(handyd, sock, os.path.join(out_dir, f"handyd-{run}.log"), *extra)
             processes.append(daemon)
             hello = app.wait_for(f"run {run}: connected", lambda l: l.get("status") == "connected")
             views[run] = [0, 0, WIDTH, round(WIDTH * hello["heightMm"] / hello["widthMm"])]

@@ -15,41 +15,14 @@ screenshot, the example's output) go to ARTEFACTS (default .build/artefacts/tk-e
 
   scripts/tk_example_test.py [--bin DIR_OF_HANDYD] [--artefacts DIR]     # HANDYD_BIN, else .build/debug
 """
-import argparse, json, os, select, shutil, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, subprocess, sys, tempfile, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEMO = os.path.join(ROOT, "examples", "recordings", "demo.evemu")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from handyd_harness import ROOT, DEADLINE, Failure, check, start_demo_daemon, start_xvfb, stop  # noqa: E402
 EXAMPLE = os.path.join(ROOT, "examples", "tk", "popover.py")
 sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
 from handyd import rect_overlaps_polygon  # noqa: E402
 GAP = 56  # examples/tk/popover.py
-DEADLINE = 20
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
-def start_xvfb():
-    """Xvfb on a free display (it writes the number it took to -displayfd)."""
-    r, w = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                            pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(w)
-    number, deadline = b"", time.monotonic() + 10
-    while not number.endswith(b"\n"):
-        ready, _, _ = select.select([r], [], [], max(0, deadline - time.monotonic()))
-        check(ready, "Xvfb gave no display within 10 s")
-        chunk = os.read(r, 16)
-        check(chunk, f"Xvfb exited ({xvfb.poll()}) before giving a display")
-        number += chunk
-    os.close(r)
-    return xvfb, ":" + number.decode().strip()
 
 
 def main():
@@ -59,7 +32,6 @@ def main():
     args = parser.parse_args()
     handyd = os.path.join(args.bin, "handyd")
     check(os.access(handyd, os.X_OK), f"no handyd at {handyd}: build it or set HANDYD_BIN / --bin")
-    check(shutil.which("Xvfb"), "no Xvfb (apt-get install xvfb; scripts/install-deps.sh does)")
     os.makedirs(args.artefacts, exist_ok=True)
     screenshot = os.path.join(args.artefacts, "popover.ps")
     if os.path.exists(screenshot):
@@ -71,15 +43,7 @@ def main():
         xvfb, display = start_xvfb()
         processes.append(xvfb)
         sock = os.path.join(work, "handyd.sock")
-        daemon_log = open(os.path.join(args.artefacts, "handyd.log"), "wb")
-        daemon = subprocess.Popen([handyd, "--socket", sock, "--replay", DEMO, "--speed", "4", "--wait-clients", "1"],
-                                  stdout=daemon_log, stderr=subprocess.STDOUT)
-        processes.append(daemon)
-        deadline = time.monotonic() + DEADLINE
-        while not os.path.exists(sock):
-            check(daemon.poll() is None, f"handyd exited ({daemon.returncode})")
-            check(time.monotonic() < deadline, f"handyd made no socket within {DEADLINE} s")
-            time.sleep(0.02)
+        processes.append(start_demo_daemon(handyd, sock, os.path.join(args.artefacts, "handyd.log")))
 
         app = subprocess.Popen([sys.executable, EXAMPLE, sock, "--exit-after-pinches", "2", "--screenshot", screenshot],
                                env=dict(os.environ, DISPLAY=display), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -129,13 +93,7 @@ def main():
         sys.exit(1)
     finally:
         for p in reversed(processes):
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(5)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+            stop(p)
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -161,13 +161,15 @@ public struct HandednessMetrics: Hashable, Sendable, Codable {
         let right = answered.filter { $0.hand == $0.truth }
         coverage = seen.isEmpty ? 0 : Double(answered.count) / Double(seen.count)
         accuracy = answered.isEmpty ? 0 : Double(right.count) / Double(answered.count)
-        func rank(_ o: HandednessOutcome) -> Double {
-            if o.hand != .unknown { return o.confidence }
-            return o.guess == nil ? 0 : o.guessConfidence
+        // Answered pinches first (their confidence is calibrated, the guesses' is not), then guesses.
+        func rank(_ o: HandednessOutcome) -> (Int, Double) {
+            if o.hand != .unknown { return (1, o.confidence) }
+            return (0, o.guess == nil ? 0 : o.guessConfidence)
         }
         // Stable on ties: the input order decides, so the metric is deterministic.
-        let ranked = seen.enumerated().sorted { (rank($0.element), -$0.offset) > (rank($1.element), -$1.offset) }.map(
-            \.element)
+        let ranked = seen.enumerated().sorted {
+            (rank($0.element).0, rank($0.element).1, -$0.offset) > (rank($1.element).0, rank($1.element).1, -$1.offset)
+        }.map(\.element)
         let k = Int((Double(ranked.count) * fixedCoverage).rounded())
         let top = ranked.prefix(k)
         let score = top.reduce(0.0) { total, o in

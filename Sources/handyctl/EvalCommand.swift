@@ -332,6 +332,11 @@ enum PinchDump {
             fields["ambiguous"] = evidence.isAmbiguous(f)
             fields["seed"] = [seed.hand.rawValue, seed.confidence] as [Any]
             fields["evidence"] = [answer.hand.rawValue, answer.confidence] as [Any]
+            let uncalibrated = evidence.uncalibratedDecision(f)
+            fields["uncalibrated"] = [uncalibrated.hand.rawValue, uncalibrated.confidence] as [Any]
+            if let s = uncalibrated.situation {
+                fields["situation"] = [s.tier.rawValue, s.answer.name, s.band, s.nearVertical] as [Any]
+            }
             fields["guess"] = [guess.hand.rawValue, guess.confidence] as [Any]
         }
         let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8)

@@ -135,14 +135,14 @@ import Testing
         #expect(Self.refusal { try profile.validate() }?.kind == .outOfRange)
     }
 
-    /// Scale 1 and bias 0 change nothing but the threshold's rule: P' is the default's P, and the
-    /// hand is published from 0.6 either way.
+    /// Scale 1 and bias 0 change nothing but the threshold's rule: P' is the default's P before the
+    /// family's calibration (the profile is the device's own), and the hand is published from 0.6.
     @Test func theIdentityProfileKeepsTheDefaultProbability() throws {
         var profile = try HandProfile.fit(pinches: Self.defaults)
         profile.pinch = HandProfile.Pinch(scale: 1, bias: 0)
         let profiled = ProfiledHandednessClassifier(profile: profile), plain = EvidenceHandednessClassifier()
         for (f, _) in Self.samples(count: 200, seed: 9) {
-            let d = profiled.decide(f), base = plain.decide(f)
+            let d = profiled.decide(f), base = plain.decideUncalibrated(f)
             #expect(d.rightHandProbability == base.rightHandProbability)
             let p = try #require(d.rightHandProbability)
             #expect(d.hand == (p >= 0.6 ? .right : 1 - p >= 0.6 - 1e-12 ? .left : .unknown))

@@ -94,11 +94,12 @@ import Testing
         }
     }
 
-    /// The Reno2 Z's 9 left-level attempts all read as right hands at 0.9 and more (its right level
-    /// 27 of 27): the band from 0.9 is right 25 % of the time there, and it pulls the pooled set's
-    /// band from 0.9 to 90 % right at a claim of 0.98. The fixtures' README suspects those labels;
-    /// until that is settled they stay, short, on this list (issue 52).
-    static let setsShortOfTheirPromise: Set<String> = ["all four phones", "reno2z"]
+    /// The Reno2 Z's 9 left-level attempts all read as right hands (its right level 27 of 27): its
+    /// band from 0.85 is right on 3 of its 12 answers. The fixtures' README suspects those labels;
+    /// until that is settled it stays, short, on this list (issue 52). The pooled set keeps its
+    /// promise since the confidence is calibrated per situation (before: its band from 0.9 was 90 %
+    /// right at a claim of 0.98).
+    static let setsShortOfTheirPromise: Set<String> = ["reno2z"]
 
     @Test func bothClassifiersReadRealHandsAndHandydHoldsAtTheSeedRulesCoverage() {
         let evidence = HandednessMetrics(Self.outcomes.map { $0[0] })

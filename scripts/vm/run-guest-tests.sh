@@ -31,9 +31,8 @@ BIN=$(swift build --show-bin-path)
 BUNDLE="$BIN/handydPackageTests.xctest"
 [ -x "$BUNDLE" ] || { echo "run-guest-tests: $BUNDLE missing (build with swift build --build-tests)" >&2; exit 1; }
 # The daemon-level checks (the Python guest tests, the systemd checks) run handyd and handyctl of
-# DAEMON_BIN (default: $BIN, the debug build). DAEMON_BIN=.build/static/release runs the package's
-# build instead (faster under TCG, what a kiosk runs); not the default until a run on a quiet
-# machine passes with it (scripts/vm/README.md).
+# DAEMON_BIN (default: $BIN, the debug build). scripts/test.sh (CI) passes the package's build,
+# .build/static/release: what a kiosk runs, and far cheaper under TCG (scripts/vm/README.md).
 DAEMON_BIN=${DAEMON_BIN:-$BIN}
 for b in handyd handyctl; do
   [ -x "$DAEMON_BIN/$b" ] || { echo "run-guest-tests: $DAEMON_BIN/$b missing" >&2; exit 1; }

@@ -199,9 +199,26 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     ///   tier is ``ambiguousMinimumConfidence`` sure.
     /// So handyd answers every pinch the seed rule answers, and more (docs/HANDEDNESS.md).
     public func decision(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double, rightHandProbability: Double?) {
+        let d = uncalibratedDecision(f)
+        guard let situation = d.situation, d.hand != .unknown else {
+            return (d.hand, d.confidence, d.rightHandProbability)
+        }
+        // The same hand, claiming what its situation earns (docs/HANDEDNESS.md "A confidence is a
+        // promise"); below the classifier's own threshold (one set above the floor) it is unknown.
+        let confidence = ConfidenceCalibration.confidence(claim: d.confidence, situation)
+        guard confidence >= minimumConfidence else { return (.unknown, 0, d.rightHandProbability) }
+        return (d.hand, confidence, d.hand == .right ? confidence : 1 - confidence)
+    }
+
+    /// ``decision(_:)`` before its confidence is calibrated: the hand, the claim the rules below give
+    /// it, and the situation the calibration reads (nil when nothing is published). What the
+    /// calibration table is fitted on (`eval handedness --dump`, scripts/handedness-calibration.py).
+    public func uncalibratedDecision(_ f: HandednessFeatures) -> (
+        hand: Hand, confidence: Double, rightHandProbability: Double?, situation: ConfidenceSituation?
+    ) {
         // Where the size in mm is a guess, so is the span: no pair is known to be two hands.
         guard f.sizeIsAssumed || f.topMm.distance(to: f.bottomMm) <= maximumHandSpanMm else {
-            return (.unknown, 0, nil)
+            return (.unknown, 0, nil, nil)
         }
         let cues = cueSplit(f)
         let tier = Self.tier(of: f)
@@ -216,8 +233,10 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
             let overturn =
                 tier == .positions
                 ? Self.positionsMinimumConfidenceToOverturnLean : Self.minimumConfidenceToOverturnLean
+            let answer: DecisionCase
             if evidence != 0, evidenceHand != leanHand, evidenceConfidence >= overturn {
                 (hand, confidence) = (evidenceHand, evidenceConfidence)
+                answer = .overturned
             } else {
                 confidence = Swift.max(hand == leanHand ? confidence : 0, Self.clearLeanConfidence)
                 // Where the slice would have declined it (near vertical, or the cues disagree),
@@ -226,16 +245,25 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
                     confidence = Swift.min(confidence, Self.contestedLeanMaximumConfidence)
                 }
                 hand = leanHand
+                answer =
+                    evidence != 0 && evidenceHand != leanHand
+                    ? .keptAgainst : cues.vertical || cues.disagree ? .contested : .plain
             }
-            guard confidence >= minimumConfidence else { return (.unknown, 0, guessed) }
-            return (hand, confidence, hand == .right ? confidence : 1 - confidence)
+            guard confidence >= minimumConfidence else { return (.unknown, 0, guessed, nil) }
+            return (
+                hand, confidence, hand == .right ? confidence : 1 - confidence,
+                ConfidenceSituation(tier: tier, answer: answer, claim: confidence, nearVertical: cues.vertical)
+            )
         }
         let minimum = Swift.max(minimumConfidence, Self.minimumConfidenceWithoutClearLean(tier))
-        guard hand != .unknown, confidence >= minimum else { return (.unknown, 0, guessed) }
+        guard hand != .unknown, confidence >= minimum else { return (.unknown, 0, guessed, nil) }
         if cues.isAmbiguous && (tier != .orientation || confidence < ambiguousMinimumConfidence) {
-            return (.unknown, 0, guessed)
+            return (.unknown, 0, guessed, nil)
         }
-        return (hand, confidence, guessed)
+        return (
+            hand, confidence, guessed,
+            ConfidenceSituation(tier: tier, answer: .noClearLean, claim: confidence, nearVertical: cues.vertical)
+        )
     }
 
     /// The least confidence a clear lean is published with: what the lean alone earns on the
@@ -467,6 +495,15 @@ extension EvidenceHandednessClassifier {
     /// `unknown` (below the thresholds, in the ambiguous slice); nil for two hands.
     public func decide(_ f: HandednessFeatures) -> HandDecision {
         let d = decision(f)
+        return HandDecision(
+            hand: d.hand, confidence: d.confidence,
+            rightHandProbability: d.rightHandProbability.map { decimalRounded($0, 3) })
+    }
+
+    /// ``uncalibratedDecision(_:)`` as a ``HandDecision``: what a device's hand profile recalibrates
+    /// (its own calibration replaces the family's, ``HandProfile``).
+    public func decideUncalibrated(_ f: HandednessFeatures) -> HandDecision {
+        let d = uncalibratedDecision(f)
         return HandDecision(
             hand: d.hand, confidence: d.confidence,
             rightHandProbability: d.rightHandProbability.map { decimalRounded($0, 3) })

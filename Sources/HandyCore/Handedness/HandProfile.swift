@@ -123,7 +123,8 @@ public struct HandProfile: Codable, Hashable, Sendable {
 
     // MARK: - Applying it
 
-    /// The pinch decision on this device: the default decision's P(right hand) recalibrated, the
+    /// The pinch decision on this device: the default decision's P(right hand) before the family's
+    /// calibration (``ConfidenceCalibration``; the profile is this device's own) recalibrated, the
     /// hand published from ``Pinch/minimumConfidence``. A decision without P (two hands) stays as is.
     func pinchDecision(_ base: HandDecision) -> HandDecision {
         guard let p = base.rightHandProbability else { return base }
@@ -257,7 +258,7 @@ public struct HandProfile: Codable, Hashable, Sendable {
     ) throws(HandProfileError) -> HandProfile {
         var xs: [[Double]] = [], ys: [Double] = []
         for (f, hand) in pinches where hand != .unknown {
-            guard let p = classifier.decide(f).rightHandProbability else { continue }
+            guard let p = classifier.decideUncalibrated(f).rightHandProbability else { continue }
             xs.append([logit(p), 1])
             ys.append(hand == .right ? 1 : -1)
         }
@@ -453,7 +454,7 @@ public struct ProfiledHandednessClassifier: HandednessClassifier, Hashable {
     }
 
     public func decide(_ features: HandednessFeatures) -> HandDecision {
-        profile.pinchDecision(evidence.decide(features))
+        profile.pinchDecision(evidence.decideUncalibrated(features))
     }
 
     public func classify(_ features: HandednessFeatures) -> (hand: Hand, confidence: Double) {

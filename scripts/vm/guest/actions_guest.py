@@ -136,8 +136,10 @@ def check_bindings_fire(ctx, node, keyboard_name, marker, wrong, log_text):
         check(dev.has(libevdev.EV_KEY.KEY_F1) and dev.has(libevdev.EV_KEY.KEY_LEFTCTRL), "keyboard lacks KEY_F1 / KEY_LEFTCTRL")
 
         c = Client(ctx.socket, subscribe={"gestures": ["swipe"]})
-        inj = ctx.inject(swipes_recording(ctx), "handyd-test touchscreen actions", hold=1, start_delay=1.0)
+        # Gated: the swipes start once handyd has announced the device, whose first frame they need.
+        inj = ctx.inject(swipes_recording(ctx), "handyd-test touchscreen actions", hold=1, start_delay=1.0, gated=True)
         dev_id = c.expect(added(inj.devnode, inj.name), "device added (actions)")["device"]["id"]
+        inj.go()
         down = c.expect(gesture("swipe", "recognized", dev_id), "three-finger swipe")
         check(down.get("fingers") == 3 and down.get("direction") == "down" and "edge" not in down,
               f"first swipe: {down}")

@@ -70,6 +70,17 @@ fi
 # has not; man-db's trigger would rebuild the whole man index over 9p under TCG (minutes).
 rm -f /usr/sbin/policy-rc.d /var/lib/man-db/auto-update
 [ ! -e /usr/sbin/policy-rc.d ] && pass "guest root prepared: no Docker policy-rc.d" || bad "cannot remove /usr/sbin/policy-rc.d"
+# apt resolves the package's Depends against what is installed (dpkg's status): the guest has no
+# network, so the host's package lists (19 MB, parsed into apt's cache anew by every apt-get: the
+# Docker image keeps no pkgcache.bin) could only name what it cannot download. Parsing them took
+# ~30 s of each of the three apt-get runs under TCG. An empty lists folder instead: a Depends that
+# the machine does not satisfy still fails the install (unmet dependencies), as without network.
+mkdir -p /run/handyd-guest-apt-lists/partial
+echo 'Dir::State::Lists "/run/handyd-guest-apt-lists";' > /etc/apt/apt.conf.d/99handyd-guest-no-lists
+lists=$(apt-config shell lists Dir::State::Lists/d)
+[ "$lists" = "lists='/run/handyd-guest-apt-lists/'" ] \
+  && pass "guest root prepared: apt reads no package lists (no network; Depends against the installed packages)" \
+  || bad "apt's lists folder is not the empty one: $lists"
 
 # Paths in the package, and which of them existed before the install (shared directories such as
 # /usr/share/doc): after purge every path that did not exist before must be gone.

@@ -7,7 +7,7 @@ Every read has a timeout; each test prints PASS/FAIL; exit status 1 if any faile
 
   handyd_guest.py --bin DIR [--only NAME...]
 """
-import argparse, json, os, select, signal, socket, subprocess, sys, tempfile, time, traceback
+import argparse, json, os, select, signal, socket, subprocess, sys, tempfile, threading, time, traceback
 
 # The synthetic panel and its evemu writer, shared with Tests/Fixtures/misbehaving/make_fixtures.py.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -108,7 +108,8 @@ class Injector:
     a reader opened after a touch went down never sees that touch (the kernel gives a new reader
     no past events), and under load udev's add plus handyd's open can take longer than
     start_delay. The stop does not stretch start_delay (a sleep's time runs on while stopped):
-    the events start at go() or after start_delay, whichever is later."""
+    the events start at go() or after start_delay, whichever is later. So a gated injector needs a
+    start_delay (1 s): with none it writes its first events before the stop lands."""
     def __init__(self, ctx, recording, name, hold=30.0, start_delay=0.0, speed=1.0, gated=False):
         self.name = name
         self.proc = subprocess.Popen(
@@ -848,18 +849,36 @@ def test_live_enrolment_through_uinput(ctx):
     if not ctx.daemon_alive():
         ctx.start_daemon()
     originals, session = dispel_session(ctx.dir)
-    # The events start 10 s after the node appears: time for calibrate (a Swift binary under TCG) to connect.
-    inj = ctx.inject(session, "handyd-test enrolment", hold=1, start_delay=10.0)
+    # Gated: the events start once calibrate has the device and shows its first step (it printed
+    # the prompt after the daemon's hello named the device), not after a fixed 10 s.
+    inj = ctx.inject(session, "handyd-test enrolment", hold=1, start_delay=1.0, gated=True)
     live = os.path.join(ctx.dir, "enrol-live.json")
     node = os.path.basename(inj.devnode)
     cal = subprocess.Popen([ctx.handyctl, "calibrate", "hand", "--device", node, "--socket", ctx.socket,
                             "--pinches", "5", "--taps", "0", "-o", live, "--device-id", "kiosk"],
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # A calibrate that never prompts is killed at the deadline, which ends the readline below.
+    watchdog = threading.Timer(60 * SCALE, cal.kill)
+    watchdog.start()
+    first = ""
+    try:
+        while "Step 1 of 2" not in first:
+            line = cal.stdout.readline()
+            check(line, f"calibrate hand --device gave no first step within {60 * SCALE:.0f} s: {first[-2000:]}")
+            first += line
+    finally:
+        watchdog.cancel()
+    # Its reading of the (empty) standard input, which starts the step, is a thread of its own:
+    # a moment for it before the first touch.
+    time.sleep(0.5)
+    inj.go()
     try:
         out, _ = cal.communicate(timeout=120 * SCALE)
+        out = first + out
     except subprocess.TimeoutExpired:
         cal.kill()
         out, _ = cal.communicate()
+        out = first + out
         raise Failure(f"calibrate hand --device did not finish in {120 * SCALE:.0f} s: {out[-2000:]}")
     check(cal.returncode == 0, f"calibrate hand --device exit {cal.returncode}: {out[-2000:]}")
     check("Step 2 of 2: with your LEFT hand" in out, f"no left-hand step: {out[-2000:]}")

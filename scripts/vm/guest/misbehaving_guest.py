@@ -17,7 +17,7 @@ import argparse, os, signal, subprocess, sys, tempfile, time, traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from handyd_guest import (Client, Context, Failure, Stream, check, added, removed, write_recording,  # noqa: E402
-                          run_tests, W, H, SCALE)
+                          injector_bytes_written, run_tests, W, H, SCALE)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 FIXTURES = os.path.join(ROOT, "Tests/Fixtures/misbehaving")
@@ -66,14 +66,20 @@ class Tally:
 
 def play(ctx, recording, name, touches=True, hold=1.0, speed=1.0, during=None):
     """Injects `recording` as a device named `name`, waits for it to go, returns (tally, client).
-    The first event is written 3 s (x SCALE) after the node appears: under TCG on a loaded host,
-    udev and handyd need that long to open it, and events written before the open are lost."""
+    The injector is gated: it writes its first event only once handyd has announced the device
+    (events written before handyd's open are lost, and under TCG on a loaded host udev's add plus
+    the open take seconds), not after a fixed delay. inj.started_at: when it was let go."""
     if not ctx.daemon_alive():
         ctx.start_daemon()
     c = Client(ctx.socket, subscribe={"touches": touches})
-    inj = ctx.inject(recording, name, hold=hold, start_delay=3.0 * SCALE, speed=speed)
-    inj.node_seen_at = time.monotonic()   # the start delay counts from here
+    # start_delay: the window in which the SIGSTOP must land before the first write.
+    inj = ctx.inject(recording, name, hold=hold, start_delay=1.0, speed=speed, gated=True)
+    node_seen_at = time.monotonic()
     dev = c.expect(added(inj.devnode, inj.name), f"{name}: device added")["device"]["id"]
+    inj.wchar_at_go = injector_bytes_written(inj)
+    inj.device_id = dev
+    inj.go()
+    inj.started_at = max(time.monotonic(), node_seen_at + 1.0)   # when the first event is written
     t0 = time.monotonic()
     if during:
         during(ctx, c)
@@ -163,7 +169,7 @@ def test_storm_10k_frames_per_second(ctx):
     def time_the_writes(ctx, c):
         inj = ctx.injectors[-1]
         inj.wait_done(120)   # "done" comes after the hold
-        timing["writing"] = max(time.monotonic() - inj.node_seen_at - 3.0 * SCALE - 1.0, 1e-3)
+        timing["writing"] = max(time.monotonic() - inj.started_at - 1.0, 1e-3)
     tally, _ = play(ctx, rec, "handyd-test misbehaving storm", touches=False, during=time_the_writes)
     # inject plays in real time as far as the guest can: report the rate it reached.
     w = timing["writing"]
@@ -180,16 +186,29 @@ def test_storm_10k_frames_per_second(ctx):
 def test_storm_while_stopped_syn_dropped(ctx):
     """The storm while handyd is stopped (SIGSTOP): the kernel's buffer overflows (SYN_DROPPED);
     after SIGCONT nothing is stuck and every gesture is closed."""
-    rec, frames = storm_recording(ctx)   # 5 002 frames at 10 k frames/s
+    rec, frames = storm_recording(ctx)   # 5 002 frames at 10 k frames/s of device time
+    events = sum(1 for line in open(rec) if line.startswith("E:"))
     def stop_during(ctx, c):
-        # 0.2 s into the storm (its first event is due start_delay after the node appeared), so
-        # the rest of it and the lift are written while handyd is stopped.
+        # handyd is stopped once the storm's first touches reached the wire, and continued once
+        # the injector has written the rest of the storm and the lift (/proc/PID/io wchar, 24
+        # bytes an event): they overflow the kernel's buffer whatever the speeds of the readers
+        # (the release handyd keeps up with the storm; a stop 0.2 s into it came after the lift
+        # under load). Played at 1/10 speed so the stop lands long before the lift.
         inj = ctx.injectors[-1]
-        time.sleep(max(0.0, inj.node_seen_at + 3.0 * SCALE + 0.2 - time.monotonic()))
+        c.expect(lambda m: m.get("type") == "touches" and m.get("device") == inj.device_id, "the storm's first touches")
         ctx.daemon.send_signal(signal.SIGSTOP)
-        time.sleep(2.0 * SCALE)
-        ctx.daemon.send_signal(signal.SIGCONT)
-    tally, _ = play(ctx, rec, "handyd-test misbehaving storm stopped", touches=True, hold=1.0, during=stop_during)
+        try:
+            deadline = time.monotonic() + 60 * SCALE
+            while injector_bytes_written(inj) - inj.wchar_at_go < 24 * events:
+                check(time.monotonic() < deadline, f"storm + SIGSTOP: the injector wrote "
+                      f"{injector_bytes_written(inj) - inj.wchar_at_go} of {24 * events} bytes in {60 * SCALE:.0f} s")
+                time.sleep(0.05)
+        finally:
+            ctx.daemon.send_signal(signal.SIGCONT)
+    # hold: the device stays 5 s after the lift, so handyd resumes while it is still there (its
+    # touches are then cancelled by the resync, not by the device going).
+    tally, _ = play(ctx, rec, "handyd-test misbehaving storm stopped", touches=True, hold=5.0, speed=0.1,
+                    during=stop_during)
     print(f"  storm + SIGSTOP: {tally.summary()}", flush=True)
     check(tally.frames > 0, "storm + SIGSTOP: no touch frame reached the wire")
     # The lift was written into the overflowed buffer: after the resync the two touches are gone

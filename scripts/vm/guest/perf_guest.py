@@ -336,9 +336,12 @@ def main():
         procs.append(daemon)
         sub = Subscriber(sock, 60 * scale, args.form)
         sub.start()
-        # The device appears at once; its first event comes after start_delay, by when handyd and
-        # libinput have it open (both checked below; a late start fails instead of measuring less).
-        start_delay = 20 * scale
+        # The device appears at once; inject is stopped (SIGSTOP) as soon as it names it and let go
+        # (SIGCONT) once handyd, libinput and lisgd have it open and are quiet, so no reader misses
+        # the first frame however long udev and the readers' starts take, and nothing waits longer
+        # than they need (a fixed 20 s start delay before).
+        start_delay = 1   # the window in which the SIGSTOP must land before the first write
+        ready_timeout = 60 * scale
         if args.speed != 1:
             props = install_time_scale(args.speed, STREAM_NAME)
             print(f"perf_guest: stream at speed {args.speed:g}, handyd's time thresholds scaled to match: "
@@ -356,9 +359,8 @@ def main():
             if not line:
                 raise RuntimeError(f"handyctl inject gave no device: {inject.stderr.read()[:500]}")
             if line.startswith("device "):
+                inject.send_signal(signal.SIGSTOP)
                 node = line.split(" ", 1)[1].strip()
-        # The start delay runs from the device's creation, after inject has read the recording
-        # (a debug handyctl under TCG takes tens of seconds over 6,000 frames).
         t_created = time.monotonic()
         li_out = open(os.path.join(work, "libinput.txt"), "w")
         li = subprocess.Popen(under_callgrind("libinput", [libinput, "debug-events", "--device", node]),
@@ -374,17 +376,16 @@ def main():
         peers = {"libinput": li, "lisgd": lg}
         def progress(what):
             print(f"perf_guest: {what} {time.monotonic() - t_created:.1f} s after the device appeared", flush=True)
-        wait_for("handyd to open " + node, lambda: node in sub.snapshot()[2] and has_open(daemon.pid, node), start_delay - 3)
+        wait_for("handyd to open " + node, lambda: node in sub.snapshot()[2] and has_open(daemon.pid, node),
+                 ready_timeout - (time.monotonic() - t_created))
         progress("handyd has the device")
         for name, p in peers.items():
-            wait_for(f"{name} to open {node}", lambda: has_open(p.pid, node), start_delay - 3)
+            wait_for(f"{name} to open {node}", lambda: has_open(p.pid, node), ready_timeout - (time.monotonic() - t_created))
             progress(f"{name} has the device")
         settle(daemon.pid, quiet=0.3)
         for p in peers.values():
             settle(p.pid, quiet=0.3)
         progress("all quiet")
-        if time.monotonic() - t_created > start_delay - 0.5:
-            raise RuntimeError("handyd, libinput or lisgd not ready before the first event; raise HANDYD_GUEST_TIMEOUT_SCALE")
         readers = {"handyd": daemon, **peers}
         if args.callgrind:
             for name, p in readers.items():
@@ -405,7 +406,9 @@ def main():
         u0 = {k: cpu_parts(p.pid) for k, p in readers.items()}
         x0 = {k: sum(n for _, n in switches(p.pid).values()) for k, p in readers.items()}
         t0 = thread_cpu(daemon.pid)
+        time.sleep(max(0.0, t_created + start_delay - time.monotonic()))   # its start delay is over
         w0 = time.monotonic()
+        inject.send_signal(signal.SIGCONT)   # the stream starts now
         # Both must have consumed the whole stream before CPU is read.
         # A debug build under TCG is slow but must not stall: wait while it makes progress.
         seen, stalled_since = -1, time.monotonic()
@@ -416,7 +419,7 @@ def main():
             elif time.monotonic() - stalled_since > 30 * scale:
                 raise RuntimeError(f"handyd published {seen} of {frames} frames and then nothing for {30 * scale:.0f} s")
             time.sleep(0.2)
-        played = time.monotonic() - w0 - max(0.0, start_delay - (w0 - t_created))
+        played = time.monotonic() - w0
         for p in readers.values():
             settle(p.pid)
         for name, p in peers.items():
@@ -482,11 +485,20 @@ def main():
         return 0
     except (RuntimeError, Failure) as e:
         print(f"perf_guest: {e}")
+        # What handyd said (a kernel overflow is a warning "dropped events"): a stall and a
+        # loss look alike from the subscriber's side.
+        try:
+            with open(os.path.join(work, "handyd.log"), errors="replace") as f:
+                for line in f.readlines()[-15:]:
+                    print(f"perf_guest: handyd: {line.rstrip()}")
+        except OSError:
+            pass
         return 1
     finally:
         for p in reversed(procs):
             if p.poll() is None:
                 p.terminate()
+                p.send_signal(signal.SIGCONT)   # a still gated inject takes the SIGTERM only once continued
                 try:
                     p.wait(10)
                 except subprocess.TimeoutExpired:

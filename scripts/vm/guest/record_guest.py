@@ -20,6 +20,21 @@ FIXTURES = [
 ]
 
 
+def has_open(pid, path):
+    """Whether process `pid` has `path` open (its /proc fd links)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == path:
+                return True
+        except OSError:
+            pass
+    return False
+
+
 def touch_frames(handyctl, path):
     out = subprocess.run([handyctl, "replay", "--touches", path], capture_output=True, text=True, timeout=120)
     if out.returncode != 0:
@@ -36,7 +51,13 @@ def touch_frames(handyctl, path):
 
 def round_trip(handyctl, fixture, folder):
     name = "handyd-test record " + os.path.basename(fixture)[:20]
-    inject = subprocess.Popen([handyctl, "inject", "--name", name, "--start-delay", "2", "--hold", "1", fixture],
+    # inject is stopped (SIGSTOP) as soon as it names its device and let go once the recorder has
+    # the node open: a reader opened after the first event never sees it, and under TCG on a
+    # loaded host a fixed start delay (2 s) was too short. The hold: the recorder must read the
+    # events before the device goes (the kernel refuses a read of a removed evdev node, whatever
+    # its buffer holds), and a recorder that has just opened the node may not be reading yet.
+    # The start delay (1 s) is the window in which the SIGSTOP must land before the first write.
+    inject = subprocess.Popen([handyctl, "inject", "--name", name, "--start-delay", "1", "--hold", "3", fixture],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     devnode = None
     deadline = time.monotonic() + 60
@@ -45,6 +66,7 @@ def round_trip(handyctl, fixture, folder):
         if not line:
             break
         if line.startswith("device "):
+            inject.send_signal(signal.SIGSTOP)
             devnode = line.split(" ", 1)[1].strip()
             break
     if not devnode:
@@ -52,13 +74,21 @@ def round_trip(handyctl, fixture, folder):
         raise RuntimeError(f"inject gave no device: {inject.stderr.read()}")
 
     out = os.path.join(folder, os.path.basename(fixture) + ".recorded.evemu")
-    # Open before the first event (inject waits --start-delay after the node appears).
     record = subprocess.Popen([handyctl, "record", devnode, "-o", out], stderr=subprocess.PIPE, text=True)
     try:
+        deadline = time.monotonic() + 60
+        while not has_open(record.pid, devnode):
+            if record.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"handyctl record did not open {devnode} (exit {record.poll()})")
+            time.sleep(0.05)
+        inject.send_signal(signal.SIGCONT)
         rest, err = inject.communicate(timeout=180)
         if inject.returncode != 0:
             raise RuntimeError(f"inject failed ({inject.returncode}): {err.strip()}")
     finally:
+        if inject.poll() is None:   # a failure before the stream: let go and end the injector
+            inject.send_signal(signal.SIGCONT)
+            inject.kill()
         if record.poll() is None:
             record.send_signal(signal.SIGINT)
     try:

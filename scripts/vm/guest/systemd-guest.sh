@@ -87,8 +87,20 @@ for i in range(41):
     s.frame(i * 0.1, {0: (600 + (i % 3), 500)})
 s.frame(4.1, {0: None})
 open('/run/stuck.evemu', 'w').write(s.text('handyd-test stuck touchscreen'))"
-"$BIN/handyctl" inject --hold 3 --start-delay 1 /run/stuck.evemu > /run/inject-stuck.out 2>&1 &
-waitfor 60 grep -q '^device ' /run/inject-stuck.out || bad "inject stuck: $(cat /run/inject-stuck.out)"
+# Gated: the contact's first frame must reach handyd, so inject is stopped as soon as it names its
+# device and continued once handyd has the node open (a fixed 1 s start delay was outlasted by
+# udev plus handyd's open under load). Its start delay is only the window for the stop.
+"$BIN/handyctl" inject --hold 3 --start-delay 2 /run/stuck.evemu > /run/inject-stuck.out 2>&1 &
+stuck_inject=$!
+if waitfor 60 grep -q '^device ' /run/inject-stuck.out; then
+  kill -STOP "$stuck_inject"
+  stuck_node=$(sed -n 's/^device //p' /run/inject-stuck.out)
+  waitfor 60 sh -c "ls -l /proc/\$(pidof -s handyd)/fd 2>/dev/null | grep -q ' $stuck_node\$'" \
+    || bad "handyd did not open $stuck_node within 60 s"
+  kill -CONT "$stuck_inject"
+else
+  bad "inject stuck: $(cat /run/inject-stuck.out)"
+fi
 if waitfor 60 sh -c 'journalctl -o json HANDYD_HEALTH=unstuck --no-pager | grep -q HANDYD_DEVICE_ID'; then
   stuck=$(journalctl -o json HANDYD_HEALTH=stuck --no-pager | tail -1)
   if python3 -c "

@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""A confidence calibrated per cue situation, held out by family member and by phone (issue 52):
+what it would do to the confidence promise and to dominance, from the dumps of
+
+    handyctl eval handedness --sensitivity --count 200 --seed 11 --dump /tmp/family.jsonl
+    handyctl eval handedness Tests/Fixtures/realhands/dispel --dump /tmp/real.jsonl
+    scripts/handedness-calibration.py /tmp/family.jsonl /tmp/real.jsonl
+
+A situation is the tier, the case of `decision` the answer comes from (scripts/handedness-cues.py:
+no lean, overturned, kept-against, contested-with, plain), the uncalibrated claim in bands of
+0.1 from 0.5 (0.9 split at 0.95), and whether the line is within 15 degrees of vertical. An answer's calibrated
+confidence is the share right of the published answers in its situation on the other members of
+the family (4 pseudo-answers at today's claim), or on the real pinches of the other phones where
+they have 10 answers there and are stricter. The policies:
+
+- remap: the same hands, each confidence replaced by its calibrated one, never below the
+  publishing floor 0.6 (so the answers, and with them dominance, are exactly today's);
+- floor: an answer whose calibrated confidence is below 0.6 is unknown, and one below 0.4 takes
+  the other hand (its confidence 1 - the calibrated one);
+- honest (issue 52, the lead's proposal): no floor; a calibrated confidence above 0.5 publishes
+  the hand, one at or below 0.5 is unknown;
+- honest, strictest member: as honest, the claim no more than any other member with 10 answers
+  in the situation earns there (the promise is per member);
+- honest, other hand: as honest, but below 0.5 the other hand at 1 - the calibrated confidence;
+- shape overturns (no calibration): with contact size or orientation, a clear lean kept against
+  the evidence takes the evidence's hand at its confidence, at least 0.6 (the real pinches, which
+  have positions only, are untouched).
+
+It prints, per policy, the (member, tier) rows and real sets short of the promise (a band of 0.05
+judged from 10 answers right at least its mean claim - 0.05) and the rows where handyd no longer
+dominates the seed rule (at least as many answers, as accurate to one pinch; the real pinches
+strictly). "as published" is what the dumped classifier does; the others are estimates from the
+uncalibrated claims the dump carries (docs/HANDEDNESS.md).
+
+Given a third dump, the family's at another seed (the training dump below), the table is that
+dump's, every member pooled, as the classifier's is (its "as published" and "remap" then agree),
+and "honest, strictest member" reads that dump's members:
+
+    scripts/handedness-calibration.py /tmp/family.jsonl /tmp/real.jsonl /tmp/train.jsonl
+
+With --swift it writes ConfidenceCalibration.cells (the classifier's table) from a training dump
+of the family, which must be of a seed no evaluation uses (seed 1), and the real pinches' dump:
+
+    handyctl eval handedness --sensitivity --count 200 --seed 1 --dump /tmp/train.jsonl
+    scripts/handedness-calibration.py --swift /tmp/train.jsonl /tmp/real.jsonl
+"""
+
+import collections
+import importlib.util
+import json
+import math
+import os
+import sys
+
+sys.dont_write_bytecode = True
+_spec = importlib.util.spec_from_file_location(
+    "cues", os.path.join(os.path.dirname(os.path.abspath(__file__)), "handedness-cues.py")
+)
+cues = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cues)
+
+FLOOR = 0.6
+# ConfidenceSituation.bandEdges: where the uncalibrated claim's bands begin.
+BAND_EDGES = (0.6, 0.7, 0.8, 0.9, 0.95)
+PSEUDO_ANSWERS = 4
+REAL_MINIMUM_ANSWERS = 10
+# "honest, strictest member": a member's own share counts from this many answers in the situation.
+MEMBER_MINIMUM_ANSWERS = 10
+# The honest policies publish a hand only above this calibrated confidence (a coin toss).
+COIN_TOSS = 0.5
+TIERS = ("positions", "size", "orientation")
+
+
+def load(path):
+    return [r for r in (json.loads(line) for line in open(path) if line.strip()) if "evidence" in r]
+
+
+def claim(r):
+    """The published answer's confidence before the classifier's calibration."""
+    return r["uncalibrated"][1] if "uncalibrated" in r else r["evidence"][1]
+
+
+def situation(r):
+    if "situation" in r:  # the classifier's own (dumps from the calibrating classifier on)
+        tier, case, _, vertical = r["situation"]
+        return (tier, case, sum(claim(r) >= edge for edge in BAND_EDGES), vertical)
+    (tx, ty), (bx, by) = r["top"], r["bottom"]
+    vertical = math.degrees(math.atan2(abs(tx - bx), abs(by - ty))) < cues.AMBIGUOUS_VERTICAL_DEGREES
+    band = sum(claim(r) >= edge for edge in BAND_EDGES)
+    return (r["tier"], cues.case(r), band, vertical)
+
+
+def published(rows):
+    return [r for r in rows if r["evidence"][0] != "unknown"]
+
+
+def counts(rows):
+    """Per group, per situation: [answers, right]."""
+    table = collections.defaultdict(lambda: collections.defaultdict(lambda: [0, 0]))
+    for r in published(rows):
+        cell = table[r["group"]][situation(r)]
+        cell[0] += 1
+        cell[1] += r["evidence"][0] == r["truth"]
+    return table
+
+
+def pooled(table, leaving_out):
+    total = collections.defaultdict(lambda: [0, 0])
+    for group, cells in table.items():
+        if group != leaving_out:
+            for key, (n, right) in cells.items():
+                total[key][0] += n
+                total[key][1] += right
+    return total
+
+
+def worst_margin(answers):
+    bands = collections.defaultdict(list)
+    for confidence, right in answers:
+        bands[min(19, math.floor(confidence * 20 + 1e-9))].append((confidence, right))
+    margins = [
+        (sum(ok for _, ok in b) / len(b) - (sum(c for c, _ in b) / len(b) - 0.05), lower / 20)
+        for lower, b in bands.items()
+        if len(b) >= 10
+    ]
+    return min(margins) if margins else None
+
+
+def answers(rows, family, real, policy, members=None):
+    """(confidence, right) of each answer under the policy, and the seed rule's (answers, right).
+    members: each calibrating member's own counts (the "strictest member" policy)."""
+    out, seed_answers, seed_right = [], 0, 0
+    for r in rows:
+        if r["seed"][0] != "unknown":
+            seed_answers += 1
+            seed_right += r["seed"][0] == r["truth"]
+        hand, published_claim = r["evidence"]
+        if hand == "unknown":
+            continue
+        if policy == "as published":
+            out.append((published_claim, hand == r["truth"]))
+            continue
+        c = claim(r)
+        if policy == "shape overturns":
+            if r["tier"] != "positions" and cues.case(r) == "kept-against":
+                hand = "left" if hand == "right" else "right"
+                c = max(FLOOR, round(1 / (1 + math.exp(-abs(r["score"]))), 3))
+            out.append((c, hand == r["truth"]))
+            continue
+        key = situation(r)
+        n, right = family.get(key, (0, 0))
+        p = (right + PSEUDO_ANSWERS * c) / (n + PSEUDO_ANSWERS)
+        rn, rright = real.get(key, (0, 0))
+        if rn >= REAL_MINIMUM_ANSWERS:
+            p = min(p, (rright + PSEUDO_ANSWERS * c) / (rn + PSEUDO_ANSWERS))
+        if policy == "honest, strictest member":
+            for cells in (members or {}).values():
+                mn, mright = cells.get(key, (0, 0))
+                if mn >= MEMBER_MINIMUM_ANSWERS:
+                    p = min(p, (mright + PSEUDO_ANSWERS * c) / (mn + PSEUDO_ANSWERS))
+        p = round(p, 3)
+        if policy.startswith("honest"):
+            if p > COIN_TOSS:
+                out.append((p, hand == r["truth"]))
+            elif policy == "honest, other hand" and 1 - p > COIN_TOSS:
+                out.append((round(1 - p, 3), hand != r["truth"]))
+        elif policy == "remap":
+            out.append((max(FLOOR, p), hand == r["truth"]))
+        elif p >= FLOOR:
+            out.append((p, hand == r["truth"]))
+        elif 1 - p >= FLOOR:
+            out.append((round(1 - p, 3), hand != r["truth"]))
+    return out, seed_answers, seed_right
+
+
+def dominates(out, seed_answers, seed_right, tolerance):
+    n, right = len(out), sum(ok for _, ok in out)
+    accuracy = right / n if n else 0
+    seed_accuracy = seed_right / seed_answers if seed_answers else 0
+    return n >= seed_answers and accuracy + (1 / max(1, n) if tolerance else 0) >= seed_accuracy
+
+
+CASES = ("no lean", "overturned", "kept-against", "contested-with", "plain")
+SWIFT = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "HandyCore", "Handedness", "ConfidenceCalibration.swift"
+)
+
+
+def write_swift(family_rows, real_rows):
+    """ConfidenceCalibration.cells from the dumps, in ConfidenceSituation.index's order."""
+    family, real = pooled(counts(family_rows), None), pooled(counts(real_rows), None)
+    lines = ["    static let cells: [Cell] = ["]
+    for tier in TIERS:
+        for case in CASES:
+            for band in range(len(BAND_EDGES) + 1):
+                for vertical in (False, True):
+                    (fn, fr), (rn, rr) = family.get((tier, case, band, vertical), (0, 0)), real.get(
+                        (tier, case, band, vertical), (0, 0)
+                    )
+                    lines.append(
+                        f"        // {tier}, {case}, from {([0.5] + list(BAND_EDGES))[band]:.2f}"
+                        f"{', near vertical' if vertical else ''}"
+                    )
+                    lines.append(
+                        f"        Cell(familyAnswers: {fn}, familyRight: {fr}, realAnswers: {rn}, realRight: {rr}),"
+                    )
+    lines.append("    ]")
+    text = open(SWIFT).read()
+    start = text.index("    static let cells: [Cell] =")
+    end = text.index("\n}", start)
+    open(SWIFT, "w").write(text[:start] + "\n".join(lines) + text[end:])
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--swift":
+        write_swift(load(sys.argv[2]), load(sys.argv[3]))
+        return
+    if len(sys.argv) not in (3, 4):
+        sys.exit(
+            "usage: handedness-calibration.py FAMILY-DUMP.jsonl REAL-DUMP.jsonl [TRAINING-FAMILY-DUMP.jsonl]\n"
+            "       handedness-calibration.py --swift TRAINING-FAMILY-DUMP.jsonl REAL-DUMP.jsonl"
+        )
+    family_rows, real_rows = load(sys.argv[1]), load(sys.argv[2])
+    family, real = counts(family_rows), counts(real_rows)
+    # With a training dump the table is the classifier's (fitted on another seed, every member),
+    # not the evaluated dump's other members.
+    training = counts(load(sys.argv[3])) if len(sys.argv) == 4 else None
+    real_pooled = pooled(real, None)
+    policies = ("as published", "shape overturns", "remap", "floor")
+    policies += ("honest", "honest, strictest member", "honest, other hand")
+    for policy in policies:
+        short, behind = [], []
+        for member in sorted(family):
+            held_out = pooled(training or family, None if training else member)
+            for tier in TIERS:
+                rows = [r for r in family_rows if r["group"] == member and r["tier"] == tier]
+                others = training or {m: cells for m, cells in family.items() if m != member}
+                out, sa, sr = answers(rows, held_out, real_pooled, policy, others)
+                margin = worst_margin(out)
+                if margin and margin[0] < 0:
+                    short.append((member, tier, margin))
+                if not dominates(out, sa, sr, tolerance=True):
+                    behind.append((member, tier, len(out), sum(ok for _, ok in out), sa, sr))
+        fewer = sum(n < sa for _, _, n, _, sa, _ in behind)
+        print(
+            f"{policy}: family rows short {len(short)} of {len(family) * len(TIERS)}, not dominating {len(behind)}"
+            f" ({fewer} of them answering fewer than the seed rule)"
+        )
+        for member, tier, (margin, lower) in short:
+            print(f"    short  {member} | {tier}: the band from {lower:.2f} {margin:+.3f}")
+        for member, tier, n, right, sa, sr in behind:
+            print(f"    behind {member} | {tier}: {right} of {n} right against the seed rule's {sr} of {sa}")
+        family_all = pooled(training or family, None)
+        everything, seed_n, seed_right = [], 0, 0
+        for phone in sorted(real):
+            rows = [r for r in real_rows if r["group"] == phone]
+            out, sa, sr = answers(rows, family_all, pooled(real, phone), policy, training or family)
+            everything += out
+            seed_n, seed_right = seed_n + sa, seed_right + sr
+            margin = worst_margin(out)
+            text = "no band of 10" if margin is None else f"worst band from {margin[1]:.2f} {margin[0]:+.3f}"
+            print(f"    real {phone}: {text}")
+        margin = worst_margin(everything)
+        right = sum(ok for _, ok in everything)
+        print(
+            f"    real pooled: worst band from {margin[1]:.2f} {margin[0]:+.3f}; {right} of {len(everything)} right"
+            f" against the seed rule's {seed_right} of {seed_n}"
+            f" ({'dominates' if dominates(everything, seed_n, seed_right, tolerance=False) else 'does not dominate'})"
+        )
+
+
+if __name__ == "__main__":
+    main()
