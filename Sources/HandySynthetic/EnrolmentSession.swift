@@ -31,6 +31,9 @@ public struct EnrolmentSession: Sendable {
     public let steps: [Step]
     public private(set) var step = 0
     public private(set) var done = 0
+    /// Pinch takes of the current step ended without being kept (fewer than two fingers, or no
+    /// pinch began in them), so the person can be told to do it again.
+    public private(set) var rejectedTakes = 0
     private var take: WireTouchRecording?
     private var takePinched = false
     private var takeMostTouches = 0
@@ -45,6 +48,20 @@ public struct EnrolmentSession: Sendable {
     }
 
     public var isFinished: Bool { step == steps.count }
+    /// Fingers down in the take being recorded (0 between takes).
+    public var fingersDown: Int { take?.touchesDown ?? 0 }
+    /// Whether a take is being recorded: a pinch from its first finger down, the taps of a step
+    /// from the first tap until the step has its count.
+    public var isRecordingTake: Bool { take != nil }
+
+    /// Drops the take being recorded (the device went away, or the frames stopped with a finger
+    /// down): a pinch step keeps the pinches already kept, a tap step starts its count again (its
+    /// taps are one take).
+    public mutating func abandonTake() {
+        guard take != nil, let s = current else { return }
+        take = nil
+        if s.kind == .tap { done = 0 }
+    }
     public var current: Step? { isFinished ? nil : steps[step] }
 
     /// The daemon published a pinch `began` on the device.
@@ -76,11 +93,14 @@ public struct EnrolmentSession: Sendable {
             if takePinched && takeMostTouches >= 2 {
                 done += 1
                 outcomes += [.take(r, step: step, name: "pinch"), .progress(done: done, of: s.count, kind: .pinch)]
+            } else {
+                rejectedTakes += 1
             }
             guard done >= s.count else { return outcomes }
         }
         step += 1
         done = 0
+        rejectedTakes = 0
         return outcomes + [.stepFinished]
     }
 }

@@ -160,8 +160,9 @@ struct CalibrateCommand: ParsableCommand {
     }
 }
 
-/// A person enrolling on the device: the prompts and files around an ``EnrolmentSession``, which
-/// decides from what the daemon publishes of the device when a pinch or the taps of a step are done.
+/// A person enrolling on the device: the terminal, the socket and the files around an
+/// ``EnrolmentTake``, which decides from the daemon's messages and the person's starts what to say
+/// and which takes to write.
 struct LiveEnrolment {
     let device: String
     let socket: String
@@ -178,81 +179,56 @@ struct LiveEnrolment {
         }
         let request = SubscribeRequest(gestures: ["pinch"], devices: [device], touches: true)
         let client = HandyClient(socketPath: socket, subscription: request, reconnect: nil)
-        var session = EnrolmentSession(pinches: pinches, taps: taps)
-        var info: DeviceInfo?
-        var written = 0
+        var take = EnrolmentTake(device: device, pinches: pinches, taps: taps)
         // The step the person has started (Enter, or the end of standard input), read on a thread
-        // of its own so the daemon's messages keep flowing while the prompt waits.
+        // of its own so the daemon's messages keep flowing while the prompt waits; passed to the
+        // take before each message.
         let started = NIOLockedValueBox(-1)
 
-        func prompt() {
-            guard let s = session.current else { return }
-            let what =
-                s.kind == .pinch
-                ? "pinch \(s.count) times (two fingers, lift between pinches)"
-                : "tap \(s.count) times with one finger (anywhere, one finger at a time)"
-            print(
-                "Step \(session.step + 1) of \(session.steps.count): with your \(s.hand.rawValue.uppercased()) hand, \(what). Press Enter to start."
-            )
-            fflush(nil)  // the prompt before waiting, also into a pipe
-            let index = session.step
-            Thread.detachNewThread {
-                _ = readLine(); started.withLockedValue { $0 = index }
-            }
-        }
-        func save(_ r: WireTouchRecording, step: Int, name: String) throws {
-            let s = session.steps[step]
-            let label =
-                "hand=\(s.hand.rawValue) tier=\(r.tier.rawValue)" + (s.kind == .tap ? " gesture=tap" : "")
-                + " source=calibrate:\(device):step\(step + 1)"
-            let screen = r.device(name: "\(info?.name ?? device) (enrolment)")
-            let text = EvemuWriter.recording(
-                description: screen.description, events: r.events,
-                comment: "handyd enrolment of \(device), written by handyctl calibrate hand\nhandyd-label: \(label)")
-            written += 1
-            let path = (folder as NSString).appendingPathComponent(
-                String(format: "%03d-%@-%@.evemu", written, s.hand.rawValue, name))
-            do { try OutputFile.write(text, to: path) } catch {
-                StandardStream.error("\(Self.command): \(error.description)")
-                throw ExitCode.failure
+        func perform(_ actions: [EnrolmentTake.Action]) throws {
+            for action in actions {
+                switch action {
+                case .say(let line): print(line)
+                case .awaitStart(let step):
+                    fflush(nil)  // the prompt before waiting, also into a pipe
+                    Thread.detachNewThread {
+                        _ = readLine(); started.withLockedValue { $0 = step }
+                    }
+                case .write(let r, let fileName, let label, let deviceName):
+                    let text = EvemuWriter.recording(
+                        description: r.device(name: deviceName).description, events: r.events,
+                        comment:
+                            "handyd enrolment of \(device), written by handyctl calibrate hand\nhandyd-label: \(label)")
+                    do {
+                        try OutputFile.write(text, to: (folder as NSString).appendingPathComponent(fileName))
+                    } catch {
+                        StandardStream.error("\(Self.command): \(error.description)")
+                        throw ExitCode.failure
+                    }
+                case .finish: break
+                }
             }
         }
 
         do {
-            messages: for try await message in client.messages() {
-                switch message {
-                case .hello(let hello):
-                    info = hello.devices.first { $0.matches(filter: device) }
-                    if info == nil { print("Waiting for device \(device) (not attached now).") } else { prompt() }
-                case .device(let d) where d.device.matches(filter: device):
-                    if d.event == .added, info == nil { info = d.device; prompt() }
-                    if d.event == .removed { print("Device \(device) was removed; waiting for it.") }
-                case .gesture(let g) where g.device == info?.id && g.gesture == .pinch && g.phase == .began:
-                    session.pinchBegan()
-                case .touches(let t) where t.device == info?.id:
-                    guard let info, started.withLockedValue({ $0 }) == session.step else { continue }
-                    for outcome in session.handle(t, widthMm: info.widthMm ?? 250, heightMm: info.heightMm ?? 150) {
-                        switch outcome {
-                        case .take(let r, let step, let name): try save(r, step: step, name: name)
-                        case .progress(let done, _, .tap): print("  \(done) taps recorded.")
-                        case .progress(let done, let count, .pinch): print("  pinch \(done) of \(count)")
-                        case .stepFinished: if session.isFinished { break messages } else { prompt() }
-                        }
-                    }
-                default:
-                    continue
-                }
+            for try await message in client.messages() {
+                let step = started.withLockedValue { $0 }
+                if step >= 0 { try perform(take.handle(.started(step: step))) }
+                try perform(take.handle(.message(message)))
+                if take.isFinished { break }
             }
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             StandardStream.error("\(Self.command): \(error)")
             throw ExitCode.failure
         }
-        guard session.isFinished else {
+        guard take.isFinished else {
             StandardStream.error(
-                "\(Self.command): the daemon closed the connection at step \(session.step + 1) of \(session.steps.count); "
+                "\(Self.command): the daemon closed the connection at step \(take.session.step + 1) of \(take.session.steps.count); "
                     + "the recordings so far are in \(folder)")
             throw ExitCode.failure
         }
-        print("Recorded \(written) files in \(folder).")
+        print("Recorded \(take.written) files in \(folder).")
     }
 }
