@@ -110,6 +110,7 @@ public struct GestureArena: Sendable {
         // Moved into the input, not copied: a copy retained the frame's touches, and both were
         // destroyed (~150 instructions a frame).
         let input = RecognizerInput.frame(consume m)
+        context.frameNumber &+= 1
         let before = tracesTransitions ? stateNames() : nil
         feed(input, perTouchToo: true, into: &out)
         if let before { trace(before, "frame@\(time)") }

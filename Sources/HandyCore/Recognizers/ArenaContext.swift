@@ -3,7 +3,7 @@ import HandyProtocol
 /// What the arena lends every recognizer for one input: ids, policy, event construction.
 public struct ArenaContext: Sendable {
     public let device: String
-    public var configuration: GestureConfiguration
+    public var configuration: GestureConfiguration { didSet { lastHand = nil } }
     public let displayWidthMm: Double
     public let displayHeightMm: Double
     /// The device's size in mm is the fallback guess (``DeviceGeometry/isSizeAssumed``).
@@ -17,17 +17,32 @@ public struct ArenaContext: Sendable {
     /// "handyd bug: ..." entries: impossible transitions (tests require it empty).
     public var bugs: [String] = []
     /// Decides the hand of every gesture with two or more fingers (docs/HANDEDNESS.md).
-    public var classifier: any HandednessClassifier = EvidenceHandednessClassifier()
+    public var classifier: any HandednessClassifier = EvidenceHandednessClassifier() { didSet { lastHand = nil } }
     /// The device's enrolled hand profile (``HandProfile``): its one-finger model, when it has one,
     /// decides the hand of one contact (its pinch recalibration is in ``classifier``).
-    public var handProfile: HandProfile?
+    public var handProfile: HandProfile? { didSet { lastHand = nil } }
+    /// The frames the arena fed so far: the frame a remembered decision belongs to.
+    var frameNumber: UInt64 = 0
+    /// The last hand decided, with the frame, fingers and finger count it was decided on: the
+    /// recognizers deciding on the same fingers of the same frame (pinch, rotate and pan beginning
+    /// together; long press, swipe and tap at a finger down) score them once.
+    private var lastHand: (frame: UInt64, mask: TouchMask, fingers: Int, decision: HandDecision)?
 
     /// The hand of the fingers in `mask` of `frame`, decided when a gesture begins: by the
     /// classifier with two or more fingers, by the contact's ellipse (``SingleContactHandedness``)
     /// with one (`fingers`: the gesture's).
     /// Below the device's `hand-minimum-confidence` the hand is published `unknown`, its
     /// probability kept (``HandDecision/published(minimumConfidence:)``).
-    func decideHand(_ frame: TouchFrame, mask: TouchMask, fingers: Int) -> HandDecision {
+    mutating func decideHand(_ frame: TouchFrame, mask: TouchMask, fingers: Int) -> HandDecision {
+        if let last = lastHand, last.frame == frameNumber, last.mask == mask, last.fingers == fingers {
+            return last.decision
+        }
+        let decision = scoreHand(frame, mask: mask, fingers: fingers)
+        lastHand = (frameNumber, mask, fingers, decision)
+        return decision
+    }
+
+    private func scoreHand(_ frame: TouchFrame, mask: TouchMask, fingers: Int) -> HandDecision {
         let touches = frame.touches.filter { mask.contains($0.id) && !$0.phase.isFinished }
         if fingers == 1 { return touches.count == 1 ? decideHand(touches[0]) : .undecided }
         guard var f = HandednessFeatures(touches: touches) else { return .undecided }

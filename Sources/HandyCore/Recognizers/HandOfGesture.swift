@@ -8,7 +8,7 @@ struct HandAtMostFingers: Sendable {
     private(set) var decision: HandDecision = .undecided
     private var fingers = 0
 
-    mutating func observe(_ m: FrameMotion, _ ctx: ArenaContext) {
+    mutating func observe(_ m: FrameMotion, _ ctx: inout ArenaContext) {
         guard m.fingers > fingers else { return }
         fingers = m.fingers
         decision = ctx.decideHand(m.frame, mask: m.fingerMask, fingers: m.fingers)

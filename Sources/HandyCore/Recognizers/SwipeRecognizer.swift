@@ -72,7 +72,7 @@ public struct SwipeRecognizer: Sendable {
             guard !m.beganMask.isEmpty else { if m.fingers > 0 { state = .failed }; return }
             var s = Stroke(firstDown: m.time, maxFingers: m.fingers)
             s.addTouchDowns(m)
-            s.hand.observe(m, ctx)
+            s.hand.observe(m, &ctx)
             state = .stroking(s)
         case .failed:
             if m.fingers == 0 { state = .idle }
@@ -87,7 +87,7 @@ public struct SwipeRecognizer: Sendable {
             s.pathMm += m.deltaMm.length
             s.maxFingers = Swift.max(s.maxFingers, m.fingers)
             s.addTouchDowns(m)
-            s.hand.observe(m, ctx)
+            s.hand.observe(m, &ctx)
             guard m.fingers == 0 else { state = .stroking(s); return }
             state = .idle
             let distance = s.displacementMm.length

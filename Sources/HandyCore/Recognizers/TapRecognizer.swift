@@ -105,7 +105,7 @@ public struct TapRecognizer: Sendable {
             guard !m.beganMask.isEmpty else { if m.fingers > 0 { state = .failed }; return }
             var s = Sequence(firstDown: m.time, maxFingers: m.fingers)
             add(m, to: &s)
-            s.hand.observe(m, ctx)
+            s.hand.observe(m, &ctx)
             // A new sequence that cannot continue the pending tap's count reports that tap now.
             if let l = last, l.pending, !canContinue(l, s, c) {
                 last?.pending = false
@@ -123,7 +123,7 @@ public struct TapRecognizer: Sendable {
                 return
             }
             add(m, to: &s)
-            s.hand.observe(m, ctx)
+            s.hand.observe(m, &ctx)
             s.maxFingers = Swift.max(s.maxFingers, m.fingers)
             state = .touching(s)
             if m.fingers == 0 { finish(s, m, &ctx, &out) }
