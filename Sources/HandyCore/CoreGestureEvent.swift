@@ -35,6 +35,11 @@ public struct CoreGestureEvent: Hashable, Sendable {
     public var handConfidence: Double?
     public var rightHandProbability: Double?
     public var clearSide: Side?
+    /// What ``occlusion`` was built from, said only while the device had hovering contacts: nil
+    /// (no hover then) is the hand model, as before hover existed. Here, in the padding after
+    /// `clearSide`, not in the region: a byte more there made every event 8 bytes larger, and
+    /// its copies cost ~100 instructions a frame (docs/PERFORMANCE.md).
+    public var occlusionSource: OcclusionSource?
     /// What the hand probably covers (``GestureOcclusion``).
     public var occlusion: OcclusionRegion?
 
@@ -92,4 +97,13 @@ public struct OcclusionRegion: Hashable, Sendable {
         self.polygon = polygon
         self.polygonMm = polygonMm
     }
+}
+
+/// What a covered region was built from.
+public enum OcclusionSource: String, Hashable, Sendable {
+    /// The touching fingers and the hovering fingers near them (the hand seen above the glass).
+    case hover
+    /// The hand model from the touching fingers alone (the device had hovering contacts, none
+    /// near this gesture's fingers).
+    case model
 }

@@ -87,6 +87,11 @@ public struct GestureArena: Sendable {
         return out
     }
 
+    /// The device's hovering contacts after the frame about to be handled (``TouchTracker/hovering``):
+    /// the covered region is built from those near a gesture's fingers. Only for the region: no
+    /// recognizer reads them. Called only on a device that tracks hover.
+    public mutating func noteHovering(_ contacts: [HoverContact]) { occlusion.noteHovering(contacts) }
+
     /// Feeds one frame, appending its gesture events to `out` (no intermediate arrays).
     public mutating func handle(_ frame: TouchFrame, into out: inout [CoreGestureEvent]) {
         let first = out.count

@@ -20,6 +20,13 @@ struct GestureOcclusion: Sendable {
     /// The regions made for one frame's events, by fingers and hand (see `add(to:from:)`): kept, its
     /// room reused, where a new array was allocated and freed on every frame that made a region.
     private var frameShapes: [(touch: Int, hand: Hand, shape: OcclusionShape?)] = []
+    /// The device's hovering contacts in range at the last frame (display mm); always empty on a
+    /// device without hover, where the region is the model's alone.
+    private var hoverMm: [PhysicalPoint] = []
+    /// A hovering contact within this of one of a gesture's fingers (along x and y, mm) is taken
+    /// as a finger of its hand: a hand spans ~180 mm from thumb to little finger, its fingertips
+    /// lie within ~90 mm of the index's.
+    static let hoverNearMm = 90.0
     /// A `changed` event carries the region again only when one of its contacts moved more than this
     /// along x or y (mm) since the region was last sent.
     static let occlusionResendMm = 2.0
@@ -31,6 +38,12 @@ struct GestureOcclusion: Sendable {
         var contactsMm: [PhysicalPoint]
         var hand: Hand
         var clearSide: Side
+    }
+
+    /// Keeps the hovering contacts in range (not those that landed, left or were lost in this frame).
+    mutating func noteHovering(_ contacts: [HoverContact]) {
+        if !hoverMm.isEmpty { hoverMm.removeAll(keepingCapacity: true) }
+        for c in contacts where c.phase == .began || c.phase == .hovering { hoverMm.append(c.mm) }
     }
 
     /// Records the fingers of `frame` (those in `fingerMask`, and those lifting in it that were down)
@@ -60,6 +73,11 @@ struct GestureOcclusion: Sendable {
         to out: inout [CoreGestureEvent], from first: Int, displayWidthMm: Double, displayHeightMm: Double
     ) {
         guard first < out.count else { return }
+        // With hovering contacts, the region's own path; without, this one, as before hover existed.
+        if !hoverMm.isEmpty {
+            addWithHover(to: &out, from: first, displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm)
+            return
+        }
         // Gestures of one frame with the same fingers and hand (pinch, rotate and pan of one hand)
         // have the same region: it is computed once per frame for them. Key: the touch (−1 for the
         // frame's fingers) and the hand.
@@ -128,6 +146,101 @@ struct GestureOcclusion: Sendable {
         if sentOcclusion.count > 64 { sentOcclusion.removeAll() }
     }
 
+    /// ``add(to:from:displayWidthMm:displayHeightMm:)`` while the device has hovering contacts:
+    /// those near a gesture's fingers join them in its region (source hover), else the model's
+    /// region (source model).
+    private mutating func addWithHover(
+        to out: inout [CoreGestureEvent], from first: Int, displayWidthMm: Double, displayHeightMm: Double
+    ) {
+        // Gestures of one frame with the same fingers and hand (pinch, rotate and pan of one hand)
+        // have the same region: it is computed once per frame for them. Key: the touch (−1 for the
+        // frame's fingers) and the hand.
+        var shapes: [(touch: Int, hand: Hand, shape: OcclusionShape?)] = []
+        swap(&shapes, &frameShapes)
+        defer {
+            // Only when filled: emptying costs a generic call (~60 instructions) even when empty.
+            if !shapes.isEmpty { shapes.removeAll(keepingCapacity: true) }
+            swap(&shapes, &frameShapes)
+        }
+        for i in first..<out.count where out[i].hand != nil {
+            let hand = out[i].hand ?? .unknown
+            // Its own finger for a per-touch gesture (while down), the frame's fingers otherwise;
+            // nil: none left (a tap recognised after the lift), the event's own point stands in.
+            let key: Int?
+            if let touch = out[i].touch {
+                key = frameFingers.contains(touch) || downFingers.contains(touch) ? touch : nil
+            } else {
+                key = frameFingers.bits != 0 ? -1 : nil
+            }
+            let anchor: PhysicalPoint?
+            if key == nil {
+                guard let point = out[i].centroidMm ?? out[i].positionMm else { continue }
+                anchor = PhysicalPoint(x: point.x, y: point.y)
+            } else {
+                anchor = nil
+            }
+            let id = out[i].id
+            // While the device has hovering contacts: those near the gesture's fingers, with them,
+            // make the region (source hover), else the model does (source model). Without hover
+            // nothing of this runs and the region says no source, as before hover existed.
+            // The region's contacts are the fingers' and then the hovering ones' (`contactsMm` of
+            // the region sent): a hovering finger that comes, goes or moves makes another region.
+            var fingers: [PhysicalPoint]?
+            var hovering: [PhysicalPoint]?
+            var source: OcclusionSource?
+            if !hoverMm.isEmpty {
+                let own =
+                    anchor.map { [$0] }
+                    ?? Self.contacts(key: key ?? -1, frameFingers: frameFingers, contactMm: contactMm)
+                fingers = own
+                let near = hoverMm.filter { h in own.contains { Self.near(h, $0, within: Self.hoverNearMm) } }
+                if !near.isEmpty { hovering = near }
+                source = near.isEmpty ? .model : .hover
+            }
+            // Most `changed` events stop here, before any array is made.
+            let sent = sentOcclusion.lastIndex { $0.id == id }
+            if out[i].phase == .changed, let sent, sentOcclusion[sent].hand == hand,
+                contactsStay(sentOcclusion[sent].contactsMm, key: key, anchor: anchor, hovering: hovering)
+            {
+                out[i].clearSide = sentOcclusion[sent].clearSide
+                continue
+            }
+            var contacts: [PhysicalPoint]
+            if let fingers {
+                contacts = fingers
+                if let hovering { contacts += hovering }
+            } else if let anchor {
+                contacts = [anchor]
+            } else {
+                contacts = Self.contacts(key: key ?? -1, frameFingers: frameFingers, contactMm: contactMm)
+            }
+            let shape: OcclusionShape?
+            if let key, let known = shapes.first(where: { $0.touch == key && $0.hand == hand }) {
+                shape = known.shape
+            } else {
+                shape = Self.occlusionShape(
+                    contacts: contacts, hand: hand, model: model,
+                    widthMm: displayWidthMm, heightMm: displayHeightMm,
+                    scratch: &occlusionScratch)
+                if let key { shapes.append((key, hand, shape)) }
+            }
+            guard let shape else { continue }
+            out[i].clearSide = shape.clearSide
+            switch out[i].phase {
+            case .began, .changed:
+                let region = SentRegion(id: id, contactsMm: contacts, hand: hand, clearSide: shape.clearSide)
+                if let sent { sentOcclusion[sent] = region } else { sentOcclusion.append(region) }
+            case .ended, .cancelled, .recognized:
+                if let sent { sentOcclusion.remove(at: sent) }
+            }
+            out[i].occlusion = OcclusionRegion(polygon: shape.normalised, polygonMm: shape.corners)
+            if source != nil { out[i].occlusionSource = source }
+        }
+        // A gesture whose end went unseen must not pile up here; forgetting one only makes its next
+        // `changed` event carry the region again.
+        if sentOcclusion.count > 64 { sentOcclusion.removeAll() }
+    }
+
     /// The contacts of `key`: its own finger (a touch id), or the frame's fingers (−1) in id order.
     private static func contacts(key: Int, frameFingers: TouchMask, contactMm: [PhysicalPoint]) -> [PhysicalPoint] {
         if key >= 0 { return [contactMm[key]] }
@@ -157,9 +270,37 @@ struct GestureOcclusion: Sendable {
         return i == sent.count
     }
 
+    /// `hovering`: the hovering contacts near them, which follow the fingers' in `sent`.
+    private func contactsStay(
+        _ sent: [PhysicalPoint], key: Int?, anchor: PhysicalPoint?, hovering: [PhysicalPoint]?
+    ) -> Bool {
+        guard hovering != nil else { return contactsStay(sent, key: key, anchor: anchor) }
+        var fingerCount = sent.count
+        if let hovering {
+            guard sent.count >= hovering.count else { return false }
+            fingerCount -= hovering.count
+            for k in hovering.indices where !Self.stays(sent[fingerCount + k], hovering[k]) { return false }
+        }
+        if let anchor { return fingerCount == 1 && Self.stays(sent[0], anchor) }
+        guard let key else { return false }
+        if key >= 0 { return fingerCount == 1 && Self.stays(sent[0], contactMm[key]) }
+        var b = frameFingers.bits, i = 0
+        while b != 0 {
+            guard i < fingerCount, Self.stays(sent[i], contactMm[b.trailingZeroBitCount]) else { return false }
+            i += 1
+            b &= b - 1
+        }
+        return i == fingerCount
+    }
+
     /// No more than ``occlusionResendMm`` apart along x and along y.
     private static func stays(_ a: PhysicalPoint, _ b: PhysicalPoint) -> Bool {
-        Swift.abs(a.x - b.x) <= occlusionResendMm && Swift.abs(a.y - b.y) <= occlusionResendMm
+        near(a, b, within: occlusionResendMm)
+    }
+
+    /// No more than `distance` apart along x and along y.
+    private static func near(_ a: PhysicalPoint, _ b: PhysicalPoint, within distance: Double) -> Bool {
+        Swift.abs(a.x - b.x) <= distance && Swift.abs(a.y - b.y) <= distance
     }
 
     /// A covered region on its grid, and the clear side taken from it.

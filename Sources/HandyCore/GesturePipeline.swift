@@ -6,6 +6,10 @@ public struct PipelineOutput: Sendable {
     public var gestures: [CoreGestureEvent] = []
     /// Contacts found stuck, and stuck ones lifted (``StuckContactFilter``): the device's health.
     public var stuckContacts: [StuckContactChange] = []
+    /// The hovering contacts after each frame that has some (``TouchTracker/hovering``), in
+    /// frame order: only on a device that reports hover, so empty elsewhere. Apart from the
+    /// frames, which no recognizer reads them with.
+    public var hovering: [FrameHovering] = []
     public init() {}
     public var isEmpty: Bool { frames.isEmpty && gestures.isEmpty && stuckContacts.isEmpty }
     /// Empties the arrays and keeps their room (each only when not empty: an empty array's
@@ -14,6 +18,19 @@ public struct PipelineOutput: Sendable {
         if !frames.isEmpty { frames.removeAll(keepingCapacity: true) }
         if !gestures.isEmpty { gestures.removeAll(keepingCapacity: true) }
         if !stuckContacts.isEmpty { stuckContacts.removeAll(keepingCapacity: true) }
+        if !hovering.isEmpty { hovering.removeAll(keepingCapacity: true) }
+    }
+}
+
+/// The hovering contacts after one frame of a ``PipelineOutput``.
+public struct FrameHovering: Hashable, Sendable {
+    /// The frame's index in ``PipelineOutput/frames``.
+    public var frame: Int
+    /// ``TouchTracker/hovering`` after it: in range, or leaving it in this frame.
+    public var contacts: [HoverContact]
+    public init(frame: Int, contacts: [HoverContact]) {
+        self.frame = frame
+        self.contacts = contacts
     }
 }
 
@@ -53,6 +70,12 @@ public struct GesturePipeline: Sendable {
         }
         guard let frame = tracker.handle(event) else { return }
         output.frames.append(frame)
+        if tracker.tracksHover {
+            if !tracker.hovering.isEmpty {
+                output.hovering.append(FrameHovering(frame: output.frames.count - 1, contacts: tracker.hovering))
+            }
+            arena.noteHovering(tracker.hovering)
+        }
         guard stuckContacts.isEnabled else {
             // Straight into the caller's array: no per-frame array of events (docs/PERFORMANCE.md).
             arena.handle(frame, into: &output.gestures)
@@ -107,6 +130,9 @@ public struct GesturePipeline: Sendable {
         out.gestures.append(contentsOf: arena.cancelAll(at: time, reason: "device-removed"))
         if let frame = tracker.cancelAll(at: time) {
             out.frames.append(frame)
+            if !tracker.hovering.isEmpty {
+                out.hovering.append(FrameHovering(frame: out.frames.count - 1, contacts: tracker.hovering))
+            }
             out.gestures.append(contentsOf: arena.handle(frame))
         }
         return out

@@ -279,7 +279,7 @@ public final class Broadcaster: @unchecked Sendable {
                     line.removeAll(keepingCapacity: true)
                     JSONLines.encode(.device(message), into: &line)
                     for i in batches.indices { batches[i].writeBytes(line) }
-                case .lines(let device, let range, let frames):
+                case .lines(let device, let range, let frames, let hover):
                     // A filter may name the kernel node instead of the id; looked up only for a
                     // subscription that filters by device (a search and a string retained a batch).
                     let node =
@@ -296,7 +296,9 @@ public final class Broadcaster: @unchecked Sendable {
                         }
                         // Every line wanted (no filter, touches on: the usual subscriber): one
                         // copy, without asking line by line (~25 instructions a line).
-                        if subscriptions[i].wantsEveryLine, let last = range.last {
+                        // (Not where some touches lines are for hover subscribers only, or for
+                        // the others only.)
+                        if subscriptions[i].wantsEveryLine, !hover, let last = range.last {
                             batches[i].writeBytes(
                                 batch.storage.bytes,
                                 in: batch.start(ofLine: range.lowerBound)..<batch.storage.lineEnds[last])
@@ -310,7 +312,9 @@ public final class Broadcaster: @unchecked Sendable {
                                 batch.storage.lineGestures[l].map {
                                     subscriptions[i].wants(gesture: $0, device: device, node: node)
                                 }
-                                ?? subscriptions[i].wantsTouches(device: device, node: node)
+                                ?? (subscriptions[i].wantsTouches(device: device, node: node)
+                                    && (!hover
+                                        || batch.storage.hoverLines[l].map { $0 == subscriptions[i].hover } ?? true))
                             if wanted, run == nil { run = start }
                             if !wanted, let from = run {
                                 batches[i].writeBytes(batch.storage.bytes, in: from..<start)

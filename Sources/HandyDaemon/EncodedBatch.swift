@@ -9,6 +9,9 @@ struct EncodedForms: Sendable, Equatable {
     var fullTouches = false
     var compact = false
     var compactTouches = false
+    /// Touches lines (or pieces) with the hovering contacts, for subscribers with `hover`.
+    var fullHover = false
+    var compactHover = false
     /// Whether these are some client's forms (false: the full form, made for no one yet).
     var someClient = false
 
@@ -23,6 +26,8 @@ struct EncodedForms: Sendable, Equatable {
         fullTouches = fullTouches || other.fullTouches
         compact = compact || other.compact
         compactTouches = compactTouches || other.compactTouches
+        fullHover = fullHover || other.fullHover
+        compactHover = compactHover || other.compactHover
         someClient = true
     }
 
@@ -38,6 +43,8 @@ extension EncodedForms {
             full: subscription.form == .full, fullTouches: subscription.form == .full && subscription.touches,
             compact: subscription.form == .compact,
             compactTouches: subscription.form == .compact && subscription.touches,
+            fullHover: subscription.form == .full && subscription.touches && subscription.hover,
+            compactHover: subscription.form == .compact && subscription.touches && subscription.hover,
             someClient: true)
     }
 }
@@ -54,8 +61,10 @@ public struct EncodedBatch: Sendable {
         indirect case removed(DeviceInfo)
         indirect case health(DeviceMessage)
         /// These full lines (indices into ``Storage/lineEnds``) and compact frames (indices into
-        /// ``Storage/compactFrames``) are of this device (its id).
-        case lines(device: String, Range<Int>, frames: Range<Int>)
+        /// ``Storage/compactFrames``) are of this device (its id). `hover`: some of the full
+        /// lines are touches lines for hover subscribers only, or for the others only
+        /// (``Storage/hoverLines``).
+        case lines(device: String, Range<Int>, frames: Range<Int>, hover: Bool)
     }
 
     /// One compact `frame` line, whole, in ``Storage/compactBytes``: a subscription that wants all
@@ -74,6 +83,9 @@ public struct EncodedBatch: Sendable {
         var gesturesEnd: Int
         /// `[…]`, the changed touches, when touches were made and the frame has some.
         var touches: Range<Int>?
+        /// `,"hovers":[…]`, the hovering contacts (the last piece before `}\n`), when hover was
+        /// made and the frame has some.
+        var hovers: Range<Int>? = nil
     }
 
     struct CompactGesture: Sendable, Equatable {
@@ -100,6 +112,10 @@ public struct EncodedBatch: Sendable {
         var lineEnds: [Int] = []
         /// Each full line's gesture; nil for a touches line.
         var lineGestures: [GestureKind?] = []
+        /// The touches lines of frames with hovering contacts, by line index: true for the line with
+        /// `hovers` (to hover subscribers only), false for its twin without (to the others only).
+        /// A touches line not here goes to every subscriber with touches. Empty without hover.
+        var hoverLines: [Int: Bool] = [:]
         var compactBytes: [UInt8] = []
         var compactFrames: [CompactFrame] = []
         var compactGestures: [CompactGesture] = []
@@ -125,6 +141,7 @@ public struct EncodedBatch: Sendable {
             if !compactBytes.isEmpty { compactBytes.removeAll(keepingCapacity: true) }
             if !compactFrames.isEmpty { compactFrames.removeAll(keepingCapacity: true) }
             if !compactGestures.isEmpty { compactGestures.removeAll(keepingCapacity: true) }
+            if !hoverLines.isEmpty { hoverLines.removeAll(keepingCapacity: true) }
         }
 
         /// A replay catching up makes batches of 16 outputs (~80 KB); a live device's are ~9 KB.
@@ -192,16 +209,22 @@ public struct EncodedBatch: Sendable {
                     let memo = s.memo
                     let first = s.lineEnds.count
                     let firstFrame = s.compactFrames.count
-                    // By index: iterated, each frame was copied (its touches retained and released).
-                    for f in output.frames.indices where output.frames[f].hasChanges {
-                        frames += 1
-                        guard forms.full && forms.fullTouches else { continue }
-                        JSONLines.encode(
-                            output.frames[f].wireMessage(device: device, reusing: &s.wireTouches),
-                            quotedDevice: quotedDevice,
-                            memo: memo, into: &s.bytes)
-                        s.lineEnds.append(s.bytes.count)
-                        s.lineGestures.append(nil)
+                    if forms.fullHover && !output.hovering.isEmpty {
+                        // A device with hover, and a subscriber that wants it: lines of their own.
+                        frames += Self.appendFullTouchesWithHover(
+                            output, device: device, quotedDevice: quotedDevice, memo: memo, storage: &s)
+                    } else {
+                        // By index: iterated, each frame was copied (its touches retained and released).
+                        for f in output.frames.indices where output.frames[f].hasChanges {
+                            frames += 1
+                            guard forms.full && forms.fullTouches else { continue }
+                            JSONLines.encode(
+                                output.frames[f].wireMessage(device: device, reusing: &s.wireTouches),
+                                quotedDevice: quotedDevice,
+                                memo: memo, into: &s.bytes)
+                            s.lineEnds.append(s.bytes.count)
+                            s.lineGestures.append(nil)
+                        }
                     }
                     if forms.full {
                         // Each event read where it lies: by the array's subscript each was copied
@@ -217,13 +240,15 @@ public struct EncodedBatch: Sendable {
                     if forms.compact {
                         Self.appendCompact(
                             output, device: device, quotedDevice: quotedDevice, memo: memo,
-                            touches: forms.compactTouches, bytes: &s.compactBytes,
+                            touches: forms.compactTouches, hover: forms.compactHover, bytes: &s.compactBytes,
                             frames: &s.compactFrames, gestures: &s.compactGestures, wireTouches: &s.wireTouches)
                     }
                     events += UInt64(output.gestures.count)
                     if s.lineEnds.count > first || s.compactFrames.count > firstFrame {
                         s.items.append(
-                            .lines(device: device, first..<s.lineEnds.count, frames: firstFrame..<s.compactFrames.count)
+                            .lines(
+                                device: device, first..<s.lineEnds.count, frames: firstFrame..<s.compactFrames.count,
+                                hover: !s.hoverLines.isEmpty && s.hoverLines.keys.contains { $0 >= first })
                         )
                     }
                 }
@@ -236,11 +261,44 @@ public struct EncodedBatch: Sendable {
         hasCompact = forms.compact
     }
 
+    /// The full form's touches lines of an output with hovering contacts: per frame that changed,
+    /// the line as without hover; per frame with hovering contacts, a line with them, which a
+    /// hover subscriber receives instead (``Storage/hoverLines``). Returns the frames that changed.
+    private static func appendFullTouchesWithHover(
+        _ output: PipelineOutput, device: String, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo,
+        storage s: inout Storage
+    ) -> UInt64 {
+        var changed: UInt64 = 0
+        var h = 0
+        for f in output.frames.indices {
+            let hasChanges = output.frames[f].hasChanges
+            if hasChanges { changed += 1 }
+            while h < output.hovering.count && output.hovering[h].frame < f { h += 1 }
+            let hovering = h < output.hovering.count && output.hovering[h].frame == f ? output.hovering[h] : nil
+            guard hasChanges || hovering != nil else { continue }
+            var message = output.frames[f].wireMessage(device: device, reusing: &s.wireTouches)
+            if hasChanges {
+                JSONLines.encode(message, quotedDevice: quotedDevice, memo: memo, into: &s.bytes)
+                s.lineEnds.append(s.bytes.count)
+                s.lineGestures.append(nil)
+                if hovering != nil { s.hoverLines[s.lineEnds.count - 1] = false }
+            }
+            if let hovering {
+                message.hovers = hovering.wireHovers
+                JSONLines.encode(message, quotedDevice: quotedDevice, memo: memo, into: &s.bytes)
+                s.lineEnds.append(s.bytes.count)
+                s.lineGestures.append(nil)
+                s.hoverLines[s.lineEnds.count - 1] = true
+            }
+        }
+        return changed
+    }
+
     /// The compact frames of one output: the gesture events and changed frames merged by time,
     /// one frame line per time (a frame's events share its time; a timer's event has its own).
     private static func appendCompact(
         _ output: PipelineOutput, device: String, quotedDevice: JSONQuotedString?, memo: JSONNumberMemo, touches: Bool,
-        bytes compactBytes: inout [UInt8],
+        hover: Bool, bytes compactBytes: inout [UInt8],
         frames compactFrames: inout [CompactFrame], gestures compactGestures: inout [CompactGesture],
         wireTouches: inout [WireTouch]
     ) {
@@ -248,22 +306,31 @@ public struct EncodedBatch: Sendable {
         // reference-counted fields) before its compact object is written.
         output.gestures.withUnsafeBufferPointer { gestures in
             appendCompact(
-                gestures, output.frames, device: device, quotedDevice: quotedDevice, memo: memo, touches: touches,
-                bytes: &compactBytes,
+                gestures, output.frames, hovering: hover ? output.hovering : [], device: device,
+                quotedDevice: quotedDevice, memo: memo, touches: touches, bytes: &compactBytes,
                 frames: &compactFrames, gestures: &compactGestures, wireTouches: &wireTouches)
         }
     }
 
     private static func appendCompact(
-        _ gestures: UnsafeBufferPointer<CoreGestureEvent>, _ frames: [TouchFrame], device: String,
+        _ gestures: UnsafeBufferPointer<CoreGestureEvent>, _ frames: [TouchFrame], hovering: [FrameHovering],
+        device: String,
         quotedDevice: JSONQuotedString?, memo: JSONNumberMemo, touches: Bool,
         bytes compactBytes: inout [UInt8], frames compactFrames: inout [CompactFrame],
         gestures compactGestures: inout [CompactGesture], wireTouches: inout [WireTouch]
     ) {
         var g = 0
         var f = 0
+        var h = 0
         while true {
-            while f < frames.count && !(touches && frames[f].hasChanges) { f += 1 }
+            while f < frames.count && !(touches && frames[f].hasChanges) {
+                // Empty without a hover subscriber: then the test before is the only one.
+                if !hovering.isEmpty {
+                    while h < hovering.count && hovering[h].frame < f { h += 1 }
+                    if h < hovering.count && hovering[h].frame == f { break }
+                }
+                f += 1
+            }
             let gestureTime = g < gestures.count ? gestures[g].time.seconds : Double.infinity
             let frameTime = f < frames.count ? frames[f].time.seconds : Double.infinity
             let time = min(gestureTime, frameTime)
@@ -285,16 +352,27 @@ public struct EncodedBatch: Sendable {
             if compactGestures.count > firstGesture { compactBytes.append(UInt8(ascii: "]")) }
             let gesturesEnd = compactBytes.count
             var touchBytes: Range<Int>?
+            var hoverBytes: Range<Int>?
             if f < frames.count && frameTime == time {
-                let message = frames[f].wireMessage(device: device, reusing: &wireTouches)
+                var message = frames[f].wireMessage(device: device, reusing: &wireTouches)
                 let prefix: StaticString = ",\"touches\":"
                 let start = compactBytes.count + prefix.utf8CodeUnitCount
-                if message.writeCompactTouches(after: prefix, memo: memo, into: &compactBytes) {
+                if touches && message.writeCompactTouches(after: prefix, memo: memo, into: &compactBytes) {
                     touchBytes = start..<compactBytes.count
+                }
+                if !hovering.isEmpty {
+                    while h < hovering.count && hovering[h].frame < f { h += 1 }
+                    if h < hovering.count && hovering[h].frame == f {
+                        message.hovers = hovering[h].wireHovers
+                        let start = compactBytes.count
+                        if message.writeCompactHovers(memo: memo, into: &compactBytes) {
+                            hoverBytes = start..<compactBytes.count
+                        }
+                    }
                 }
                 f += 1
             }
-            if touchBytes == nil && compactGestures.count == firstGesture {
+            if touchBytes == nil && hoverBytes == nil && compactGestures.count == firstGesture {
                 compactBytes.removeSubrange(lineStart...)  // only stationary touches: no line
                 continue
             }
@@ -304,7 +382,7 @@ public struct EncodedBatch: Sendable {
                 CompactFrame(
                     line: lineStart..<compactBytes.count, header: header,
                     gestures: firstGesture..<compactGestures.count,
-                    gesturesEnd: gesturesEnd, touches: touchBytes))
+                    gesturesEnd: gesturesEnd, touches: touchBytes, hovers: hoverBytes))
         }
     }
 
@@ -317,6 +395,7 @@ public struct EncodedBatch: Sendable {
         into buffer: inout ByteBuffer
     ) {
         let touchesWanted = subscription.wantsTouches(device: device, node: node)
+        let hoverWanted = subscription.wantsHover(device: device, node: node)
         guard touchesWanted || subscription.wants(device: device, node: node) else { return }
         let allGestures = subscription.gestures == nil
         for frame in storage.compactFrames[range] {
@@ -326,8 +405,16 @@ public struct EncodedBatch: Sendable {
                     subscription.wants(gesture: storage.compactGestures[$0].gesture, device: device, node: node)
                 }
             if all {
-                // The line as made, or without its touches.
-                if frame.touches == nil || touchesWanted {
+                // The line as made, or without its hovering contacts, or without its touches.
+                if let hovers = frame.hovers, !hoverWanted {
+                    if touchesWanted && (frame.touches != nil || !frame.gestures.isEmpty) {
+                        buffer.writeBytes(storage.compactBytes, in: frame.line.lowerBound..<hovers.lowerBound)
+                        buffer.writeStaticString("}\n")
+                    } else if !touchesWanted && !frame.gestures.isEmpty {
+                        buffer.writeBytes(storage.compactBytes, in: frame.line.lowerBound..<frame.gesturesEnd)
+                        buffer.writeStaticString("}\n")
+                    }
+                } else if frame.touches == nil || touchesWanted {
                     buffer.writeBytes(storage.compactBytes, in: frame.line)
                 } else if !frame.gestures.isEmpty {
                     buffer.writeBytes(storage.compactBytes, in: frame.line.lowerBound..<frame.gesturesEnd)
@@ -353,6 +440,11 @@ public struct EncodedBatch: Sendable {
                 opened = true
                 buffer.writeStaticString(",\"touches\":")
                 buffer.writeBytes(storage.compactBytes, in: touches)
+            }
+            if hoverWanted, let hovers = frame.hovers {
+                if !opened { buffer.writeBytes(storage.compactBytes, in: frame.header) }
+                opened = true
+                buffer.writeBytes(storage.compactBytes, in: hovers)
             }
             if opened { buffer.writeStaticString("}\n") }
         }

@@ -48,6 +48,22 @@ public struct TouchTrace: Sendable, Equatable {
 
 /// Everything a plot shows of one recording: the device surface, every touch's trace and every
 /// gesture event the pipeline produced, on the recording's own clock.
+/// One hovering contact's life above the glass (a device that reports hover): where it was, and
+/// how it ended (`landed` as a touch, `ended` out of range, `cancelled`; nil while still in range).
+public struct HoverTrace: Sendable, Equatable {
+    /// Its own small id (not a touch's).
+    public var id: Int
+    public var samples: [PhysicalPoint]
+    public var times: [Timestamp]
+    public var end: HoverPhase?
+    public init(id: Int, samples: [PhysicalPoint] = [], times: [Timestamp] = [], end: HoverPhase? = nil) {
+        self.id = id
+        self.samples = samples
+        self.times = times
+        self.end = end
+    }
+}
+
 public struct PlotData: Sendable {
     public var deviceName: String
     /// Display size in mm (kernel resolution, or handyd's fallback when the device reports none).
@@ -61,6 +77,8 @@ public struct PlotData: Sendable {
     public var traces: [TouchTrace]
     /// Every gesture event, in the order the pipeline emitted them.
     public var gestures: [GestureEvent]
+    /// Every hovering contact's life, in the order they came into range (empty without hover).
+    public var hoverTraces: [HoverTrace] = []
 
     public init(
         deviceName: String, widthMm: Double, heightMm: Double, hasKernelResolution: Bool,
@@ -89,6 +107,7 @@ public struct PlotData: Sendable {
             geometry: geometry, configuration: configuration)
         var collector = TraceCollector()
         var gestures: [GestureEvent] = []
+        var hovers = HoverTraceCollector()
         for event in recording.events {
             // Timers due before this event fire first, as they would live.
             if let deadline = pipeline.nextDeadline, deadline <= event.time {
@@ -97,6 +116,7 @@ public struct PlotData: Sendable {
             var out = PipelineOutput()
             pipeline.handle(event, into: &out)
             for frame in out.frames { collector.add(frame) }
+            for h in out.hovering { hovers.add(h.contacts) }
             gestures += out.gestures.wireEvents
         }
         let start = recording.events.first?.time ?? .zero
@@ -112,7 +132,39 @@ public struct PlotData: Sendable {
             deviceName: recording.description.name, widthMm: geometry.displayWidthMm,
             heightMm: geometry.displayHeightMm, hasKernelResolution: geometry.hasKernelResolution,
             startTime: start, endTime: end, traces: collector.finish(), gestures: gestures)
+        hoverTraces = hovers.finish()
     }
+}
+
+/// Builds ``HoverTrace``s from the hovering contacts after each frame: `began` opens one,
+/// `landed`/`ended`/`cancelled` closes it.
+struct HoverTraceCollector {
+    private var open: [Int: Int] = [:]
+    private var traces: [HoverTrace] = []
+
+    mutating func add(_ contacts: [HoverContact]) {
+        for c in contacts {
+            let index: Int
+            if c.phase == .began || open[c.id] == nil {
+                if let stale = open[c.id] { traces[stale].end = traces[stale].end ?? .cancelled }
+                traces.append(HoverTrace(id: c.id))
+                index = traces.count - 1
+                open[c.id] = index
+            } else {
+                index = open[c.id]!
+            }
+            traces[index].samples.append(c.mm)
+            traces[index].times.append(c.time)
+            switch c.phase {
+            case .landed, .ended, .cancelled:
+                traces[index].end = c.phase
+                open[c.id] = nil
+            case .began, .hovering: break
+            }
+        }
+    }
+
+    func finish() -> [HoverTrace] { traces }
 }
 
 /// Builds ``TouchTrace``s from tracker frames: a `began` opens a trace, `ended`/`cancelled` closes it.

@@ -12,6 +12,9 @@ import HandyProtocol
 /// - `g.gesture-mark` (id `gesture-<id>-<phase>`): one per gesture event whose phase is `began` or
 ///   `recognized`, on the timeline; `g.gesture-spot`: the same events where they happened on the surface;
 /// - `polyline.scale-curve`, `polyline.rotation-curve`: pinch scale and rotation over time.
+/// - `path.hover` (id `hover-<n>`, n = its index, `data-hover-id`, `data-end`): one per
+///   hovering contact's life above the glass (a device that reports hover), thin and dashed,
+///   under the touches; `circle.hover-landed` where one touched the glass (its touch goes on);
 /// - `polygon.occlusion` (`data-gesture`, `data-hand`): the region the hand covers, where each
 ///   pinch with a known hand began.
 public struct SVGPlot: Sendable {
@@ -25,6 +28,9 @@ public struct SVGPlot: Sendable {
     public var subtitle: String?
 
     public init(subtitle: String? = nil) { self.subtitle = subtitle }
+
+    /// Hovering fingers' colour, apart from every touch's.
+    static let hoverColour = "#5fafaf"
 
     /// Colours for touches, in trace order (repeating after ten).
     static let palette = [
@@ -168,6 +174,35 @@ public struct SVGPlot: Sendable {
             }
         }
         svg.close("g")
+
+        // Hovering fingers: their own style (thin, dashed, grey-cyan), never a touch's colour.
+        if !data.hoverTraces.isEmpty {
+            svg.open("g", ["class": "hovers"])
+            for (index, trace) in data.hoverTraces.enumerated() {
+                var d = ""
+                for (i, s) in trace.samples.enumerated() {
+                    let p = px(s)
+                    d += (i == 0 ? "M" : "L") + "\(f(p.x)) \(f(p.y))"
+                }
+                if trace.samples.count == 1, let p = trace.samples.first.map(px) { d += "L\(f(p.x)) \(f(p.y))" }
+                svg.element(
+                    "path",
+                    [
+                        "class": "hover", "id": "hover-\(index)", "d": d, "fill": "none", "stroke": Self.hoverColour,
+                        "stroke-width": "1.2", "stroke-dasharray": "2 3", "stroke-linecap": "round",
+                        "data-hover-id": "\(trace.id)", "data-end": trace.end?.rawValue ?? "hovering",
+                    ])
+                if trace.end == .landed, let last = trace.samples.last.map(px) {
+                    svg.element(
+                        "circle",
+                        [
+                            "class": "hover-landed", "cx": f(last.x), "cy": f(last.y), "r": "3", "fill": "none",
+                            "stroke": Self.hoverColour, "stroke-width": "1.2",
+                        ])
+                }
+            }
+            svg.close("g")
+        }
 
         // Touch paths, time dots, start/end marks.
         svg.open("g", ["class": "touches"])

@@ -71,6 +71,7 @@ extension GestureEventFields {
             if Self.hasOcclusion(e) {
                 w.raw(",\"occlusion\":{\"polygon\":")
                 w.points(Self.occlusionCorners(e).polygon)
+                w.occlusionSource(Self.occlusionSource(e))
                 w.byte(UInt8(ascii: "}"))
             }
             writeFields(fromPositionOf: e, lineFields: false, into: &w)
@@ -120,6 +121,17 @@ extension TouchesMessage {
             }
             return true
         }
+    }
+}
+
+extension TouchesMessage {
+    /// Appends `,"hovers":[…]` for a compact `frame` line: every hovering contact of the frame,
+    /// without `xMm`/`yMm`; true if it wrote them (false, and nothing written, when there are none).
+    @discardableResult
+    public func writeCompactHovers(memo: JSONNumberMemo? = nil, into bytes: inout [UInt8]) -> Bool {
+        guard let hovers, !hovers.isEmpty else { return false }
+        JSONWriter.append(to: &bytes, bound: hovers.maximumBytes, memo: memo) { w in w.hovers(hovers, mm: false) }
+        return true
     }
 }
 

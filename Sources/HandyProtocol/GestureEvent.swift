@@ -106,9 +106,13 @@ public struct Occlusion: Codable, Hashable, Sendable {
     public var polygon: [WirePoint]
     /// The same corners in mm.
     public var polygonMm: [WirePoint]
-    public init(polygon: [WirePoint], polygonMm: [WirePoint]) {
+    /// `hover` (built from the hovering fingers near the gesture's) or `model` (the hand model,
+    /// while the device had hovering contacts, none near); absent without hover: the model.
+    public var source: String?
+    public init(polygon: [WirePoint], polygonMm: [WirePoint], source: String? = nil) {
         self.polygon = polygon
         self.polygonMm = polygonMm
+        self.source = source
     }
 }
 

@@ -48,6 +48,8 @@
     static func hasOcclusion(_ e: UnsafePointer<Self>) -> Bool
     /// The region's corners (only read when ``hasOcclusion``).
     static func occlusionCorners(_ e: UnsafePointer<Self>) -> (polygon: [RegionPoint], polygonMm: [RegionPointMm])
+    /// The region's `source`, when it says one (only read when ``hasOcclusion``).
+    static func occlusionSource(_ e: UnsafePointer<Self>) -> String?
 }
 
 /// A point as the writers read it (a `WirePoint`, or a core point through HandyWire).
@@ -83,5 +85,8 @@ extension GestureEvent: GestureEventFields {
         polygon: [WirePoint], polygonMm: [WirePoint]
     ) {
         (e.pointee.occlusion?.polygon ?? [], e.pointee.occlusion?.polygonMm ?? [])
+    }
+    @inlinable package static func occlusionSource(_ e: UnsafePointer<Self>) -> String? {
+        e.pointee.occlusion?.source
     }
 }

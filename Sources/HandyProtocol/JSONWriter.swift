@@ -177,14 +177,21 @@
         byte(UInt8(ascii: "]"))
     }
     @inlinable mutating func occlusion<P: WirePointFields, Q: WirePointFields>(
-        _ key: StaticString, _ corners: (polygon: [P], polygonMm: [Q])
+        _ key: StaticString, _ corners: (polygon: [P], polygonMm: [Q]), source: String? = nil
     ) {
         raw(key)
         raw("{\"polygon\":")
         points(corners.polygon)
         raw(",\"polygonMm\":")
         points(corners.polygonMm)
+        occlusionSource(source)
         byte(UInt8(ascii: "}"))
+    }
+
+    /// An occlusion's `,"source":…` (a region built while the device had hovering contacts).
+    @inlinable mutating func occlusionSource(_ source: String?) {
+        guard let source else { return }
+        if source == "hover" { raw(",\"source\":\"hover\"") } else { field(",\"source\":", source) }
     }
     @usableFromInline mutating func field(_ key: StaticString, _ values: [Int]?) {
         guard let values else { return }
@@ -631,7 +638,8 @@ extension GestureEventFields {
         if let touches = e.pointee.touches { n += keyBytes + 2 + touches.count * (JSONWriter.maximumIntegerBytes + 1) }
         if Self.hasOcclusion(e) {
             let occlusion = Self.occlusionCorners(e)
-            n += keyBytes + 30 + (occlusion.polygon.count + occlusion.polygonMm.count) * (pointBytes - keyBytes + 1)
+            // 30: the keys and braces; 20: `,"source":"model"`.
+            n += keyBytes + 50 + (occlusion.polygon.count + occlusion.polygonMm.count) * (pointBytes - keyBytes + 1)
         }
         if let reason = e.pointee.reason { n += keyBytes + JSONWriter.maximumStringBytes(reason) }
         return n
@@ -723,7 +731,9 @@ extension GestureEventFields {
         w.field(",\"id\":", e.pointee.id)
         // Each reference-counted field asked first, read only when present: read out of the
         // pointer, even a nil one is a retain and a release.
-        if Self.hasOcclusion(e) { w.occlusion(",\"occlusion\":", Self.occlusionCorners(e)) }
+        if Self.hasOcclusion(e) {
+            w.occlusion(",\"occlusion\":", Self.occlusionCorners(e), source: Self.occlusionSource(e))
+        }
         w.field(",\"phase\":", name: e.pointee.phase.literal)
         writeFields(fromPositionOf: e, lineFields: true, into: &w)
         w.raw("}\n")
@@ -785,13 +795,56 @@ extension JSONWriter {
     }
 }
 
+extension WireHover {
+    /// An upper bound on the length of this hovering contact's object: keys (< 120 bytes), 5
+    /// numbers, 3 integers, the phase.
+    var maximumBytes: Int {
+        120 + 5 * JSONWriter.maximumNumberBytes + 3 * JSONWriter.maximumIntegerBytes
+            + JSONWriter.maximumStringBytes(phase)
+    }
+}
+
+extension JSONWriter {
+    /// One hovering contact's object; `mm`: with `xMm`/`yMm` (the full form) or without (compact).
+    mutating func hover(_ h: WireHover, mm: Bool) {
+        field("{\"distance\":", h.distance)
+        field(",\"distanceNormalized\":", h.distanceNormalized)
+        field(",\"id\":", h.id)
+        field(",\"phase\":", h.phase)
+        if let touch = h.touch { field(",\"touch\":", touch) }
+        field(",\"x\":", h.x)
+        if mm, let xMm = h.xMm { field(",\"xMm\":", xMm) }
+        field(",\"y\":", h.y)
+        if mm, let yMm = h.yMm { field(",\"yMm\":", yMm) }
+        byte(UInt8(ascii: "}"))
+    }
+
+    /// `,"hovers":[…]` (nothing when `hovers` is empty).
+    mutating func hovers(_ hovers: [WireHover], mm: Bool) {
+        guard !hovers.isEmpty else { return }
+        raw(",\"hovers\":[")
+        for i in hovers.indices {
+            if i > 0 { byte(UInt8(ascii: ",")) }
+            hover(hovers[i], mm: mm)
+        }
+        byte(UInt8(ascii: "]"))
+    }
+}
+
+extension [WireHover] {
+    /// An upper bound on the bytes of `,"hovers":[…]`.
+    var maximumBytes: Int { reduce(12) { $0 + 1 + $1.maximumBytes } }
+}
+
 extension TouchesMessage {
-    /// Appends `{"type":"touches","device":…,"time":…,"touches":[…]}\n`.
+    /// Appends `{"type":"touches","device":…,"time":…,"touches":[…]}\n` (and `,"hovers":[…]`
+    /// after the touches when the message has some).
     func writeLine(into bytes: inout [UInt8], quotedDevice: JSONQuotedString? = nil, memo: JSONNumberMemo? = nil) {
         // The touches read where they lie (see `writeCompactTouches(into:)`).
         touches.withUnsafeBufferPointer { touches in
             var bound = 80 + JSONWriter.maximumStringBytes(device) + JSONWriter.maximumNumberBytes
             for i in touches.indices { bound += 1 + touches[i].maximumBytes }
+            if let hovers { bound += hovers.maximumBytes }
             JSONWriter.append(to: &bytes, bound: bound, memo: memo) { w in
                 w.raw("{\"type\":\"touches\"")
                 w.field(",\"device\":", device, quoted: quotedDevice)
@@ -801,7 +854,14 @@ extension TouchesMessage {
                     if i > 0 { w.byte(UInt8(ascii: ",")) }
                     w.touch(at: touches.baseAddress! + i, mm: true)
                 }
-                w.raw("]}\n")
+                // Only a hover subscriber's message has them: the others' lines are as before.
+                if let hovers {
+                    w.byte(UInt8(ascii: "]"))
+                    w.hovers(hovers, mm: true)
+                    w.raw("}\n")
+                } else {
+                    w.raw("]}\n")
+                }
             }
         }
     }

@@ -84,13 +84,44 @@ public struct WireTouch: Codable, Hashable, Sendable {
     }
 }
 
+/// One hovering contact in a `touches` message (a finger in range above the glass, not touching),
+/// sent only to a subscriber that asked for hover (docs/PROTOCOL.md "Hover").
+public struct WireHover: Codable, Hashable, Sendable {
+    /// Small stable id of its own, apart from the touches' ids.
+    public var id: Int
+    /// began | hovering | landed | ended | cancelled
+    public var phase: String
+    /// Normalised 0…1.
+    public var x: Double
+    public var y: Double
+    /// Absent in the compact form (x·widthMm, y·heightMm).
+    public var xMm: Double?
+    public var yMm: Double?
+    /// ABS_MT_DISTANCE as the device reports it.
+    public var distance: Int
+    /// The distance over the device's axis: 0 at its touching value, 1 at its maximum (4 decimals).
+    public var distanceNormalized: Double
+    /// `landed`: the id of the touch it became (which begins in the same frame).
+    public var touch: Int?
+    public init(
+        id: Int, phase: String, x: Double, y: Double, xMm: Double? = nil, yMm: Double? = nil, distance: Int,
+        distanceNormalized: Double, touch: Int? = nil
+    ) {
+        self.id = id; self.phase = phase; self.x = x; self.y = y; self.xMm = xMm; self.yMm = yMm
+        self.distance = distance; self.distanceNormalized = distanceNormalized; self.touch = touch
+    }
+}
+
 /// `{"type":"touches","time":…,"device":…,"touches":[…]}`: one frame in which something changed.
 public struct TouchesMessage: Codable, Hashable, Sendable {
     public var time: Double
     public var device: String
     public var touches: [WireTouch]
-    public init(time: Double, device: String, touches: [WireTouch]) {
-        self.time = time; self.device = device; self.touches = touches
+    /// The frame's hovering contacts, to a subscriber with `hover` only; absent when it has none
+    /// (and always for other subscribers).
+    public var hovers: [WireHover]?
+    public init(time: Double, device: String, touches: [WireTouch], hovers: [WireHover]? = nil) {
+        self.time = time; self.device = device; self.touches = touches; self.hovers = hovers
     }
 }
 
@@ -233,13 +264,20 @@ public struct SubscribeRequest: Codable, Hashable, Sendable {
     public var devices: [String]?
     /// Whether to receive `touches` frames.
     public var touches: Bool?
+    /// Whether `touches` frames carry the hovering contacts (`hovers`), on devices that report
+    /// them; with `touches` only. Added within protocol 1.
+    public var hover: Bool?
     /// The form of gestures and touches: a ``WireForm`` raw value (`full`, `compact`). A string,
     /// not the enum, so that a form this daemon does not know gets its own error
     /// (`unknown-form`) while the rest of the request applies. HandyClient decodes the full form
     /// only (it skips `frame` lines), so its subscriptions leave this nil.
     public var form: String?
-    public init(gestures: [String]? = nil, devices: [String]? = nil, touches: Bool? = nil, form: String? = nil) {
+    public init(
+        gestures: [String]? = nil, devices: [String]? = nil, touches: Bool? = nil, form: String? = nil,
+        hover: Bool? = nil
+    ) {
         self.gestures = gestures; self.devices = devices; self.touches = touches; self.form = form
+        self.hover = hover
     }
 }
 

@@ -11,10 +11,15 @@ public struct Subscription: Hashable, Sendable {
     public var touches: Bool
     /// How gestures and touches are written (docs/PROTOCOL.md "frame (compact form)").
     public var form: WireForm
+    /// Whether touches frames carry the hovering contacts (with ``touches`` only). After `form`:
+    /// the log's description of a subscription reads as before for the fields it had.
+    public var hover: Bool
 
     public init(
-        gestures: Set<String>? = nil, devices: Set<String>? = nil, touches: Bool = false, form: WireForm = .full
+        gestures: Set<String>? = nil, devices: Set<String>? = nil, touches: Bool = false, form: WireForm = .full,
+        hover: Bool = false
     ) {
+        self.hover = hover
         self.gestures = gestures
         self.devices = devices
         self.touches = touches
@@ -27,6 +32,7 @@ public struct Subscription: Hashable, Sendable {
         if let g = request.gestures { gestures = Set(g) }
         if let d = request.devices { devices = Set(d) }
         if let t = request.touches { touches = t }
+        if let h = request.hover { hover = h }
         if let f = request.form.flatMap(WireForm.init(rawValue:)) { form = f }
     }
 
@@ -37,6 +43,11 @@ public struct Subscription: Hashable, Sendable {
 
     public func wantsTouches(device: String, node: String? = nil) -> Bool {
         touches && wants(device: device, node: node)
+    }
+
+    /// Whether the touches frames of `device` carry its hovering contacts.
+    public func wantsHover(device: String, node: String? = nil) -> Bool {
+        hover && wantsTouches(device: device, node: node)
     }
 
     /// Whether every gesture and every touches line of every device is wanted: no filter, touches on.

@@ -66,6 +66,9 @@ extension CoreGestureEvent: GestureEventFields {
     ) {
         (e.pointee.occlusion?.polygon ?? [], e.pointee.occlusion?.polygonMm ?? [])
     }
+    @inlinable package static func occlusionSource(_ e: UnsafePointer<Self>) -> String? {
+        e.pointee.occlusionSource?.rawValue
+    }
 
     @inlinable @inline(__always) static func wire(_ p: PhysicalPoint) -> WirePoint { wire(p, 3) }
     @inlinable @inline(__always) static func wire(_ p: PhysicalPoint, _ decimals: Int) -> WirePoint {
@@ -100,6 +103,7 @@ extension GestureEvent {
             w.rightHandProbability = e.pointee.rightHandProbability
             w.clearSide = e.pointee.clearSide
             w.occlusion = e.pointee.occlusion.map(Occlusion.init)
+            w.occlusion?.source = e.pointee.occlusionSource?.rawValue
             w.rotation = C.wireRotation(e)
             w.rotationVelocity = C.wireRotationVelocity(e)
             w.translation = C.wireTranslation(e)

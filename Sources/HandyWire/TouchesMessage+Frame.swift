@@ -42,3 +42,19 @@ extension Touch {
         }
     }
 }
+
+extension HoverContact {
+    /// The wire form of this hovering contact (`xMm`/`yMm` kept; the compact form leaves them out).
+    public var wireHover: WireHover {
+        WireHover(
+            id: id, phase: phase.rawValue,
+            x: inlineRounded(normalized.x, 100_000), y: inlineRounded(normalized.y, 100_000),
+            xMm: inlineRounded(mm.x, 100), yMm: inlineRounded(mm.y, 100), distance: Int(distance),
+            distanceNormalized: inlineRounded(distanceNormalized, 10_000), touch: touchID)
+    }
+}
+
+extension FrameHovering {
+    /// The wire form of these hovering contacts.
+    public var wireHovers: [WireHover] { contacts.map(\.wireHover) }
+}

@@ -73,7 +73,8 @@ struct MonitorCommand: AsyncParsableCommand {
     func run() async throws {
         let showScreen = screen || (!json && !lines && Terminal.isTerminal)
         let request = SubscribeRequest(
-            gestures: gestures.map(Self.list), devices: devices.map(Self.list), touches: touches || showScreen)
+            gestures: gestures.map(Self.list), devices: devices.map(Self.list), touches: touches || showScreen,
+            hover: touches || showScreen ? true : nil)
         var client = HandyClient(socketPath: socket, subscription: request, reconnect: once ? nil : .init())
         // Waiting for a daemon that is not there is said once on stderr (again if the reason changes).
         let lastSaid = NIOLockedValueBox<String?>(nil)

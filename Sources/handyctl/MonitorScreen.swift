@@ -14,6 +14,9 @@ struct MonitorScreen: Sendable {
     private(set) var devices: [DeviceInfo] = []
     /// Touches down now, per device id.
     private(set) var touches: [String: [WireTouch]] = [:]
+    /// Fingers hovering above the glass now (in range, not touching), per device id: on a
+    /// device that reports hover.
+    private(set) var hovers: [String: [WireHover]] = [:]
     /// The latest event of each recent gesture instance, newest first.
     private(set) var gestures: [GestureEvent] = []
     /// The latest pinch event that carried a hand.
@@ -33,14 +36,19 @@ struct MonitorScreen: Sendable {
             version = m.version
             devices = m.devices
             touches = [:]
+            hovers = [:]
         case .device(let m):
             devices.removeAll { $0.id == m.device.id }
             touches[m.device.id] = nil
+            hovers[m.device.id] = nil
             if m.event == .added { devices.append(m.device) }
             note("device \(m.event.rawValue): \(m.device.id) \"\(m.device.name)\"")
         case .touches(let m):
             let down = m.touches.filter { $0.phase != "ended" && $0.phase != "cancelled" }
             touches[m.device] = down.isEmpty ? nil : down
+            // In every touches message while a finger hovers: one without them means none hovers.
+            let above = (m.hovers ?? []).filter { $0.phase == "began" || $0.phase == "hovering" }
+            hovers[m.device] = above.isEmpty ? nil : above
         case .gesture(let g):
             if let i = gestures.firstIndex(where: { $0.id == g.id && $0.device == g.device }) { gestures.remove(at: i) }
             gestures.insert(g, at: 0)
@@ -95,8 +103,11 @@ struct MonitorScreen: Sendable {
                 continue
             }
             if down.isEmpty { line.append("no touches", .dim) } else { line.append("\(down.count) down", .green) }
+            let above = hovers[d.id] ?? []
+            if !above.isEmpty { line.append("  \(above.count) hovering", .cyan) }
             top.append(line)
             for t in down { top.append(Self.touchLine(t)) }
+            for h in above { top.append(Self.hoverLine(h)) }
         }
         // Touches of devices the hello did not list (a replay announced later): still shown.
         for (id, down) in touches.sorted(by: { $0.key < $1.key }) where !devices.contains(where: { $0.id == id }) {
@@ -164,6 +175,17 @@ struct MonitorScreen: Sendable {
         if let vx = t.vxMm, let vy = t.vyMm { text += "  v=\(fixed(vx, 0)),\(fixed(vy, 0)) mm/s" }
         var line = TerminalLine()
         line.append(text, t.tool == "palm" ? .red : .plain)
+        return line
+    }
+
+    /// A hovering finger, apart from the touches: `~` before its id (its own ids), its height.
+    static func hoverLine(_ h: WireHover) -> TerminalLine {
+        var text = "      ~\(h.id) hover  "
+        text += h.xMm.map { padLeft(fixed($0, 1), 6) } ?? padLeft(fixed(h.x, 3), 6)
+        text += "," + (h.yMm.map { padLeft(fixed($0, 1), 6) + " mm" } ?? padLeft(fixed(h.y, 3), 6))
+        text += "  distance \(h.distance) (\(fixed(h.distanceNormalized, 2)))"
+        var line = TerminalLine()
+        line.append(text, .cyan)
         return line
     }
 

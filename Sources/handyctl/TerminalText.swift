@@ -60,6 +60,8 @@ struct TerminalStyle: Sendable, Hashable {
     static let red = TerminalStyle(sgr: "31")
     static let green = TerminalStyle(sgr: "32")
     static let yellow = TerminalStyle(sgr: "33")
+    /// Fingers hovering above the glass (`handyctl monitor`), apart from the touches.
+    static let cyan = TerminalStyle(sgr: "36")
     static let boldGreen = TerminalStyle(sgr: "1;32")
 
     /// Right hand orange, left hand blue, as in `handyctl plot`; unknown grey.

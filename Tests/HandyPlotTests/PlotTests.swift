@@ -138,6 +138,25 @@ struct PlotTests {
         #expect(taps.count == plotMarkedGestures(recording).filter { $0.gesture == .tap }.count)
     }
 
+    /// Hovering fingers (issue 55, item 6): drawn in their own style, apart from the touches, one
+    /// path per life above the glass, a ring where one landed.
+    @Test func hoveringFingersAreDrawnApartFromTheTouches() throws {
+        let path = try writeHoverRecording()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let data = PlotData(recording: try Recording.load(path: path))
+        // The recording: slot 0 hovers, lands, rises, leaves (two lives above the glass); slot 1
+        // hovers and leaves; then a tap without hover.
+        #expect(data.hoverTraces.map(\.end) == [.landed, .ended, .ended])
+        let doc = try #require(SVGElements.parse(SVGPlot().render(data)))
+        let hovers = doc.all("path", class: "hover")
+        #expect(hovers.count == 3)
+        #expect(hovers.allSatisfy { $0.attributes["stroke-dasharray"] != nil && $0.attributes["stroke"] == "#5fafaf" })
+        #expect(doc.all("circle", class: "hover-landed").count == 1)
+        // The touches are the touches: the landed finger's and the tap's, none for a hover.
+        #expect(doc.all("path", class: "touch").count == 2)
+        #expect(doc.all("path", class: "touch").allSatisfy { $0.attributes["stroke"] != "#5fafaf" })
+    }
+
     @Test("names with XML specials and an empty recording still make valid SVG")
     func escapingAndEmpty() throws {
         var recording = try Recording.load(path: Self.twoFingerTapPath)

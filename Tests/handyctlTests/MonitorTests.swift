@@ -79,6 +79,30 @@ struct MonitorTests {
         #expect(screen.touches.isEmpty)
     }
 
+    /// Hovering fingers (issue 55, item 6): listed under their device apart from the touches
+    /// (`~id hover`), counted apart, gone when a message comes without them.
+    @Test func screenShowsHoveringFingersApartFromTouches() {
+        var screen = MonitorScreen()
+        screen.apply(
+            .hello(HelloMessage(version: "t", devices: [DeviceInfo(id: "pad", name: "Pad", hover: true)])))
+        let touch = WireTouch(id: 0, phase: "began", tool: "finger", x: 0.2, y: 0.4, xMm: 20, yMm: 24)
+        let above = [
+            WireHover(
+                id: 0, phase: "landed", x: 0.2, y: 0.4, xMm: 20, yMm: 24, distance: 1, distanceNormalized: 1, touch: 0),
+            WireHover(id: 1, phase: "hovering", x: 0.75, y: 0.6, xMm: 75, yMm: 36, distance: 1, distanceNormalized: 1),
+        ]
+        screen.apply(.touches(TouchesMessage(time: 1, device: "pad", touches: [touch], hovers: above)))
+        let text = screen.render(colour: false)
+        let lines = text.split(separator: "\n")
+        #expect(text.contains("1 down") && text.contains("1 hovering"), "\(text)")
+        #expect(lines.filter { $0.hasPrefix("      #") }.count == 1)
+        // The landed one is a touch now: only the one still above the glass is listed.
+        #expect(lines.filter { $0.hasPrefix("      ~") } == ["      ~1 hover    75.0,  36.0 mm  distance 1 (1.00)"])
+        #expect(screen.render(colour: true).contains("\u{1B}[36m"))
+        screen.apply(.touches(TouchesMessage(time: 2, device: "pad", touches: [])))
+        #expect(!screen.render(colour: false).contains("hover"))
+    }
+
     @Test func screenFitsTheTerminalAndColoursOnlyWhenAsked() throws {
         let (messages, _) = try Self.demoMessages()
         var screen = MonitorScreen()

@@ -77,7 +77,9 @@ export interface GestureMessage {
   clearSide?: Side | "unknown";
   /** What the hand and forearm probably cover: a convex polygon, corners in order. On `changed`
    *  events only when it moved more than 2 mm: keep the last one of the gesture. */
-  occlusion?: { polygon: Point[]; polygonMm: Point[] };
+  /** `source`: "hover" (built from the hovering fingers near the gesture's), "model" (the hand
+   *  model while the device had hovering contacts); absent without hover (the model). */
+  occlusion?: { polygon: Point[]; polygonMm: Point[]; source?: "hover" | "model" | string };
   /** On `ended`: where momentum would carry it (see docs/GESTURES.md "Momentum"). */
   glideMm?: Point;
   glideScale?: number;
@@ -97,17 +99,30 @@ export interface WireTouch {
   pressure?: number;
   tool?: string;
 }
-export interface TouchesMessage { type: "touches"; device: string; time: number; touches: WireTouch[] }
+/** A hovering contact: a finger in range above the glass, not touching (docs/PROTOCOL.md "Hover").
+ *  Only to a subscriber with `hover: true`, on a device that reports hover. Never a touch: its `id`
+ *  is its own; `landed` names the touch it became (`touch`), which begins in the same frame. */
+export interface WireHover {
+  id: number;
+  phase: "began" | "hovering" | "landed" | "ended" | "cancelled" | string;
+  x: number; y: number; xMm: number; yMm: number;
+  /** ABS_MT_DISTANCE as the device reports it, and 0…1 over its axis (0 = touching). */
+  distance: number; distanceNormalized: number;
+  touch?: number;
+}
+export interface TouchesMessage { type: "touches"; device: string; time: number; touches: WireTouch[]; hovers?: WireHover[] }
 /** A gesture event in a compact `frame`: the `gesture` message without `type`, `device`, `time`
  *  (the frame's), the mm twins of normalised points (times the device's widthMm/heightMm), and on
  *  `changed` without `occlusion` the hand (the one last sent for its id). */
 export type CompactGesture =
   Omit<GestureMessage, "type" | "device" | "time" | "centroidMm" | "positionMm" | "translationMm" | "occlusion">
-  & { occlusion?: { polygon: Point[] } };
+  & { occlusion?: { polygon: Point[]; source?: "hover" | "model" | string } };
 /** A touch in a compact `frame`: without xMm/yMm; stationary touches are left out. */
 export type CompactTouch = Omit<WireTouch, "xMm" | "yMm">;
+/** A hovering contact in a compact `frame`: without xMm/yMm. */
+export type CompactHover = Omit<WireHover, "xMm" | "yMm">;
 /** Only with `form: "compact"`: one device's moment (docs/PROTOCOL.md "frame (compact form)"). */
-export interface FrameMessage { type: "frame"; device: string; time: number; gestures?: CompactGesture[]; touches?: CompactTouch[] }
+export interface FrameMessage { type: "frame"; device: string; time: number; gestures?: CompactGesture[]; touches?: CompactTouch[]; hovers?: CompactHover[] }
 export interface StatusMessage { type: "status"; clients: number; devices: number; drops: number; events: number; frames: number; uptime: number }
 export interface ErrorMessage { type: "error"; code: string; message: string }
 export interface ShutdownMessage { type: "shutdown"; reason: string }
@@ -123,6 +138,8 @@ export interface Subscription {
   touches?: boolean;
   /** "full" (default) or "compact": `frame` messages instead of `gesture` and `touches`. */
   form?: "full" | "compact";
+  /** With `touches`: touches frames carry the hovering contacts (`hovers`) of devices that report hover. */
+  hover?: boolean;
 }
 
 export interface Reconnect { initialDelayMs: number; maximumDelayMs: number }
@@ -187,7 +204,7 @@ export interface Placement extends Rect { rule: PlacementRule; clear: boolean }
 
 /** The fields placement reads (a GestureMessage, or a compact frame's gesture). */
 export type PlacementEvent = Pick<GestureMessage, "centroid" | "position" | "hand" | "clearSide" | "rightHandProbability">
-  & { occlusion?: { polygon: Point[] } };
+  & { occlusion?: { polygon: Point[]; source?: "hover" | "model" | string } };
 
 /** Where to put a popover beside the fingers, on the side the hand leaves clear, outside the region
  *  it covers, on screen (README "Placing a popover"); null without centroid or position. The same

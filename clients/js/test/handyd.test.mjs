@@ -36,6 +36,16 @@ test("decodeMessage returns known messages with unknown fields kept, skips unkno
   assert.equal(decodeMessage('{"type":"hologram","x":1}'), null);
 });
 
+test("hovering contacts come in touches frames apart from the touches, and hover is asked for", () => {
+  const t = decodeMessage('{"type":"touches","device":"d","time":0.02,"touches":[{"id":0,"phase":"began","tool":"finger","x":0.26,"xMm":26,"y":0.4,"yMm":24}],"hovers":[{"distance":1,"distanceNormalized":1,"id":0,"phase":"landed","touch":0,"x":0.26,"xMm":26,"y":0.4,"yMm":24},{"distance":1,"distanceNormalized":1,"id":1,"phase":"hovering","x":0.75,"xMm":75,"y":0.6,"yMm":36}]}');
+  assert.deepEqual(t.touches.map((x) => x.id), [0]);
+  assert.deepEqual(t.hovers.map((h) => [h.id, h.phase, h.touch]), [[0, "landed", 0], [1, "hovering", undefined]]);
+  assert.equal(t.hovers[1].distanceNormalized, 1);
+  assert.equal(decodeMessage('{"type":"touches","device":"d","time":3,"touches":[]}').hovers, undefined);
+  assert.deepEqual(JSON.parse(encodeMessage({ type: "subscribe", touches: true, hover: true })),
+    { type: "subscribe", touches: true, hover: true });
+});
+
 test("decodeMessage rejects what is not a protocol message", () => {
   for (const text of ["", "not json", "[1,2]", "null", "42", '{"kind":"hello"}', '{"type":7}']) {
     assert.throws(() => decodeMessage(text), HandydProtocolError, JSON.stringify(text));

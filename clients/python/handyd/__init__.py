@@ -9,7 +9,7 @@ fingers on the side the hand leaves clear. Standard library only.
 """
 from .client import DEFAULT_SOCKET, MAXIMUM_LINE_BYTES, Backoff, Client, CompactExpander, ConnectionFailed
 from .messages import (MESSAGE_TYPES, PROTOCOL_VERSION, Device, DeviceEvent, Error, Frame, Gesture, Hello, Message,
-                       Occlusion, Point, ProtocolError, Shutdown, Status, Subscription, Touch, Touches,
+                       Occlusion, Point, ProtocolError, Shutdown, Status, Subscription, Touch, Touches, Hover,
                        decode_message, encode_status, encode_subscribe)
 from .placement import PLACEMENT_RULES, Placement, Rect, Size, placement, placement_side, rect_overlaps_polygon
 
@@ -18,7 +18,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DEFAULT_SOCKET", "MAXIMUM_LINE_BYTES", "Backoff", "Client", "CompactExpander", "ConnectionFailed",
     "MESSAGE_TYPES", "PROTOCOL_VERSION", "Device", "DeviceEvent", "Error", "Frame", "Gesture", "Hello", "Message",
-    "Occlusion", "Point", "ProtocolError", "Shutdown", "Status", "Subscription", "Touch", "Touches",
+    "Occlusion", "Point", "ProtocolError", "Shutdown", "Status", "Subscription", "Touch", "Touches", "Hover",
     "decode_message", "encode_status", "encode_subscribe",
     "PLACEMENT_RULES", "Placement", "Rect", "Size", "placement", "placement_side", "rect_overlaps_polygon",
 ]

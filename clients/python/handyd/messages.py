@@ -88,11 +88,16 @@ class Occlusion:
     """What the hand and forearm probably cover: a convex polygon, corners in order."""
     polygon: List[Point]
     polygon_mm: Optional[List[Point]] = None
+    # "hover": built from the hovering fingers near the gesture's; "model": the hand model while
+    # the device had hovering contacts; None (no hover): the model, as before.
+    source: Optional[str] = None
 
     @staticmethod
     def of(obj: Any) -> "Occlusion":
         mm = obj.get("polygonMm")
-        return Occlusion(_points(obj["polygon"]), _points(mm) if mm is not None else None)
+        source = obj.get("source")
+        return Occlusion(_points(obj["polygon"]), _points(mm) if mm is not None else None,
+                         source if isinstance(source, str) else None)
 
 
 @dataclass
@@ -212,10 +217,32 @@ def _touches(obj: Any) -> List[Touch]:
 
 
 @dataclass
+class Hover:
+    """A hovering contact: a finger in range above the glass, not touching (only to a subscriber
+    with ``hover=True``, on a device that reports hover). Never a touch: ``id`` is its own, and
+    ``landed`` says which touch it became (``touch``), which begins in the same frame."""
+    id: int
+    phase: str  # began | hovering | landed | ended | cancelled
+    x: float
+    y: float
+    distance: int
+    distance_normalized: float
+    x_mm: Optional[float] = None
+    y_mm: Optional[float] = None
+    touch: Optional[int] = None
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+
+def _hovers(obj: Any) -> List[Hover]:
+    return [_build(Hover, h, skip=()) for h in obj]
+
+
+@dataclass
 class Touches:
     device: str
     time: float
     touches: List[Touch]
+    hovers: List[Hover] = field(default_factory=list)
     extra: Dict[str, Any] = field(default_factory=dict)
     type: Literal["touches"] = "touches"
 
@@ -229,6 +256,7 @@ class Frame:
     time: float
     gestures: List[Gesture] = field(default_factory=list)
     touches: List[Touch] = field(default_factory=list)
+    hovers: List[Hover] = field(default_factory=list)
     extra: Dict[str, Any] = field(default_factory=dict)
     type: Literal["frame"] = "frame"
 
@@ -275,7 +303,7 @@ def _gesture(obj: Any, device: Optional[str] = None, time: Optional[float] = Non
 
 
 def _frame(obj: Mapping[str, Any]) -> Frame:
-    f = _build(Frame, obj, {"touches": _touches})
+    f = _build(Frame, obj, {"touches": _touches, "hovers": _hovers})
     f.gestures = [_gesture(g, f.device, f.time) for g in (obj.get("gestures") or [])]
     return f
 
@@ -284,7 +312,7 @@ _DECODERS: Dict[str, Callable[[Mapping[str, Any]], Message]] = {
     "hello": lambda o: _build(Hello, o, {"devices": _devices}),
     "device": lambda o: _build(DeviceEvent, o, {"device": Device.of}),
     "gesture": _gesture,
-    "touches": lambda o: _build(Touches, o, {"touches": _touches}),
+    "touches": lambda o: _build(Touches, o, {"touches": _touches, "hovers": _hovers}),
     "frame": _frame,
     "status": lambda o: _build(Status, o, {"unreadable": _devices}),
     "error": lambda o: _build(Error, o),
@@ -319,10 +347,13 @@ class Subscription:
     devices: Optional[List[str]] = None
     touches: Optional[bool] = None
     form: Optional[Literal["full", "compact"]] = None
+    # True: touches frames carry the hovering contacts (``hovers``) of devices that report hover;
+    # with ``touches=True`` only.
+    hover: Optional[bool] = None
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"type": "subscribe"}
-        for name in ("gestures", "devices", "touches", "form"):
+        for name in ("gestures", "devices", "touches", "form", "hover"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = list(value) if isinstance(value, (list, tuple)) else value

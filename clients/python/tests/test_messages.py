@@ -53,6 +53,32 @@ def test_subscribe_carries_only_what_is_set():
     assert handyd.encode_subscribe(handyd.Subscription(touches=True)) == b'{"type":"subscribe","touches":true}\n'
 
 
+def test_hovering_contacts_decode_apart_from_touches():
+    t = handyd.decode_message('{"type":"touches","device":"d","time":0.02,"touches":[{"id":0,"phase":"began",'
+                              '"tool":"finger","x":0.26,"xMm":26,"y":0.4,"yMm":24}],"hovers":[{"distance":1,'
+                              '"distanceNormalized":1,"id":0,"phase":"landed","touch":0,"x":0.26,"xMm":26,"y":0.4,'
+                              '"yMm":24},{"distance":1,"distanceNormalized":1,"id":1,"phase":"hovering","x":0.75,'
+                              '"xMm":75,"y":0.6,"yMm":36}]}')
+    assert isinstance(t, handyd.Touches) and [x.id for x in t.touches] == [0]
+    assert [(h.id, h.phase, h.touch) for h in t.hovers] == [(0, "landed", 0), (1, "hovering", None)]
+    assert t.hovers[1].distance_normalized == 1 and t.hovers[1].x_mm == 75 and t.hovers[1].extra == {}
+    assert all(isinstance(h, handyd.Hover) for h in t.hovers)
+    plain = handyd.decode_message('{"type":"touches","device":"d","time":3,"touches":[]}')
+    assert isinstance(plain, handyd.Touches) and plain.hovers == []
+    f = handyd.decode_message('{"type":"frame","device":"d","time":0.01,"hovers":[{"distance":3,'
+                              '"distanceNormalized":0.0118,"id":0,"phase":"began","x":0.2,"y":0.3}]}')
+    assert isinstance(f, handyd.Frame) and f.touches == [] and f.hovers[0].distance == 3
+    assert f.hovers[0].x_mm is None
+    with pytest.raises(handyd.ProtocolError):
+        handyd.decode_message('{"type":"touches","device":"d","time":0,"touches":[],"hovers":[{"id":0}]}')
+    g = handyd.decode_message(GESTURE.replace('"polygonMm":', '"source":"hover","polygonMm":'))
+    assert isinstance(g, handyd.Gesture) and g.occlusion is not None and g.occlusion.source == "hover"
+    plain = handyd.decode_message(GESTURE)
+    assert isinstance(plain, handyd.Gesture) and plain.occlusion is not None and plain.occlusion.source is None
+    assert handyd.encode_subscribe(handyd.Subscription(touches=True, hover=True)) == \
+        b'{"type":"subscribe","touches":true,"hover":true}\n'
+
+
 def test_backoff_doubles_up_to_the_maximum():
     b = handyd.Backoff(0.1, 1.0)
     assert [round(b.delay(n), 3) for n in (0, 1, 2, 3, 4, 5, 9)] == [0, 0.1, 0.2, 0.4, 0.8, 1.0, 1.0]

@@ -13,9 +13,14 @@ Checks, in order:
    it), so this proves the driver path, not our assumptions;
 2. handyd reports exactly one touch for the finger that hovers, lands, moves and lifts: it begins
    where and when the finger landed (never where it first hovered) and ends at the lift;
-3. a finger that hovers and never lands is never a touch, and no gesture comes of either.
+3. a finger that hovers and never lands is never a touch, and no gesture comes of either;
+4. subscribed with "hover": true, the hovering contacts come as hovers (`hovers` in the touches
+   frames, issue 55 item 2): A began, hovered, landed as the touch (in the frame the touch began),
+   rose and ended; B began, hovered and ended; none is ever in `touches`;
+5. a tap with a finger hovering beside it carries a covered region built from the hover
+   (`occlusion.source` "hover", issue 55 item 3).
 Made a touch, the hover would give a touch that begins at the hover's first position, or a touch
-for the finger that never landed: both fail here.
+for the finger that never landed; dropped, no hovers would come: each fails here.
 
   /usr/bin/python3 hover_guest.py --bin DIR
 """
@@ -199,7 +204,7 @@ def touches_of(messages, device):
 
 def test_hover_through_hid_multitouch(ctx):
     ctx.start_daemon()
-    client = Client(ctx.socket, subscribe={"touches": True})
+    client = Client(ctx.socket, subscribe={"touches": True, "hover": True})
     name = "handyd-test uhid elan 04f3:200a"
     panel = UHidTouchscreen(name)
     try:
@@ -285,6 +290,51 @@ def test_hover_through_hid_multitouch(ctx):
               f"a gesture of other touches: {gestures[:3]}")
         print(f"  attempt {attempt}: evdev: A id {ids_a.pop()} distance {collapsed}, landed {landed_at:.6f}; handyd: touch "
               f"{bf['time']}…{ef['time']} at x {bt['x']}; {len(gestures)} gesture events", flush=True)
+
+        # 4. The hovers, as hovers: A's and B's stories.
+        hovers = [(f, h) for f in frames for h in f.get("hovers", [])]
+        check(hovers, "no hovering contact came to a subscriber with hover (hover dropped)")
+        ha = [(f, h) for f, h in hovers if h["x"] < 0.5]
+        hb = [(f, h) for f, h in hovers if h["x"] >= 0.5]
+
+        def collapse(phases):
+            return [p for k, p in enumerate(phases) if k == 0 or phases[k - 1] != p]
+        story_a, story_b = collapse([h["phase"] for _, h in ha]), collapse([h["phase"] for _, h in hb])
+        check(story_a == ["began", "hovering", "landed", "began", "ended"],
+              f"A's hover went {story_a}, not began, hovering, landed, began (rose), ended")
+        check(story_b == ["began", "hovering", "ended"], f"B's hover went {story_b}, not began, hovering, ended")
+        check(abs(ha[0][0]["time"] - a[0][0]) < 0.002,
+              f"A's hover began at {ha[0][0]['time']}, the finger came into range at {a[0][0]:.6f}")
+        lf, lh = next((f, h) for f, h in ha if h["phase"] == "landed")
+        check(lf is bf and lh.get("touch") == bt["id"],
+              f"A's hover landed at {lf['time']} as touch {lh.get('touch')}; the touch {bt['id']} began at {bf['time']}")
+        rise = next(f for f, h in ha if h["phase"] == "began" and f["time"] > lf["time"])
+        check(rise is ef, f"A's hover began again at {rise['time']}, the touch ended at {ef['time']}")
+        check(all(isinstance(h["distance"], int) and h["distance"] == 1 and h["distanceNormalized"] == 1
+                  for _, h in hovers), "a hover's distance is not hid-multitouch's 1 (normalised 1)")
+        check(all("xMm" in h and "yMm" in h for _, h in hovers), "a full-form hover without xMm/yMm")
+        print(f"  hovers: A {story_a} ({len(ha)} frames), B {story_b} ({len(hb)} frames), landed as touch "
+              f"{lh.get('touch')}", flush=True)
+
+        # 5. A tap with a finger hovering 30 mm beside it: its region is the hover's.
+        tap_x, tap_y = MAX_X // 3, MAX_Y // 2
+        beside = (tap_x + 400, tap_y + 150)  # ~31 mm right, ~12 mm down (12.8 units a mm)
+        hovering = lambda: (0, 1, 9, beside[0], beside[1])
+        first_tap_message = len(client.seen)
+        play([[hovering()] for _ in range(4)])
+        play([[(1, 1, 5, tap_x, tap_y), hovering()] for _ in range(4)])
+        play([[(0, 0, 5, tap_x, tap_y), hovering()]])
+        play([[hovering()] for _ in range(60)])  # beyond the double-tap wait, the hover still there
+        play([[(0, 0, 9, beside[0], beside[1])]])
+        tap = client.expect(lambda m: m.get("type") == "gesture" and m.get("gesture") == "tap"
+                            and m.get("phase") == "recognized", "the tap beside the hover", timeout=30)
+        region = tap.get("occlusion") or {}
+        check(region.get("source") == "hover",
+              f"the tap's region says source {region.get('source')!r}, not hover: {str(tap)[:600]}")
+        taps_touches = [t for f in touches_of(client.seen[first_tap_message:], device["id"]) for t in f["touches"]]
+        check(taps_touches and all(t["x"] < 0.4 for t in taps_touches), "the hover beside the tap became a touch")
+        print(f"  tap beside a hover: occlusion source {region.get('source')}, {len(region.get('polygon', []))} corners",
+              flush=True)
     finally:
         panel.destroy()
         client.close()
