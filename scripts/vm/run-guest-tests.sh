@@ -9,6 +9,8 @@
 #   SKIP_BUILD=1 scripts/vm/run-guest-tests.sh      # reuse the host build
 #   SKIP_SYSTEMD=1 / ONLY_SYSTEMD=1                 # not the systemd checks / only them
 #   SKIP_DEB=1                                      # not the package checks (the .deb of make deb)
+#   GUEST_PART=udev / GUEST_PART=systemd-deb        # one of the two boots (scripts/test.sh runs
+#                                                   # both: the first beside its CPU-bound steps)
 set -euo pipefail
 T0=$(date +%s.%N)
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -55,9 +57,17 @@ if [ "${HANDYD_GUEST_STRICT:-}" = 1 ]; then
     fi
   done
 fi
+GUEST_PART=${GUEST_PART:-all}
+case "$GUEST_PART" in
+  all|udev|systemd-deb) ;;
+  *) echo "run-guest-tests: GUEST_PART is '$GUEST_PART' (all, udev or systemd-deb)" >&2; exit 2;;
+esac
+# A strict run with GUEST_PART runs one boot of the two; its caller runs the other (scripts/test.sh
+# does, and its step table names both), so the part is said, not silent.
+[ "$GUEST_PART" = all ] || echo "run-guest-tests: GUEST_PART=$GUEST_PART: this run boots only that guest"
 set +e
 rc=0
-if [ -z "${ONLY_SYSTEMD:-}" ]; then
+if [ -z "${ONLY_SYSTEMD:-}" ] && [ "$GUEST_PART" != systemd-deb ]; then
 "$HERE/qemu-run.sh" --udev --rw "$RESULTS" --timeout "$GUEST_TIMEOUT" -- \
   env ROOT="$ROOT" BIN="$BIN" DAEMON_BIN="$DAEMON_BIN" RESULTS="$RESULTS" /bin/bash "$HERE/guest/in-guest.sh"
 rc=$?
@@ -69,8 +79,8 @@ fi
 #    the .deb of `make deb` on a root without the Swift toolchain (deb-guest.sh: udev start, a pinch
 #    with its hand, reload, purge, reinstall). SKIP_SYSTEMD=1 / SKIP_DEB=1 leave one set out.
 parts=
-[ -z "${SKIP_SYSTEMD:-}" ] && parts=systemd
-if [ -z "${SKIP_DEB:-}" ] && [ -z "${ONLY_SYSTEMD:-}" ]; then
+[ -z "${SKIP_SYSTEMD:-}" ] && [ "$GUEST_PART" != udev ] && parts=systemd
+if [ -z "${SKIP_DEB:-}" ] && [ -z "${ONLY_SYSTEMD:-}" ] && [ "$GUEST_PART" != udev ]; then
   if ls "$ROOT"/.build/deb/handyd_"$(cat "$ROOT/VERSION")"_*.deb >/dev/null 2>&1 || [ "${HANDYD_GUEST_STRICT:-}" = 1 ]; then
     parts="$parts deb"
   else
