@@ -10,12 +10,12 @@
 /// a call to libm's `round` (which `Double.rounded()` is, without SSE4.1: the baseline x86-64 the
 /// package builds for). Bit for bit the same (DecimalRoundingTests); `decimalRounded` rounds the same way.
 /// `@inlinable`: inlined across the module boundary (HandyWire, the daemon).
-@inlinable @inline(__always) public func inlineRounded(_ v: Double, _ scale: Double) -> Double {
+@inlinable @inline(__always) package func inlineRounded(_ v: Double, _ scale: Double) -> Double {
     nearestOrAwayFromZero(v * scale) / scale
 }
 
 /// `v.rounded()` (to the nearest integer, a tie away from zero), bit for bit.
-@inlinable @inline(__always) public func nearestOrAwayFromZero(_ v: Double) -> Double {
+@inlinable @inline(__always) package func nearestOrAwayFromZero(_ v: Double) -> Double {
     let a = v.magnitude
     // From 2^52 on every double is whole; NaN fails the test and comes back as it is.
     guard a < 0x1p52 else { return v }
@@ -30,7 +30,7 @@
 }
 
 /// Rounds to `digits` decimals so the JSON stays short and stable across platforms.
-@inlinable @inline(__always) public func rounded(_ v: Double, _ digits: Int) -> Double {
+@inlinable @inline(__always) package func rounded(_ v: Double, _ digits: Int) -> Double {
     var p = 1.0
     for _ in 0..<digits { p *= 10 }
     return (v * p).rounded() / p
@@ -38,7 +38,7 @@
 
 /// `rounded(_:_:)` for the hot paths (the wire's fields, the classifiers): the same result (10^digits is exact), no loop,
 /// no call into libm (`inlineRounded`).
-@inlinable @inline(__always) public func decimalRounded(_ v: Double, _ digits: Int) -> Double {
+@inlinable @inline(__always) package func decimalRounded(_ v: Double, _ digits: Int) -> Double {
     let p: Double
     switch digits {
     case 1: p = 10

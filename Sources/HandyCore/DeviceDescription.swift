@@ -1,13 +1,19 @@
 /// Range and resolution of one absolute axis (`struct input_absinfo`).
 public struct AbsInfo: Hashable, Sendable {
+    /// The axis's current value.
     public var value: Int32
+    /// The smallest value the axis reports.
     public var minimum: Int32
+    /// The largest value the axis reports.
     public var maximum: Int32
+    /// Noise the kernel filters out, in axis units.
     public var fuzz: Int32
+    /// Dead zone around the centre, in axis units.
     public var flat: Int32
     /// Units per millimetre for position axes (units per radian for ABS_MT_ORIENTATION); 0 = unknown.
     public var resolution: Int32
 
+    /// An axis from `struct input_absinfo`'s fields.
     public init(
         value: Int32 = 0, minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32 = 0
     ) {
@@ -23,15 +29,21 @@ public struct AbsInfo: Hashable, Sendable {
     public var span: Int64 { Swift.max(1, Int64(maximum) - Int64(minimum) + 1) }
     /// Distance from minimum to maximum (maximum - minimum), at least 1.
     public var extent: Int64 { Swift.max(1, Int64(maximum) - Int64(minimum)) }
+    /// True when `v` is within minimum…maximum.
     public func contains(_ v: Int32) -> Bool { v >= minimum && v <= maximum }
 }
 
 /// What a device is: identity, properties and axes, as evemu-describe / libinput record / libevdev see it.
 public struct DeviceDescription: Hashable, Sendable {
+    /// The device's name, as the kernel gives it.
     public var name: String
+    /// The bus type (BUS_USB, BUS_I2C, …).
     public var bustype: UInt16
+    /// The vendor id.
     public var vendor: UInt16
+    /// The product id.
     public var product: UInt16
+    /// The version id.
     public var version: UInt16
     /// INPUT_PROP_* bits that are set.
     public var properties: Set<UInt16>
@@ -40,6 +52,7 @@ public struct DeviceDescription: Hashable, Sendable {
     /// Every ABS axis with its range.
     public var absAxes: [UInt16: AbsInfo]
 
+    /// A description from its parts; the absolute axes imply their EV_ABS codes.
     public init(
         name: String, bustype: UInt16 = 0, vendor: UInt16 = 0, product: UInt16 = 0, version: UInt16 = 0,
         properties: Set<UInt16> = [], supportedEvents: [UInt16: Set<UInt16>] = [:], absAxes: [UInt16: AbsInfo] = [:]
@@ -76,7 +89,7 @@ public struct DeviceDescription: Hashable, Sendable {
 
     /// The slots handyd tracks: ``slotCount`` up to ``maxTrackedSlots`` (0 without slots). What
     /// `device` messages report, so a client sizes its tables by what can really arrive.
-    public var trackedSlotCount: Int { Swift.min(slotCount, Self.maxTrackedSlots) }
+    package var trackedSlotCount: Int { Swift.min(slotCount, Self.maxTrackedSlots) }
 
     /// Why the position axes cannot place a touch, or nil when they can (or are absent): the axes
     /// the tracker reads (ABS_MT_POSITION_X/Y on a multitouch device, ABS_X/Y otherwise) need a
@@ -95,6 +108,7 @@ public struct DeviceDescription: Hashable, Sendable {
         return nil
     }
 
+    /// True when the device supports event `type` with `code`.
     public func has(type: UInt16, code: UInt16) -> Bool { supportedEvents[type]?.contains(code) ?? false }
 
     /// "vvvv:pppp" as udev and libinput print it.

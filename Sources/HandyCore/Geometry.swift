@@ -8,30 +8,46 @@ import Darwin
 
 /// A position in device units (the raw ABS_MT_POSITION_X/Y values).
 public struct DevicePoint: Hashable, Sendable {
+    /// Horizontal position in device units.
     public var x: Int32
+    /// Vertical position in device units.
     public var y: Int32
+    /// A point in device units.
     public init(x: Int32, y: Int32) { self.x = x; self.y = y }
 }
 
 /// A position or displacement in millimetres, in the display's frame (x right, y down).
 public struct PhysicalPoint: Hashable, Sendable {
+    /// Horizontal, mm (positive to the right).
     public var x: Double
+    /// Vertical, mm (positive downwards).
     public var y: Double
+    /// A point (or vector) in mm.
     public init(x: Double, y: Double) { self.x = x; self.y = y }
+    /// The origin.
     public static let zero = PhysicalPoint(x: 0, y: 0)
 
+    /// Length of the vector, mm.
     public var length: Double { (x * x + y * y).squareRoot() }
+    /// Sum of two vectors.
     public static func + (a: PhysicalPoint, b: PhysicalPoint) -> PhysicalPoint { .init(x: a.x + b.x, y: a.y + b.y) }
+    /// Difference of two vectors.
     public static func - (a: PhysicalPoint, b: PhysicalPoint) -> PhysicalPoint { .init(x: a.x - b.x, y: a.y - b.y) }
+    /// The vector scaled by `s`.
     public static func * (a: PhysicalPoint, s: Double) -> PhysicalPoint { .init(x: a.x * s, y: a.y * s) }
+    /// The vector divided by `s`.
     public static func / (a: PhysicalPoint, s: Double) -> PhysicalPoint { .init(x: a.x / s, y: a.y / s) }
+    /// Distance to `o`, mm.
     public func distance(to o: PhysicalPoint) -> Double { (self - o).length }
 }
 
 /// A position on the display, 0…1 on each axis (x right, y down), after calibration.
 public struct NormalizedPoint: Hashable, Sendable {
+    /// Horizontal, 0 (left edge) … 1 (right edge).
     public var x: Double
+    /// Vertical, 0 (top edge) … 1 (bottom edge).
     public var y: Double
+    /// A point as fractions of the display.
     public init(x: Double, y: Double) { self.x = x; self.y = y }
 }
 
@@ -45,14 +61,19 @@ public typealias Radians = Double
 /// coordinates, `x' = a·x + b·y + c`, `y' = d·x + e·y + f`
 /// (udev property `LIBINPUT_CALIBRATION_MATRIX` / `HANDYD_CALIBRATION_MATRIX`).
 public struct CalibrationMatrix: Hashable, Sendable {
+    /// The coefficients: `x' = a·x + b·y + c`, `y' = d·x + e·y + f`.
     public var a, b, c, d, e, f: Double
+    /// A matrix from its six coefficients, in libinput's order.
     public init(_ a: Double, _ b: Double, _ c: Double, _ d: Double, _ e: Double, _ f: Double) {
         self.a = a; self.b = b; self.c = c; self.d = d; self.e = e; self.f = f
     }
+    /// No rotation, no offset.
     public static let identity = CalibrationMatrix(1, 0, 0, 0, 1, 0)
     /// The display rotated clockwise by 90° relative to the sensor (libinput's documented example).
     public static let rotated90 = CalibrationMatrix(0, -1, 1, 1, 0, 0)
+    /// The display rotated by 180° relative to the sensor.
     public static let rotated180 = CalibrationMatrix(-1, 0, 1, 0, -1, 1)
+    /// The display rotated clockwise by 270° relative to the sensor.
     public static let rotated270 = CalibrationMatrix(0, 1, 0, -1, 0, 1)
 
     /// Parses "a b c d e f": six plain decimals separated by spaces, as every device-property
@@ -69,6 +90,7 @@ public struct CalibrationMatrix: Hashable, Sendable {
         self.init(parts[0], parts[1], parts[2], parts[3], parts[4], parts[5])
     }
 
+    /// The matrix applied to a sensor-normalised point.
     @inline(__always) public func apply(x: Double, y: Double) -> (x: Double, y: Double) {
         (a * x + b * y + c, d * x + e * y + f)
     }
@@ -93,14 +115,17 @@ public struct DeviceGeometry: Hashable, Sendable {
     var yAxis: AbsInfo
     /// Device units per millimetre on each axis (after the fallback).
     public var unitsPerMmX: Double
+    /// Device units per millimetre on the y axis.
     public var unitsPerMmY: Double
     /// True when the kernel's resolution was used, false when the fallback or an override was.
     public var hasKernelResolution: Bool
     /// True when the size in mm is the ``fallbackWidthMm`` guess (no resolution, no configured size):
     /// every mm figure of this device is then off by the ratio of its real width to 250 mm.
     var isSizeAssumed: Bool
+    /// The calibration from the sensor to the display.
     public var calibration: CalibrationMatrix
 
+    /// The geometry of a device's position axes (multitouch ones first); `sizeMm` wins over the kernel's resolution.
     public init(
         description: DeviceDescription, calibration: CalibrationMatrix = .identity,
         sizeMm: (width: Double, height: Double)? = nil
@@ -114,6 +139,7 @@ public struct DeviceGeometry: Hashable, Sendable {
         self.init(xAxis: x, yAxis: y, calibration: calibration, sizeMm: sizeMm)
     }
 
+    /// The geometry of two position axes; `sizeMm` wins over their resolution.
     public init(
         xAxis: AbsInfo, yAxis: AbsInfo, calibration: CalibrationMatrix = .identity,
         sizeMm: (width: Double, height: Double)? = nil
@@ -150,6 +176,7 @@ public struct DeviceGeometry: Hashable, Sendable {
     public var displayWidthMm: Double {
         Swift.abs(calibration.a) * sensorWidthMm + Swift.abs(calibration.b) * sensorHeightMm
     }
+    /// Display height in mm.
     public var displayHeightMm: Double {
         Swift.abs(calibration.d) * sensorWidthMm + Swift.abs(calibration.e) * sensorHeightMm
     }
@@ -177,6 +204,7 @@ public struct DeviceGeometry: Hashable, Sendable {
 
     /// A length along the sensor's x axis in device units, in mm.
     @inline(__always) public func millimetres(unitsAlongX u: Double) -> Double { u / unitsPerMmX }
+    /// A length along the sensor's y axis in device units, in mm.
     @inline(__always) public func millimetres(unitsAlongY u: Double) -> Double { u / unitsPerMmY }
 
     /// Rotation (radians, clockwise positive in y-down) that the calibration matrix applies to

@@ -10,8 +10,11 @@ import HandyProtocol
 /// Gesture ids are unique per arena, monotonic from 1. A resynced frame cancels everything in
 /// progress (reason `resync`) before it is handled.
 public struct GestureArena: Sendable {
+    /// The device's id, carried by every event.
     public let deviceID: String
+    /// The device's geometry (units → mm, calibration).
     public let geometry: DeviceGeometry
+    /// The thresholds and policy; setting it re-arms the timers' deadline.
     public var configuration: GestureConfiguration {
         get { context.configuration }
         set { context.configuration = newValue; refreshDeadline() }
@@ -28,6 +31,7 @@ public struct GestureArena: Sendable {
     /// The occlusion model in use (``setOcclusionModel(_:)``).
     var occlusionModel: HandOcclusionModel { occlusion.model }
 
+    /// An arena for one device, every recognizer idle.
     public init(deviceID: String, geometry: DeviceGeometry, configuration: GestureConfiguration = .init()) {
         self.deviceID = deviceID
         self.geometry = geometry
@@ -36,7 +40,7 @@ public struct GestureArena: Sendable {
 
     /// The id the next gesture gets (ids count up from 1). Set it when a device's pipeline is
     /// rebuilt (a reload, the device unplugged and back) so that one device never reuses an id.
-    public var nextGestureID: UInt64 {
+    package var nextGestureID: UInt64 {
         get { context.nextID }
         set { context.nextID = newValue }
     }
@@ -63,17 +67,17 @@ public struct GestureArena: Sendable {
     }
 
     /// "handyd bug: ..." reports of impossible transitions (the daemon logs them; tests want none).
-    public var bugReports: [String] { context.bugs }
+    package var bugReports: [String] { context.bugs }
 
     /// When true, every state change of the multi-finger recognizers is recorded in
     /// ``transitions`` as `recognizer: state -> input -> state` (libinput's tap log; the daemon
     /// drains it at trace level). Off by default: it costs string building per input.
-    public var tracesTransitions = false
+    package var tracesTransitions = false
     /// Recorded transitions (see ``tracesTransitions``); the caller empties it with ``drainTransitions()``.
-    public private(set) var transitions: [String] = []
+    package private(set) var transitions: [String] = []
 
     /// Returns and clears the recorded transitions.
-    public mutating func drainTransitions() -> [String] {
+    package mutating func drainTransitions() -> [String] {
         defer { transitions.removeAll(keepingCapacity: true) }
         return transitions
     }
@@ -90,7 +94,7 @@ public struct GestureArena: Sendable {
     /// The device's hovering contacts after the frame about to be handled (``TouchTracker/hovering``):
     /// the covered region is built from those near a gesture's fingers. Only for the region: no
     /// recognizer reads them. Called only on a device that tracks hover.
-    public mutating func noteHovering(_ contacts: [HoverContact]) { occlusion.noteHovering(contacts) }
+    package mutating func noteHovering(_ contacts: [HoverContact]) { occlusion.noteHovering(contacts) }
 
     /// Feeds one frame, appending its gesture events to `out` (no intermediate arrays).
     public mutating func handle(_ frame: TouchFrame, into out: inout [CoreGestureEvent]) {

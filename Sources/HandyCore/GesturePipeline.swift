@@ -2,7 +2,9 @@ import HandyProtocol
 
 /// What one event (or one timer) produced.
 public struct PipelineOutput: Sendable {
+    /// The touch frames made, in order.
     public var frames: [TouchFrame] = []
+    /// The gesture events made, in order.
     public var gestures: [CoreGestureEvent] = []
     /// Contacts found stuck, and stuck ones lifted (``StuckContactFilter``): the device's health.
     public var stuckContacts: [StuckContactChange] = []
@@ -10,7 +12,9 @@ public struct PipelineOutput: Sendable {
     /// frame order: only on a device that reports hover, so empty elsewhere. Apart from the
     /// frames, which no recognizer reads them with.
     public var hovering: [FrameHovering] = []
+    /// An empty output.
     public init() {}
+    /// True when no frame, gesture or stuck-contact change was made.
     public var isEmpty: Bool { frames.isEmpty && gestures.isEmpty && stuckContacts.isEmpty }
     /// Empties the arrays and keeps their room (each only when not empty: an empty array's
     /// `removeAll(keepingCapacity:)` still costs a call).
@@ -28,6 +32,7 @@ public struct FrameHovering: Hashable, Sendable {
     public var frame: Int
     /// ``TouchTracker/hovering`` after it: in range, or leaving it in this frame.
     public var contacts: [HoverContact]
+    /// The hovering contacts after frame `frame`.
     public init(frame: Int, contacts: [HoverContact]) {
         self.frame = frame
         self.contacts = contacts
@@ -38,15 +43,20 @@ public struct FrameHovering: Hashable, Sendable {
 /// ``StuckContactFilter`` → ``GestureArena``. Pure: time comes from the events and from
 /// ``advanceTime(to:into:)``.
 public struct GesturePipeline: Sendable {
+    /// The device's id, carried by every event.
     public let deviceID: String
+    /// Events to touch frames.
     public var tracker: TouchTracker
+    /// Leaves contacts that stay still too long out of recognition.
     public var stuckContacts: StuckContactFilter
+    /// Touch frames to gesture events.
     public var arena: GestureArena
 
     /// A contact still this long is left out of recognition unless the device says otherwise
     /// (HANDYD_STUCK_TOUCH_S, docs/DEVICES.md).
     public static let defaultStuckAfterSeconds = 30.0
 
+    /// A pipeline for one device; `geometry` nil is the description's own (kernel resolution or the fallback).
     public init(
         deviceID: String, description: DeviceDescription, geometry: DeviceGeometry? = nil,
         configuration: GestureConfiguration = .init(), stuckAfterSeconds: Double = defaultStuckAfterSeconds,

@@ -33,6 +33,7 @@ public struct StuckContactFilter: Sendable {
         var stuckAt: Timestamp?
     }
 
+    /// A filter leaving out contacts still (within `slopMm`) for `stuckAfterSeconds`; 0 turns it off.
     public init(stuckAfterSeconds: Double, slopMm: Double) {
         self.stuckAfterSeconds = stuckAfterSeconds.isFinite ? Swift.max(0, stuckAfterSeconds) : 0
         self.slopMm = slopMm
@@ -48,7 +49,7 @@ public struct StuckContactFilter: Sendable {
     /// Reads one frame of the tracker; true when the arena must get ``withoutStuck(_:)`` of it
     /// instead of the frame itself (some touch is stuck, or a stuck one lifted in it). A stuck
     /// touch that lifts (or is cancelled) is reported in `changes`.
-    public mutating func observe(_ frame: TouchFrame, changes: inout [StuckContactChange]) -> Bool {
+    package mutating func observe(_ frame: TouchFrame, changes: inout [StuckContactChange]) -> Bool {
         if !releasedInFrame.isEmpty { releasedInFrame.removeAll(keepingCapacity: true) }
         var highestID = -1
         for touch in frame.touches where touch.id > highestID { highestID = touch.id }
@@ -102,7 +103,7 @@ public struct StuckContactFilter: Sendable {
     }
 
     /// ``observe(_:changes:)``, then the frame the arena gets.
-    public mutating func filter(_ frame: TouchFrame, changes: inout [StuckContactChange]) -> TouchFrame {
+    package mutating func filter(_ frame: TouchFrame, changes: inout [StuckContactChange]) -> TouchFrame {
         observe(frame, changes: &changes) ? withoutStuck(frame) : frame
     }
 
@@ -110,7 +111,7 @@ public struct StuckContactFilter: Sendable {
     /// returns the frame that tells the arena they are gone: `current` (the tracker's touches now,
     /// stationary) with the newly stuck ones cancelled and the ones stuck before left out. Nil when
     /// none became stuck.
-    public mutating func fire(at time: Timestamp, current: TouchFrame, changes: inout [StuckContactChange])
+    package mutating func fire(at time: Timestamp, current: TouchFrame, changes: inout [StuckContactChange])
         -> TouchFrame?
     {
         var newlyStuck: [Int] = []
@@ -143,7 +144,7 @@ public struct StuckContactFilter: Sendable {
     }
 
     /// Forgets every touch (the device was removed or reconfigured: its touches are cancelled).
-    public mutating func reset() {
+    package mutating func reset() {
         watched.removeAll(keepingCapacity: true)
         releasedInFrame.removeAll(keepingCapacity: true)
         stuckCount = 0
@@ -165,12 +166,14 @@ public struct StuckContactFilter: Sendable {
 
 /// A touch that became stuck, or a stuck touch that lifted (``StuckContactFilter``).
 public struct StuckContactChange: Hashable, Sendable {
+    /// What happened to the touch.
     public enum Kind: String, Hashable, Sendable {
         /// Still for the threshold: left out of gesture recognition from now on.
         case stuck
         /// A stuck touch lifted (or was cancelled).
         case released
     }
+    /// What happened to the touch.
     public var kind: Kind
     /// The touch's id, as in the touches frames.
     public var touchID: Int
@@ -183,6 +186,7 @@ public struct StuckContactChange: Hashable, Sendable {
     /// How long it was left out of recognition (0 when it becomes stuck).
     public var stuckSeconds: Double
 
+    /// A change from its fields.
     public init(
         kind: Kind, touchID: Int, time: Timestamp, positionMm: PhysicalPoint, stillSeconds: Double, stuckSeconds: Double
     ) {

@@ -26,7 +26,9 @@ public struct Touch: Hashable, Sendable {
     /// Small stable id: the lowest id not used by another active touch (0, 1, 2, ...), so an app can
     /// index arrays with it. Not the kernel's wrapping tracking id.
     public var id: Int
+    /// Where the touch is in its life.
     public var phase: TouchPhase
+    /// What is touching.
     public var tool: TouchTool
     /// Raw position in device units.
     public var device: DevicePoint
@@ -38,6 +40,7 @@ public struct Touch: Hashable, Sendable {
     public var startMm: PhysicalPoint
     /// Contact ellipse (ABS_MT_TOUCH_MAJOR/MINOR) in mm, when the device reports it.
     public var majorMm: Double?
+    /// The contact ellipse's minor axis in mm, when reported.
     public var minorMm: Double?
     /// Approaching tool ellipse (ABS_MT_WIDTH_MAJOR/MINOR) in mm, when reported.
     var widthMajorMm: Double?
@@ -49,10 +52,12 @@ public struct Touch: Hashable, Sendable {
     public var pressure: Double?
     /// When the touch began and when its last update came.
     public var beganAt: Timestamp
+    /// When its last update came.
     public var time: Timestamp
     /// Velocity estimate in mm/s (display frame), zero for a touch that just began.
     public var velocity: VelocityMmPerSecond
 
+    /// A touch from its fields.
     public init(
         id: Int, phase: TouchPhase, tool: TouchTool = .finger, device: DevicePoint, mm: PhysicalPoint,
         normalized: NormalizedPoint, startMm: PhysicalPoint? = nil, majorMm: Double? = nil, minorMm: Double? = nil,
@@ -110,6 +115,7 @@ public struct HoverContact: Hashable, Sendable {
     /// Small stable id of its own (0, 1, 2, ... lowest free among hovering contacts), apart from
     /// the touches' ids.
     public var id: Int
+    /// Where it is in its life.
     public var phase: HoverPhase
     /// Raw position in device units.
     public var device: DevicePoint
@@ -123,10 +129,12 @@ public struct HoverContact: Hashable, Sendable {
     public var distanceNormalized: Double
     /// When it came into range and when its last update came.
     public var beganAt: Timestamp
+    /// When its last update came.
     public var time: Timestamp
     /// When it landed (`landed`): the id of the touch it became; else nil.
     public var touchID: Int?
 
+    /// A hovering contact from its fields.
     public init(
         id: Int, phase: HoverPhase, device: DevicePoint, mm: PhysicalPoint, normalized: NormalizedPoint,
         distance: Int32, distanceNormalized: Double, beganAt: Timestamp, time: Timestamp, touchID: Int? = nil
@@ -146,12 +154,14 @@ public struct HoverContact: Hashable, Sendable {
 
 /// Every active touch at one SYN_REPORT.
 public struct TouchFrame: Hashable, Sendable {
+    /// When the frame's SYN_REPORT came.
     public var time: Timestamp
     /// Active touches, ordered by id, including those that ended or were cancelled in this frame.
     public var touches: [Touch]
     /// True when this frame follows a SYN_DROPPED resync: gestures in progress must cancel.
     public var resynced: Bool
 
+    /// A frame from its touches.
     public init(time: Timestamp, touches: [Touch], resynced: Bool = false) {
         self.time = time
         self.touches = touches

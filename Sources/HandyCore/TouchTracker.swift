@@ -719,6 +719,7 @@ public struct TouchTracker: Sendable {
         return TouchFrame(time: time, touches: touches)
     }
 
+    /// Touches down now (not ended or cancelled).
     public var activeTouchCount: Int { idStates.reduce(0) { $0 + ($1 == .active ? 1 : 0) } }
 }
 

@@ -1,11 +1,11 @@
 import HandyProtocol
 
 /// What the arena lends every recognizer for one input: ids, policy, event construction.
-public struct ArenaContext: Sendable {
-    public let device: String
-    public var configuration: GestureConfiguration { didSet { lastHand = nil } }
-    public let displayWidthMm: Double
-    public let displayHeightMm: Double
+package struct ArenaContext: Sendable {
+    package let device: String
+    package var configuration: GestureConfiguration { didSet { lastHand = nil } }
+    package let displayWidthMm: Double
+    package let displayHeightMm: Double
     /// The device's size in mm is the fallback guess (``DeviceGeometry/isSizeAssumed``).
     let isSizeAssumed: Bool
     /// Next gesture id (monotonic from 1 per arena).
@@ -15,12 +15,12 @@ public struct ArenaContext: Sendable {
     /// False while the two-finger long-press gate is on and no two-finger long press is held.
     var gateOpen = true
     /// "handyd bug: ..." entries: impossible transitions (tests require it empty).
-    public var bugs: [String] = []
+    package var bugs: [String] = []
     /// Decides the hand of every gesture with two or more fingers (docs/HANDEDNESS.md).
-    public var classifier: any HandednessClassifier = EvidenceHandednessClassifier() { didSet { lastHand = nil } }
+    package var classifier: any HandednessClassifier = EvidenceHandednessClassifier() { didSet { lastHand = nil } }
     /// The device's enrolled hand profile (``HandProfile``): its one-finger model, when it has one,
     /// decides the hand of one contact (its pinch recalibration is in ``classifier``).
-    public var handProfile: HandProfile? { didSet { lastHand = nil } }
+    package var handProfile: HandProfile? { didSet { lastHand = nil } }
     /// The frames the arena fed so far: the frame a remembered decision belongs to.
     var frameNumber: UInt64 = 0
     /// The last hand decided, with the frame, fingers and finger count it was decided on: the
@@ -92,13 +92,13 @@ public struct ArenaContext: Sendable {
     }
 
     /// Records that `kind` starts and returns its new gesture id.
-    public mutating func start(_ kind: GestureKind) -> UInt64 {
+    package mutating func start(_ kind: GestureKind) -> UInt64 {
         startedKinds |= Self.bit(kind)
         return allocateID()
     }
 
     /// Records that `kind` was recognised in this sequence without taking an id yet.
-    public mutating func mark(_ kind: GestureKind) { startedKinds |= Self.bit(kind) }
+    package mutating func mark(_ kind: GestureKind) { startedKinds |= Self.bit(kind) }
 
     /// A new id for a gesture outside the policy table (per-touch sub-gestures).
     mutating func allocateID() -> UInt64 {

@@ -12,23 +12,23 @@ import Darwin
 /// tracker's "lowest free" ids, so they stay far below 64; a touch with a larger id is ignored by
 /// the recognizers (and counted in ``GestureArena/ignoredTouches``).
 struct TouchMask: Hashable, Sendable {
-    public var bits: UInt64
-    public init(bits: UInt64 = 0) { self.bits = bits }
-    public static let capacity = 64
-    @inline(__always) public func contains(_ id: Int) -> Bool { id >= 0 && id < 64 && bits & (1 << UInt64(id)) != 0 }
-    @inline(__always) public mutating func insert(_ id: Int) { if id >= 0 && id < 64 { bits |= 1 << UInt64(id) } }
-    @inline(__always) public mutating func remove(_ id: Int) { if id >= 0 && id < 64 { bits &= ~(1 << UInt64(id)) } }
-    @inline(__always) public func intersects(_ o: TouchMask) -> Bool { bits & o.bits != 0 }
-    public var isEmpty: Bool { bits == 0 }
-    public var count: Int { bits.nonzeroBitCount }
+    package var bits: UInt64
+    package init(bits: UInt64 = 0) { self.bits = bits }
+    package static let capacity = 64
+    @inline(__always) package func contains(_ id: Int) -> Bool { id >= 0 && id < 64 && bits & (1 << UInt64(id)) != 0 }
+    @inline(__always) package mutating func insert(_ id: Int) { if id >= 0 && id < 64 { bits |= 1 << UInt64(id) } }
+    @inline(__always) package mutating func remove(_ id: Int) { if id >= 0 && id < 64 { bits &= ~(1 << UInt64(id)) } }
+    @inline(__always) package func intersects(_ o: TouchMask) -> Bool { bits & o.bits != 0 }
+    package var isEmpty: Bool { bits == 0 }
+    package var count: Int { bits.nonzeroBitCount }
     /// The ids in ascending order.
-    public var ids: [Int] {
+    package var ids: [Int] {
         var out: [Int] = []
         var b = bits
         while b != 0 { let i = b.trailingZeroBitCount; out.append(i); b &= b - 1 }
         return out
     }
-    public static func | (a: TouchMask, b: TouchMask) -> TouchMask { TouchMask(bits: a.bits | b.bits) }
+    package static func | (a: TouchMask, b: TouchMask) -> TouchMask { TouchMask(bits: a.bits | b.bits) }
 }
 
 /// What one frame means for the multi-finger recognizers, computed once by the arena.
@@ -36,11 +36,11 @@ struct TouchMask: Hashable, Sendable {
 /// Fingers are touches that are not pens and not palms. Deltas (translation, scale, rotation) are
 /// measured over the touches present in both this and the previous frame, so a finger joining or
 /// lifting never makes a jump: the cumulative values are products / sums of these deltas.
-public struct FrameMotion: Sendable {
-    public var frame: TouchFrame
-    public var time: Timestamp
+package struct FrameMotion: Sendable {
+    package var frame: TouchFrame
+    package var time: Timestamp
     /// Fingers still down after this frame.
-    public var fingers: Int = 0
+    package var fingers: Int = 0
     var fingerMask = TouchMask()
     /// Fingers that began, lifted (ended normally) or were lost (cancelled) in this frame.
     var beganMask = TouchMask()
@@ -49,10 +49,10 @@ public struct FrameMotion: Sendable {
     /// Touches that became palms in this frame (they are not fingers any more).
     var newPalmMask = TouchMask()
     /// Centroid of the fingers down after this frame (unchanged when none is down).
-    public var centroidMm = PhysicalPoint.zero
+    package var centroidMm = PhysicalPoint.zero
     var centroidNormalized = NormalizedPoint(x: 0, y: 0)
     /// Mean distance of the fingers from their centroid ×2 (the distance of two fingers), mm.
-    public var spanMm: Double = 0
+    package var spanMm: Double = 0
     /// Centroid translation since the previous frame over the common fingers, mm.
     var deltaMm = PhysicalPoint.zero
     /// Span ratio since the previous frame over the common fingers (1 when fewer than two).
@@ -62,7 +62,7 @@ public struct FrameMotion: Sendable {
     /// Some finger still down moved further than `touchSlopMm` from where it began.
     var anyFingerBeyondSlop = false
 
-    public init(frame: TouchFrame) {
+    package init(frame: TouchFrame) {
         self.frame = frame
         self.time = frame.time
     }

@@ -59,28 +59,45 @@ import Darwin
 ///   ms, an exponential decay); the glide is `v · τ` with `τ = -1 / (1000 · ln 0.998)` ≈ 0.5 s.
 public struct GestureConfiguration: Hashable, Sendable {
     // MARK: thresholds
+    /// A touch moving less than this (mm) is still.
     public var touchSlopMm: Double = 2.5
+    /// A tap lifts within this many milliseconds.
     public var tapTimeoutMs: Double = 180
     var doubleTapTimeoutMs: Double = 300
     var doubleTapSlopMm: Double = 15.875
+    /// A press held still this long (ms) is a long press.
     public var longPressMs: Double = 500
+    /// Motion per finger (mm) before a multi-finger gesture is decided.
     public var decideMotionPerFingerMm: Double = 1.5
+    /// Span ratio that starts a pinch.
     public var pinchRatio: Double = 1.1
+    /// Turns that start a rotate.
     public var rotateTurns: Double = 1.0 / 50.0
+    /// While undecided, pinch and rotate must reach their threshold within this much pan travel (mm).
     public var transformWindowMm: Double = 20
+    /// A contact whose major axis is at least this (mm) is a palm.
     public var palmMajorMm: Double = 25
     var palmMajorMmAssumedSize: Double = 40
+    /// The least distance (mm) of a swipe.
     public var swipeMinDistanceMm: Double = 15
+    /// The least speed (mm/s) of a swipe.
     public var swipeMinSpeedMmPerSecond: Double = 150
+    /// The longest time (ms) of a swipe.
     public var swipeMaxDurationMs: Double = 400
+    /// The largest angle (degrees) of a swipe from its axis.
     public var swipeMaxAngleDegrees: Double = 30
     var swipeEdgeMm: Double = 10
+    /// Below this speed (mm/s) at the lift a stroke is a stop, not a flick.
     public var flickMinSpeedMmPerSecond: Double = 100
+    /// The window (ms) of the velocity estimate.
     public var velocityWindowMs: Double = 100
+    /// A pointer still this long (ms) is taken as stopped.
     public var velocityPauseMs: Double = 40
+    /// Momentum's decay per millisecond.
     public var momentumDecayPerMs: Double = 0.998
     /// Handedness dead zones (see ``SeedHandednessRule``).
     public var handVerticalDeadZoneMm: Double = 5
+    /// Horizontal dead zone (mm) of the seed handedness rule.
     public var handHorizontalDeadZoneMm: Double = 3
     /// The daemon's own threshold on the published hand (`hand-minimum-confidence`): a decision
     /// less confident than this is published as `unknown` (confidence 0, `clearSide` unknown), its
@@ -95,6 +112,7 @@ public struct GestureConfiguration: Hashable, Sendable {
     /// Which gestures may be recognised in the same touch sequence (see ``GesturePolicy``).
     public var policy: GesturePolicy = .default
 
+    /// The defaults (docs/GESTURES.md).
     public init() {}
 
     /// Rotation threshold in radians.

@@ -9,7 +9,7 @@ extension GestureConfiguration {
     /// Applies per-device overrides such as `["tap-timeout-ms": "200", "pinch-ratio": "1.15"]`.
     /// - Returns: the keys that were rejected, sorted (see ``applyOverrides(_:)`` for why).
     @discardableResult
-    public mutating func apply(overrides: [String: String]) -> [String] {
+    package mutating func apply(overrides: [String: String]) -> [String] {
         applyOverrides(overrides).map(\.key)
     }
 
@@ -73,6 +73,7 @@ extension GestureConfiguration {
 
 /// One key of ``GestureConfiguration/apply(overrides:)``: the values it accepts and what it means.
 public struct OverrideSetting: Sendable {
+    /// The values a setting accepts.
     public enum Accepted: Sendable, Equatable {
         /// A finite decimal number within the range (inclusive), in `unit` ("" for a ratio).
         case number(ClosedRange<Double>, unit: String)
@@ -105,6 +106,7 @@ public struct OverrideSetting: Sendable {
     public let aliases: [String]
     /// The ``GestureConfiguration`` property it sets (two keys for one property conflict).
     public let field: String
+    /// The values it accepts.
     public let accepted: Accepted
     /// A value the parser accepts (docs/GESTURES.md shows it; the tests apply it).
     public let example: String
@@ -170,13 +172,14 @@ public struct OverrideRejection: Hashable, Sendable, CustomStringConvertible {
     public var value: String
     /// Why, what the key accepts, and the value in use instead (`out of range, accepted 1 … 60000 ms; using 500 ms`).
     public var reason: String
+    /// `key="value": reason`.
     public var description: String { "\(key)=\"\(value)\": \(reason)" }
 }
 
 extension GestureConfiguration {
     /// A plain decimal number (`250`, `-1.5`, `1e3`): no `inf`, `nan`, hex or inner spaces, so a
     /// value means what it looks like. Every number in a device property is read with it.
-    public static func parseDecimal(_ text: String) -> Double? {
+    package static func parseDecimal(_ text: String) -> Double? {
         guard !text.isEmpty,
             text.utf8.allSatisfy({
                 ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2e || $0 == 0x2b || $0 == 0x2d || $0 == 0x65 || $0 == 0x45
@@ -187,7 +190,7 @@ extension GestureConfiguration {
     }
 
     /// A number as the docs and problem lines show it: whole numbers without `.0`.
-    public static func formatSetting(_ v: Double) -> String {
+    package static func formatSetting(_ v: Double) -> String {
         if v == v.rounded(), Swift.abs(v) < 1e15 { return String(Int64(v)) }
         return "\(v)"
     }

@@ -38,6 +38,7 @@ public struct GesturePolicy: Hashable, Sendable {
     /// Seed option: two-finger pan and rotate only move while a two-finger long press is held.
     var twoFingerLongPressGatesPanAndRotate: Bool
 
+    /// A policy from its pairs and options.
     public init(
         simultaneous: Set<GesturePair>, tapWaitsForDoubleTapFingers: Set<Int> = [], palmCancels: Bool = true,
         twoFingerLongPressGatesPanAndRotate: Bool = false
@@ -69,7 +70,7 @@ public struct GesturePolicy: Hashable, Sendable {
     }
 
     /// The kinds the ``simultaneous`` table governs (per-touch sub-gestures are a separate layer).
-    public static let pairableKinds: [GestureKind] = GestureKind.allCases.filter { !$0.traits.isPerTouch }
+    package static let pairableKinds: [GestureKind] = GestureKind.allCases.filter { !$0.traits.isPerTouch }
 
     /// Parses `pinch+rotate,pinch+pan` (or `none`); nil when a name is unknown or not in
     /// ``pairableKinds`` (a pair the arena never consults would be a setting that does nothing).
@@ -100,8 +101,11 @@ public struct GesturePolicy: Hashable, Sendable {
 
 /// An unordered pair of gesture kinds.
 public struct GesturePair: Hashable, Sendable {
+    /// The kind with the smaller raw value.
     public let first: GestureKind
+    /// The other kind.
     public let second: GestureKind
+    /// The pair of `a` and `b`, in either order.
     public init(_ a: GestureKind, _ b: GestureKind) {
         if a.rawValue <= b.rawValue { first = a; second = b } else { first = b; second = a }
     }

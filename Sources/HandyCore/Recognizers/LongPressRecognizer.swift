@@ -15,7 +15,7 @@ import HandyProtocol
 ///   │    │                   policy forbids / cancel ─▶ failed          │ palm / cancel (cancelled)
 ///   │    └──────────────── all fingers up ◀─ failed ◀───────────────────┘
 /// ```
-public struct LongPressRecognizer: Sendable {
+package struct LongPressRecognizer: Sendable {
     enum State: Sendable {
         case idle
         case waiting(deadline: Timestamp, firstDown: Timestamp)
@@ -42,7 +42,7 @@ public struct LongPressRecognizer: Sendable {
     /// frame buffer on every frame.
     private var waitingHand: HandDecision = .undecided
 
-    public init() {}
+    package init() {}
 
     var nextDeadline: Timestamp? {
         if case .waiting(let deadline, _) = state { return deadline }

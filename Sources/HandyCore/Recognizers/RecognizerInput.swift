@@ -1,5 +1,5 @@
 /// The inputs of every recognizer's state machine: time only comes in through them.
-public enum RecognizerInput: Sendable {
+package enum RecognizerInput: Sendable {
     case frame(FrameMotion)
     case timeAdvanced(to: Timestamp)
     case cancel(at: Timestamp, reason: String)

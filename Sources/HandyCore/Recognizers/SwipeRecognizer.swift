@@ -18,7 +18,7 @@ import HandyProtocol
 ///   │  all fingers up     ▼
 ///   └──────────────── failed
 /// ```
-public struct SwipeRecognizer: Sendable {
+package struct SwipeRecognizer: Sendable {
     /// Path length over displacement above which a stroke is not straight.
     static let maxPathRatio = 1.3
 
@@ -51,7 +51,7 @@ public struct SwipeRecognizer: Sendable {
     private var lastCentroidMm = PhysicalPoint.zero
     private var lastCentroidNormalized = NormalizedPoint(x: 0, y: 0)
 
-    public init() {}
+    package init() {}
 
     mutating func handle(_ input: RecognizerInput, _ ctx: inout ArenaContext, into out: inout [CoreGestureEvent]) {
         switch input {

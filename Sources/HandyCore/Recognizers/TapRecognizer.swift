@@ -21,7 +21,7 @@ import HandyProtocol
 ///   │                                                                │ counted on its lift
 ///   └────────────────────────────────────────────────────────────────┘
 /// ```
-public struct TapRecognizer: Sendable {
+package struct TapRecognizer: Sendable {
     enum State: Sendable {
         case idle
         case touching(Sequence)
@@ -56,7 +56,7 @@ public struct TapRecognizer: Sendable {
     private(set) var state: State = .idle
     private var last: LastTap?
 
-    public init() {}
+    package init() {}
 
     /// When a pending tap is reported unless a second one comes. Takes the timeout alone: given the
     /// whole configuration, the arena's call copied it (~260 bytes) on every frame.

@@ -26,7 +26,7 @@ import HandyProtocol
 ///                                        swipeMinDistanceMm slower than a swipe ─▶ panning
 ///  claimed / failed ── lift ──▶ gone          palm or lost touch: anything in progress stops
 /// ```
-public struct TouchGestureRecognizer: Sendable {
+package struct TouchGestureRecognizer: Sendable {
     enum State: Sendable {
         case none
         case undecided(down: Timestamp)
@@ -41,7 +41,7 @@ public struct TouchGestureRecognizer: Sendable {
     /// Touches in `undecided` (the only ones with a deadline).
     private var undecidedMask = TouchMask()
 
-    public init() {}
+    package init() {}
 
     /// When an undecided touch becomes a hold. Takes the delay alone, as ``TapRecognizer``'s does.
     func nextDeadline(longPressMs: Double) -> Timestamp? {
