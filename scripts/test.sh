@@ -48,8 +48,11 @@ timed scripts/bench.sh --short
 static_bin=$(swift build $(cat scripts/static-build-flags) --scratch-path .build/static --show-bin-path)
 # The package's handyctl beside its handyd: the udev guest's checks run both (it starts before
 # `make deb`, which then finds handyctl built).
-# shellcheck disable=SC2046
-timed swift build $(cat scripts/static-build-flags) --scratch-path .build/static --product handyctl
+static_handyctl() {
+  # shellcheck disable=SC2046
+  swift build $(cat scripts/static-build-flags) --scratch-path .build/static --product handyctl
+}
+timed static_handyctl
 debug_bin=$(swift build --show-bin-path)
 # The web side: the JavaScript client (node, real WebSocket, real daemon) and the demo app in
 # Debian's chromium through Playwright; screenshots in .build/artefacts/web-demo/. Alone: chromium
