@@ -142,12 +142,15 @@ fi
 # HandyPlot) are single-threaded code checked by Swift 6's strict concurrency at compile time; they
 # run in the plain host suite above, and HANDYD_TEST_TARGETS (Package.swift) leaves their test
 # targets (and the benchmark) out of the sanitized build, which compiled them for nothing before.
-# Three hostile-client tests (a 1 MiB line, a Unix and a WebSocket client that never reads) time
-# the daemon's reaction to a flood and are too slow to judge in a sanitized build.
+# Five timing tests (a 1 MiB line, a Unix and a WebSocket client that never reads, a HandyClient
+# whose consumer stalls, a WebSocket ping flood that never reads) time the daemon's reaction to a
+# flood and are too slow to judge in a sanitized build with the udev guest beside it: the ping
+# flood's 60,000 pings hit its send timeout after 45,199 in a CI run (the daemon serving, nothing
+# dropped). The unsanitized host suite above runs all five.
 tsan_suites="HandyDaemonTests HandyClientTests handyctlTests HandyActionsTests HandyInputTests HandyFilesTests"
 HANDYD_TEST_TARGETS=$tsan_suites timed scripts/sanitize.sh thread \
   --filter "^(${tsan_suites// /|})\\." \
-  --skip 'aMebibyteLineWithoutNewline|aClientThatNeverReads\(|aWebClientThatNeverReads\(|aHandyClientWhoseConsumerStalls'
+  --skip 'aMebibyteLineWithoutNewline|aClientThatNeverReads\(|aWebClientThatNeverReads\(|aHandyClientWhoseConsumerStalls|aPingFloodThatNeverReadsIsNotQueued'
 # The libFuzzer harnesses keep building and running (30 s each, two at once on CI's two cores;
 # docs/RELIABILITY.md), on the modules built beside the replay checks above.
 SKIP_BUILD=1 FUZZ_JOBS=2 timed scripts/fuzz.sh --short
