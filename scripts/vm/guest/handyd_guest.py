@@ -136,12 +136,17 @@ class Injector:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGCONT)
 
-    def wait_done(self, timeout=30):
+    def wait_done(self, timeout=30, reading=None):
+        """Waits for the injector's "done" line; with `reading` (a Client), keeps taking that
+        client's bytes meanwhile, so a storm's events never pile up unread in the daemon."""
         timeout *= SCALE
         deadline = time.monotonic() + timeout
+        watched = [self.proc.stdout] + ([reading.sock] if reading else [])
         while time.monotonic() < deadline:
-            r, _, _ = select.select([self.proc.stdout], [], [], 0.5)
-            if r:
+            r, _, _ = select.select(watched, [], [], 0.5)
+            if reading and reading.sock in r:
+                reading.take_available()
+            if self.proc.stdout in r:
                 line = self.proc.stdout.readline()
                 if line.startswith("done"):
                     return
@@ -175,7 +180,10 @@ def connect_unix(path, timeout):
 class Client:
     def __init__(self, path, subscribe=None, timeout=10):
         self.sock = connect_unix(path, timeout * SCALE)
-        self.buf = b""
+        # Read bytes and the offset of the first undecoded one: splitting a bytes object a line at
+        # a time copies the rest each time, quadratic once a storm's worth is waiting.
+        self.buf = bytearray()
+        self.pos = 0
         self.seen = []
         # Under socket activation the daemon starts only now: a Swift debug binary under TCG on a
         # loaded host needs many seconds before its hello.
@@ -186,21 +194,42 @@ class Client:
     def send(self, obj):
         self.sock.sendall((json.dumps(obj) + "\n").encode())
 
+    def _receive(self, chunk):
+        if not chunk:
+            raise Failure("daemon closed the connection")
+        if self.pos > (1 << 20):
+            del self.buf[:self.pos]
+            self.pos = 0
+        self.buf += chunk
+
+    def take_available(self):
+        """Moves whatever the socket holds now into the buffer, undecoded: a test that waits on
+        something else (an injector) calls it so the daemon never sees an unread backlog and
+        rightly drops this subscriber as slow. Returns the bytes taken."""
+        taken = 0
+        # select with no wait, not MSG_DONTWAIT: the socket has a timeout, and Python waits that
+        # out before a recv on such a socket.
+        while select.select([self.sock], [], [], 0)[0]:
+            chunk = self.sock.recv(1 << 16)
+            self._receive(chunk)
+            taken += len(chunk)
+        return taken
+
     def next(self, timeout):
         deadline = time.monotonic() + timeout
-        while b"\n" not in self.buf:
+        while True:
+            end = self.buf.find(b"\n", self.pos)
+            if end >= 0:
+                break
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
             r, _, _ = select.select([self.sock], [], [], left)
             if not r:
                 return None
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise Failure("daemon closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        msg = json.loads(line)
+            self._receive(self.sock.recv(65536))
+        msg = json.loads(self.buf[self.pos:end])
+        self.pos = end + 1
         self.seen.append(msg)
         return msg
 
