@@ -17,6 +17,8 @@ import subprocess
 import sys
 import tempfile
 
+import handedness_bands as bands
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "HANDEDNESS.md")
 REAL = os.path.join(ROOT, "Tests", "Fixtures", "realhands")
@@ -38,8 +40,7 @@ def evaluate(folder):
 
 
 # A band of 0.05 of published confidence is judged from this many answers (HandednessMetrics).
-BAND_MINIMUM = 10
-BAND_ALLOWANCE = 0.05
+BAND_MINIMUM, BAND_ALLOWANCE = bands.BAND_MINIMUM, bands.BAND_ALLOWANCE
 
 
 def pct(v):
