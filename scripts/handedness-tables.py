@@ -9,7 +9,8 @@ real run: `handyctl eval handedness` on the real recordings in Tests/Fixtures/re
 and pooled), the one-finger model's leave-one-person-out fit (fit_single_contact.py), the project's
 synthetic set (`generate pinches --count 600 --seed 2`), the sensitivity family (`--sensitivity
 --count 600 --seed 3`), the enrolment left out (`--enrolment K`) and the hand of one finger from its
-shadows (`--hover --count 200 --seed 4`). Takes a few minutes (release build of handyctl, then ~1 min of evaluation).
+shadows (`--hover --count 200 --seed 4`) and its covered region (`--hover --region --count 100
+--seed 6`). Takes a few minutes (release build of handyctl, then ~1 min of evaluation).
 """
 import json
 import os
@@ -151,6 +152,11 @@ def hover_one_finger(_):
     return run(HANDYCTL, "eval", "handedness", "--hover", "--count", "200", "--seed", "4").rstrip()
 
 
+def hover_region(_):
+    """The covered region with and without hover against the hover family's real hands."""
+    return run(HANDYCTL, "eval", "handedness", "--hover", "--region", "--count", "100", "--seed", "6").rstrip()
+
+
 TABLES = {
     "real-pinches": real_pinches,
     "reliability-real": reliability_real,
@@ -160,6 +166,7 @@ TABLES = {
     "sensitivity": sensitivity,
     "enrolment": enrolment,
     "hover-one-finger": hover_one_finger,
+    "hover-region": hover_region,
 }
 
 

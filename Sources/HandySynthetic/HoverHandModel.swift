@@ -41,6 +41,16 @@ public struct SyntheticHoverTap: Sendable {
     /// The touching finger (display mm) and the fingers the panel sees hovering (display mm).
     public var touchMm: PhysicalPoint
     public var hoveringMm: [PhysicalPoint]
+    /// Where the hand really is (display mm, no sensor noise): the touching finger's tip and every
+    /// other finger's, seen or not, on the display or off it; and its palm's centre
+    /// (``HoverHandModel/palm(_:)``). What the covered region is measured against.
+    public var fingersMm: [PhysicalPoint] = []
+    public var palmMm = PhysicalPoint.zero
+    /// The other fingers the panel did not see (too high, or off the display): where they really are.
+    public var unseenMm: [PhysicalPoint] = []
+    /// The same tap with nothing hovering: the touching finger's events alone (the device still
+    /// declares the distance axis).
+    public var eventsWithoutHover: [InputEvent] = []
 }
 
 /// A parametric model of a hand tapping with its index finger while its other fingers stay above
@@ -105,6 +115,18 @@ public struct HoverHandModel: Hashable, Sendable {
         }
     }
 
+    /// Where `posture`'s palm centre lies from the index's tip (right hand, mm right, mm down): the
+    /// middle of the palm behind the knuckles, an assumption like the fingers' (an adult palm ~85 mm
+    /// across, fingers ~75 mm long; curled fingers bring it nearer the tip than a flat hand does).
+    public static func palm(_ posture: HoverPosture) -> (dxMm: Double, dyMm: Double) {
+        switch posture {
+        case .pointing: (24, 70)
+        case .pinching: (18, 68)
+        case .relaxed: (26, 62)
+        case .open: (24, 95)
+        }
+    }
+
     /// The device: a positions-only kiosk panel with ABS_MT_DISTANCE 0…``distanceMax``.
     public var device: SyntheticTouchscreen {
         SyntheticTouchscreen(
@@ -127,6 +149,14 @@ public struct HoverHandModel: Hashable, Sendable {
         let turn = (rng.normal(0, handRotationSdDegrees) + (rightHand ? 1 : -1) * postureRotationDegrees) * degree
         let scale = handScale * rng.uniform(0.9, 1.1)
         var seen: [(x: Double, y: Double, height: Double)] = []
+        var fingers = [PhysicalPoint(x: tx, y: ty)], unseen: [PhysicalPoint] = []
+        // Clockwise on screen with y down: (dx, dy) → (dx cos − dy sin, dx sin + dy cos), then mirrored.
+        func placed(_ dx: Double, _ dy: Double) -> PhysicalPoint {
+            let x = dx * cos(turn) - dy * sin(turn), y = dx * sin(turn) + dy * cos(turn)
+            return PhysicalPoint(x: tx + (rightHand ? x : -x), y: ty + y)
+        }
+        let palmPlace = Self.palm(posture)
+        let palm = placed(palmPlace.dxMm * scale, palmPlace.dyMm * scale)
         for p in Self.placements(posture) {
             let dx = p.dxMm * scale + rng.normal(0, placementSdMm), dy = p.dyMm * scale + rng.normal(0, placementSdMm)
             let height = rng.uniform(p.heightMm.lowerBound, p.heightMm.upperBound) * heightScale
@@ -138,9 +168,28 @@ public struct HoverHandModel: Hashable, Sendable {
             let y = dx * sin(turn) + dy * cos(turn)
             if !rightHand { x = -x }
             let hx = tx + x + noiseX, hy = ty + y + noiseY
-            guard isSeen, hx >= 0, hx <= displayWidthMm, hy >= 0, hy <= displayHeightMm else { continue }
+            fingers.append(PhysicalPoint(x: tx + x, y: ty + y))
+            guard isSeen, hx >= 0, hx <= displayWidthMm, hy >= 0, hy <= displayHeightMm else {
+                unseen.append(PhysicalPoint(x: tx + x, y: ty + y))
+                continue
+            }
             seen.append((hx, hy, height))
         }
+        var tap = SyntheticHoverTap(
+            hand: rightHand ? .right : .left, posture: posture, description: description,
+            events: events(touchMm: PhysicalPoint(x: tx, y: ty), seen: seen),
+            touchMm: PhysicalPoint(x: tx, y: ty), hoveringMm: seen.map { PhysicalPoint(x: $0.x, y: $0.y) })
+        tap.fingersMm = fingers
+        tap.palmMm = palm
+        tap.unseenMm = unseen
+        tap.eventsWithoutHover = events(touchMm: tap.touchMm, seen: [])
+        return tap
+    }
+
+    /// The events of a tap at `touchMm` with the fingers `seen` hovering (display mm, height mm).
+    func events(touchMm: PhysicalPoint, seen: [(x: Double, y: Double, height: Double)]) -> [InputEvent] {
+        let device = self.device
+        let tx = touchMm.x, ty = touchMm.y
         // The events: the seen fingers come into range, the index lands 40 ms later and lifts 80 ms
         // after that, the others leave 50 ms after the lift.
         var events: [InputEvent] = []
@@ -190,8 +239,6 @@ public struct HoverHandModel: Hashable, Sendable {
             emit(at(170), EventType.key, KeyCode.btnTouch, 0)
             sync(at(170))
         }
-        return SyntheticHoverTap(
-            hand: rightHand ? .right : .left, posture: posture, description: description, events: events,
-            touchMm: PhysicalPoint(x: tx, y: ty), hoveringMm: seen.map { PhysicalPoint(x: $0.x, y: $0.y) })
+        return events
     }
 }

@@ -32,7 +32,10 @@ struct EvalCommand: ParsableCommand {
 
                 --hover (no DIR) prints the hand of one finger from its shadows on the hand model \
                 family with hover (docs/HANDEDNESS.md "One finger from its shadows"): --count taps \
-                per member, posture and hand from --seed.
+                per member, posture and hand from --seed. With --region, the covered region \
+                instead (docs/HANDEDNESS.md "The covered region"): each tap with its hovering \
+                fingers and without them, the share of the hand's fingers and palm inside each \
+                region and its area.
 
                 --sensitivity (no DIR) prints the sensitivity table instead: the hand model's \
                 defaults, then each of its assumptions pushed to each end of a range \
@@ -58,6 +61,12 @@ struct EvalCommand: ParsableCommand {
                 "Print the hand of one finger from its shadows instead (no DIR): taps on the hand model family with hover, by posture, by fingers hovering and by member, and each situation's confidence held out by member."
         )
         var hover = false
+
+        @Flag(
+            help:
+                "With --hover: the covered region instead, the same taps with and without their hovering fingers, against where the hand's fingers and palm really are (share inside, area)."
+        )
+        var region = false
 
         @Option(
             help:
@@ -111,6 +120,7 @@ struct EvalCommand: ParsableCommand {
         var dump: String?
 
         func validate() throws {
+            if region, !hover { throw ValidationError("--region needs --hover") }
             if hover {
                 guard directory == nil, !sensitivity, !fit, !json, enrolment == nil, handProfile == nil, tier.isEmpty
                 else {
@@ -159,6 +169,10 @@ struct EvalCommand: ParsableCommand {
         }
 
         func run() throws {
+            if hover, region {
+                print(HoverRegionEvaluation.table(count: count, seed: seed), terminator: "")
+                return
+            }
             if hover {
                 print(HoverHandEvaluation.table(count: count, seed: seed), terminator: "")
                 return

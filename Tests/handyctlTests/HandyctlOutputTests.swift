@@ -104,6 +104,7 @@ import Testing
         (["eval", "handedness", "/tmp", "--fit", "--json"], "--fit"),
         (["eval", "handedness", "/tmp", "--hover"], "--hover takes no DIR"),
         (["eval", "handedness", "--hover", "--count", "0"], "--count"),
+        (["eval", "handedness", "--region"], "--region needs --hover"),
         (["generate", "pinches", "/tmp/handyctl-never", "--count", "0"], "--count"),
     ])
     func valuesThatCannotWorkAreUsageErrors(_ arguments: [String], _ named: String) throws {
