@@ -74,9 +74,10 @@ timed swift build --build-tests
 # The one release build (scripts/static-build-flags, .build/static): the benchmark, the package's
 # handyd and handyctl. The bench (short mode below, among the replay checks), the soak's daemon,
 # `make deb` and the guests' daemon-level checks all use it. It compiles in the background while
-# the host suite runs: the suite waits on its daemons and sockets more than it computes (126 CPU s
-# in a 376 s run under load; 170 s on a quiet machine), and its own scratch path (.build/static)
-# leaves the tested debug build alone.
+# the host suite runs: the suite waits on its daemons and sockets more than it computes (126-129
+# CPU s in 376-625 s runs under load; 170 s on a quiet machine), the build computes (412 CPU s from
+# nothing under load; ~155 s alone on a quiet machine), and its own scratch path (.build/static)
+# leaves the tested debug build alone. The host suite passed beside it, flood tests included.
 static_build() {
   local product
   for product in handyd-bench handyd handyctl; do
