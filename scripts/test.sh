@@ -25,7 +25,41 @@ table() {
     printf '%6s  %s\n' "$(( $(date +%s) - start ))" "total$([ $rc -eq 0 ] || echo ", FAILED (exit $rc)")"
   } >&2
 }
-trap table EXIT
+# Steps in the background (the release build beside the host suite, the two guests beside the
+# CPU-bound steps): each in its own process group (setsid), its output in .build/<name>.log, shown
+# when it is waited for (bg_wait), its row in the table its own time from start to end. A
+# foreground step that fails ends the run and stops them (their logs so far stay in .build/).
+declare -A bg_pid=() bg_t0=()
+bg_start() {
+  local name=$1; shift
+  bg_t0[$name]=$(date +%s)
+  rm -f ".build/$name.end"
+  # shellcheck disable=SC2016
+  setsid -w bash -c '"${@:2}"; rc=$?; date +%s > "$1"; exit $rc' _ ".build/$name.end" "$@" > ".build/$name.log" 2>&1 &
+  bg_pid[$name]=$!
+  echo "test.sh: [background] $name started: $*" >&2
+}
+bg_wait() {
+  local name=$1 rc=0 t0 end; t0=$(date +%s)
+  wait "${bg_pid[$name]}" || rc=$?
+  unset "bg_pid[$name]"
+  echo "==== $name (.build/$name.log): exit $rc"
+  cat ".build/$name.log"
+  end=$(cat ".build/$name.end" 2>/dev/null || date +%s)
+  local row="$name (background, .build/$name.log; waited for it $(( $(date +%s) - t0 )) s)"
+  steps+=("$(( end - bg_t0[$name] ))|$([ $rc -eq 0 ] || echo 'FAILED ')$row")
+  echo "test.sh: [$(( end - bg_t0[$name] )) s, background] $name" >&2
+  [ $rc -eq 0 ] || echo "test.sh: $name FAILED (exit $rc)" >&2
+  return $rc
+}
+stop_bg() {
+  local name
+  for name in "${!bg_pid[@]}"; do
+    kill -- -"${bg_pid[$name]}" 2>/dev/null || true
+    echo "test.sh: stopped $name (its output so far: .build/$name.log)" >&2
+  done
+}
+trap 'table; stop_bg' EXIT
 # The guests' kernel and initramfs (scripts/vm/setup.sh: Debian's kernel downloaded and unpacked,
 # the initramfs made, ~35 s from nothing) while the first build compiles: it is mostly download and
 # unpacking. The guest step waits for it (and runs setup.sh again, ~1.5 s on a warm cache).
@@ -37,19 +71,26 @@ fi
 # a change that leaves it unformatted fails here, in about a second.
 timed swift format lint --strict --recursive --parallel Sources Tests Fuzz Package.swift
 timed swift build --build-tests
-timed swift test --skip-build
-# The benchmark in its short mode, so it keeps building and running (no timing assertions). Its
-# build is the one release build (scripts/static-build-flags, .build/static): the bench, the soak's
-# daemon and `make deb` below all use it.
-timed scripts/bench.sh --short
-static_bin=$(swift build $(cat scripts/static-build-flags) --scratch-path .build/static --show-bin-path)
-# The package's handyctl beside its handyd: the udev guest's checks run both (it starts before
-# `make deb`, which then finds handyctl built).
-static_handyctl() {
-  # shellcheck disable=SC2046
-  swift build $(cat scripts/static-build-flags) --scratch-path .build/static --product handyctl
+# The one release build (scripts/static-build-flags, .build/static): the benchmark, the package's
+# handyd and handyctl. The bench (short mode below, among the replay checks), the soak's daemon,
+# `make deb` and the guests' daemon-level checks all use it. It compiles in the background while
+# the host suite runs: the suite waits on its daemons and sockets more than it computes (126-129
+# CPU s in 376-625 s runs under load; 170 s on a quiet machine), the build computes (412 CPU s from
+# nothing under load; ~155 s alone on a quiet machine), and its own scratch path (.build/static)
+# leaves the tested debug build alone. The host suite passed beside it, flood tests included.
+static_build() {
+  local product
+  for product in handyd-bench handyd handyctl; do
+    # shellcheck disable=SC2046
+    swift build $(cat scripts/static-build-flags) --scratch-path .build/static --product "$product" || return 1
+  done
 }
-timed static_handyctl
+export -f static_build
+bg_start static-build bash -c static_build
+timed swift test --skip-build
+bg_wait static-build
+# shellcheck disable=SC2046
+static_bin=$(swift build $(cat scripts/static-build-flags) --scratch-path .build/static --show-bin-path)
 debug_bin=$(swift build --show-bin-path)
 # The web side: the JavaScript client (node, real WebSocket, real daemon) and the demo app in
 # Debian's chromium through Playwright; screenshots in .build/artefacts/web-demo/. Alone: chromium
@@ -76,6 +117,9 @@ HANDYD_BIN=$debug_bin timed python3 scripts/gui_examples_test.py
 #  - prometheus: fleets (docs/FLEET.md): Debian's Prometheus scrapes a real handyd replaying a stuck
 #    contact and a pinch; the series arrive through Prometheus's API, promtool accepts the text and
 #    the alert rules.
+#  - bench: the benchmark in its short mode (scripts/bench.sh --short on the release build above),
+#    so it keeps building and running; no timing assertions (a figure that cannot be measured
+#    fails it). It too mostly waits on its daemons: 26 s, 5 CPU s.
 demo_check() {
   scripts/demo.sh > .build/demo.out < /dev/null || return 1
   local hand
@@ -99,7 +143,8 @@ replays() {
   start_one pytest env HANDYD_BIN="$debug_bin" python3 -m pytest -q -p no:cacheprovider clients/python/tests
   start_one tk env HANDYD_BIN="$debug_bin" python3 scripts/tk_example_test.py
   start_one prometheus env HANDYD_BIN="$debug_bin" python3 scripts/prometheus_proof.py
-  for name in demo soak pytest tk prometheus; do
+  start_one bench env SKIP_BUILD=1 scripts/bench.sh --short
+  for name in demo soak pytest tk prometheus bench; do
     wait "${pid[$name]}" || true
     local r; r=$(cat "$dir/$name.rc" 2>/dev/null || echo '?')
     echo "==== $name: exit $r after $(( $(cat "$dir/$name.end" 2>/dev/null || date +%s) - t0 )) s"
@@ -116,6 +161,32 @@ fuzz_build_wait() {
   wait "$fuzz_build" || { echo "test.sh: scripts/fuzz.sh --build-only failed:" >&2; cat .build/fuzz-build.log >&2; return 1; }
 }
 timed fuzz_build_wait
+# The real kernel, both boots in the background from here (scripts/vm/run-guest-tests.sh), beside
+# the CPU-bound steps below (make deb, ThreadSanitizer, fuzz): the guests mostly wait on their own
+# paced injections and on their readers (qemu used 174 CPU s of a 325 s udev boot; the systemd+deb
+# boot, apt and dpkg under TCG, more: 573 of 1,115 s at load average 10-20), not on fixed delays.
+# Strict: a check that cannot run is a failure. Their daemon-level checks run the package's handyd
+# and handyctl (.build/static, what a kiosk runs); the Swift suites in the guest (HandyInputTests,
+# AccessTests) the debug build's test bundle.
+#  - guest-udev: uinput devices, udev rules, the daemon's guest checks (the storm's subscriber is
+#    read while it waits: unread, the daemon dropped it as slow beside ThreadSanitizer, c980045).
+#  - guest-systemd-deb, once `make deb` has made the package: systemd as PID 1, the systemd checks
+#    (units, socket activation, udev SYSTEMD_WANTS, reload, watchdog, actions), then the .deb on a
+#    root without the Swift toolchain, one after the other in that boot.
+# Both boots at once: each qemu is its own process with its own results folder; the kernel and the
+# initramfs in $LAB are only read (setup.sh replaces the initramfs whole, by rename). A boot's time
+# limit (GUEST_TIMEOUT, the systemd boot twice it) is 900 s, not 600: beside the steps below a boot
+# takes longer (the udev boot 327 s beside ThreadSanitizer against 246 s alone, quiet machine), and
+# the limit is there for a hung guest, not to judge its speed.
+if [ "$mode" != --host ]; then
+  wait "$vm_setup" || { echo "test.sh: scripts/vm/setup.sh failed:" >&2; cat .build/vm-setup.log >&2; exit 1; }
+  guest_env=(env GUEST_TIMEOUT=900 SKIP_BUILD=1 HANDYD_GUEST_STRICT=1 DAEMON_BIN="$static_bin")
+  bg_start guest-udev "${guest_env[@]}" GUEST_PART=udev scripts/vm/run-guest-tests.sh
+  # The kiosk package (Swift runtime linked statically, lintian). handyd and handyctl are built
+  # already (.build/static).
+  timed make deb
+  bg_start guest-systemd-deb "${guest_env[@]}" GUEST_PART=systemd-deb scripts/vm/run-guest-tests.sh
+fi
 # Data races: the suites whose code has threads under ThreadSanitizer (own scratch path
 # .build-tsan): the daemon (event loops, broadcaster, input loop, WebSocket, metrics), the clients,
 # handyctl, the actions service, the input devices and the file layer (a pthread writer). The pure
@@ -125,7 +196,7 @@ timed fuzz_build_wait
 # targets (and the benchmark) out of the sanitized build, which compiled them for nothing before.
 # Five timing tests (a 1 MiB line, a Unix and a WebSocket client that never reads, a HandyClient
 # whose consumer stalls, a WebSocket ping flood that never reads) time the daemon's reaction to a
-# flood and are too slow to judge in a sanitized build with the udev guest beside it: the ping
+# flood and are too slow to judge in a sanitized build with the guests beside it: the ping
 # flood's 60,000 pings hit its send timeout after 45,199 in a CI run (the daemon serving, nothing
 # dropped). The unsanitized host suite above runs all five.
 tsan_suites="HandyDaemonTests HandyClientTests handyctlTests HandyActionsTests HandyInputTests HandyFilesTests"
@@ -136,16 +207,9 @@ HANDYD_TEST_TARGETS=$tsan_suites timed scripts/sanitize.sh thread \
 # docs/RELIABILITY.md), on the modules built beside the replay checks above.
 SKIP_BUILD=1 FUZZ_JOBS=2 timed scripts/fuzz.sh --short
 if [ "$mode" != --host ]; then
-  # The kiosk package (Swift runtime linked statically, lintian), installed by the guest suite's
-  # systemd guest on a root without the Swift toolchain. handyd is built already (.build/static).
-  timed make deb
-  wait "$vm_setup" || { echo "test.sh: scripts/vm/setup.sh failed:" >&2; cat .build/vm-setup.log >&2; exit 1; }
-  # The udev guest alone: beside ThreadSanitizer (tried 2026-11-29, 1,443 s in all) its storm
-  # check's subscriber was once dropped as slow, so it boots after the CPU-bound steps again.
-  SKIP_BUILD=1 HANDYD_GUEST_STRICT=1 DAEMON_BIN=$static_bin GUEST_PART=udev timed scripts/vm/run-guest-tests.sh
-  # Real kernel, second boot: systemd as PID 1, the systemd checks (units, socket activation, udev
-  # SYSTEMD_WANTS, reload, watchdog, actions) and then the .deb of `make deb` on a root without the
-  # Swift toolchain, one after the other in that boot.
-  SKIP_BUILD=1 HANDYD_GUEST_STRICT=1 DAEMON_BIN=$static_bin GUEST_PART=systemd-deb timed scripts/vm/run-guest-tests.sh
+  guests_rc=0
+  bg_wait guest-udev || guests_rc=1
+  bg_wait guest-systemd-deb || guests_rc=1
+  [ $guests_rc -eq 0 ] || exit 1
 fi
 echo "test.sh: all done in $(( $(date +%s) - start )) s"
