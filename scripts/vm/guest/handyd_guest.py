@@ -920,7 +920,34 @@ def test_live_enrolment_through_uinput(ctx):
     check(r.returncode == 0, f"calibrate hand --from exit {r.returncode}: {r.stderr}")
     with open(live) as a, open(offline) as b:
         got, want = a.read(), b.read()
-    check(got == want, f"live profile differs from the offline one:\n{got}\n--- offline:\n{want}")
+    # The live recordings carry the kernel's times of the injector's writes, not the originals':
+    # on a loaded host a frame comes a little late and the fitted numbers move in their third
+    # decimal (bias 0.249751 live against 0.249162 offline, CI of the ci branch beside swift test).
+    # So: the same fields and labels exactly, every number within 0.01 + 2 % of the offline one.
+    # A lost pinch, a swapped label or a step's taps in the wrong hand moves them far more.
+    worst = profiles_differ(json.loads(got), json.loads(want))
+    check(worst is None, f"live profile differs from the offline one ({worst}):\n{got}\n--- offline:\n{want}")
+    print(f"  live enrolment: profile matches the offline fit within 0.01 + 2 % ({'identical' if got == want else 'numbers moved'})",
+          flush=True)
+
+
+def profiles_differ(got, want, path="profile"):
+    """None when `got` has `want`'s structure and values, numbers within 0.01 + 2 %; else where not."""
+    if isinstance(want, bool) or not isinstance(want, (int, float)):
+        if type(got) is not type(want):
+            return f"{path}: {type(got).__name__} against {type(want).__name__}"
+        if isinstance(want, dict):
+            if set(got) != set(want):
+                return f"{path}: keys {sorted(set(got) ^ set(want))} in one only"
+            return next((d for k in sorted(want) if (d := profiles_differ(got[k], want[k], f"{path}.{k}"))), None)
+        if isinstance(want, list):
+            if len(got) != len(want):
+                return f"{path}: {len(got)} items against {len(want)}"
+            return next((d for i, (g, w) in enumerate(zip(got, want)) if (d := profiles_differ(g, w, f"{path}[{i}]"))), None)
+        return None if got == want else f"{path}: {got!r} against {want!r}"
+    if isinstance(got, bool) or not isinstance(got, (int, float)):
+        return f"{path}: {got!r} against the number {want!r}"
+    return None if abs(got - want) <= 0.01 + 0.02 * abs(want) else f"{path}: {got} against {want}"
 
 
 def test_prometheus_sees_a_stuck_contact_and_an_unplug(ctx):
