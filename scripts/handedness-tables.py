@@ -8,7 +8,8 @@ Each table sits between `<!-- table: NAME -->` and `<!-- /table -->` in the page
 real run: `handyctl eval handedness` on the real recordings in Tests/Fixtures/realhands/ (per phone
 and pooled), the one-finger model's leave-one-person-out fit (fit_single_contact.py), the project's
 synthetic set (`generate pinches --count 600 --seed 2`), the sensitivity family (`--sensitivity
---count 600 --seed 3`) and the enrolment left out (`--enrolment K`). Takes a few minutes (release build of handyctl, then ~1 min of evaluation).
+--count 600 --seed 3`), the enrolment left out (`--enrolment K`) and the hand of one finger from its
+shadows (`--hover --count 200 --seed 4`). Takes a few minutes (release build of handyctl, then ~1 min of evaluation).
 """
 import json
 import os
@@ -145,6 +146,11 @@ def enrolment(_):
     return "\n".join(header + rows)
 
 
+def hover_one_finger(_):
+    """The hand of one finger from its shadows on the hand model family with hover."""
+    return run(HANDYCTL, "eval", "handedness", "--hover", "--count", "200", "--seed", "4").rstrip()
+
+
 TABLES = {
     "real-pinches": real_pinches,
     "reliability-real": reliability_real,
@@ -153,6 +159,7 @@ TABLES = {
     "synthetic-defaults": synthetic_defaults,
     "sensitivity": sensitivity,
     "enrolment": enrolment,
+    "hover-one-finger": hover_one_finger,
 }
 
 
