@@ -40,7 +40,9 @@ and "honest, strictest member" reads that dump's members:
 
 With --rest-against (before the dumps) each situation is also split by whether the evidence
 besides the line (the dump's restScore) is against the published hand (a measurement, not what the
-classifier does; docs/HANDEDNESS.md "A confidence is a promise").
+classifier does; docs/HANDEDNESS.md "A confidence is a promise"). With --split-ellipse FEATURE
+(needs the training dump) each situation is split by one of scripts/handedness-ellipses.py's
+features, above or below its median on the training dump's answers of the tier (a measurement too).
 
 With --swift it writes ConfidenceCalibration.cells (the classifier's table) from a training dump
 of the family, which must be of a seed no evaluation uses (seed 1), and the real pinches' dump:
@@ -64,6 +66,11 @@ _spec = importlib.util.spec_from_file_location(
 )
 cues = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(cues)
+_spec = importlib.util.spec_from_file_location(
+    "ellipses", os.path.join(os.path.dirname(os.path.abspath(__file__)), "handedness-ellipses.py")
+)
+ellipses = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ellipses)
 
 FLOOR = 0.6
 # ConfidenceSituation.bandEdges: where the uncalibrated claim's bands begin.
@@ -78,6 +85,11 @@ TIERS = ("positions", "size", "orientation")
 # --rest-against (measured, not the classifier's): each situation split by whether the evidence
 # besides the line (restScore: sizes, orientations, starts) is against the published hand.
 SPLIT_BY_REST = False
+# --split-ellipse FEATURE (measured, not the classifier's): each situation with the contacts'
+# ellipses split by one of scripts/handedness-ellipses.py's features against its median over the
+# training dump's answers of the tier (issue 52 item 2).
+SPLIT_BY_ELLIPSE = None
+ELLIPSE_MEDIANS = {}
 
 
 def load(path):
@@ -100,6 +112,10 @@ def situation(r):
         key = (r["tier"], cues.case(r), band, vertical)
     if SPLIT_BY_REST:
         key += ((r["restScore"] > 0) != (r["evidence"][0] == "right") and r["restScore"] != 0,)
+    if SPLIT_BY_ELLIPSE:
+        value = ellipses.features(r)[SPLIT_BY_ELLIPSE] if r["evidence"][0] != "unknown" else None
+        median = ELLIPSE_MEDIANS.get(r["tier"])
+        key += (None if value is None or median is None else value > median,)
     return key
 
 
@@ -213,11 +229,29 @@ def write_swift(family_rows, real_rows):
 
 
 def main():
-    global SPLIT_BY_REST
+    global SPLIT_BY_REST, SPLIT_BY_ELLIPSE
     if "--rest-against" in sys.argv[1:]:
         SPLIT_BY_REST = True
         sys.argv.remove("--rest-against")
-    if SPLIT_BY_REST and "--swift" in sys.argv:
+    if "--split-ellipse" in sys.argv[1:-1]:
+        at = sys.argv.index("--split-ellipse")
+        SPLIT_BY_ELLIPSE = sys.argv[at + 1]
+        del sys.argv[at : at + 2]
+        if len(sys.argv) != 4:
+            sys.exit("handedness-calibration: --split-ellipse needs the training dump (its medians split)")
+        for tier in TIERS:
+            values = sorted(
+                v
+                for v in (
+                    ellipses.features(r).get(SPLIT_BY_ELLIPSE)
+                    for r in published(load(sys.argv[3]))
+                    if r["tier"] == tier
+                )
+                if v is not None
+            )
+            if values:
+                ELLIPSE_MEDIANS[tier] = values[len(values) // 2]
+    if (SPLIT_BY_REST or SPLIT_BY_ELLIPSE) and "--swift" in sys.argv:
         sys.exit("handedness-calibration: --rest-against is a measurement; the classifier's table has no such split")
     if len(sys.argv) == 4 and sys.argv[1] == "--swift":
         write_swift(load(sys.argv[2]), load(sys.argv[3]))

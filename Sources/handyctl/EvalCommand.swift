@@ -362,6 +362,16 @@ enum PinchDump {
             fields["bottom"] = [f.bottomMm.x, f.bottomMm.y]
             fields["topStart"] = f.top.map { [$0.startMm.x, $0.startMm.y] }
             fields["bottomStart"] = f.bottom.map { [$0.startMm.x, $0.startMm.y] }
+            // Each contact's ellipse at the decision: major, minor (mm), orientation (rad, kernel
+            // convention in the display frame), area (mm²); null where the device reports none.
+            func value(_ v: Double?) -> Any { v.map { $0 as Any } ?? NSNull() }
+            func ellipse(_ c: HandednessContact?) -> [Any] {
+                [value(c?.majorMm), value(c?.minorMm), value(c?.orientation), value(c?.areaMm2)]
+            }
+            fields["topEllipse"] = ellipse(f.top)
+            fields["bottomEllipse"] = ellipse(f.bottom)
+            fields["topPressure"] = value(f.top?.pressure)
+            fields["bottomPressure"] = value(f.bottom?.pressure)
             fields["featureTier"] = EvidenceHandednessClassifier.tier(of: f).rawValue
             fields["score"] = evidence.score(f)
             fields["geometryScore"] = EvidenceHandednessClassifier.score(f, weights: geometryOnly)

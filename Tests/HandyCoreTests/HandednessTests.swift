@@ -85,6 +85,27 @@ import Darwin
         #expect(pinches.allSatisfy { $0.hand == .right })
     }
 
+    /// What `eval handedness --dump` writes of each contact: the ellipse the touch reports, its
+    /// own axes before the approaching tool's, nothing where it reports none.
+    @Test func aContactKeepsTheEllipseItsTouchReports() {
+        func touch(major: Double?, minor: Double?, widthMajor: Double?, widthMinor: Double?) -> Touch {
+            Touch(
+                id: 0, phase: .began, device: DevicePoint(x: 0, y: 0), mm: PhysicalPoint(x: 10, y: 20),
+                normalized: NormalizedPoint(x: 0.1, y: 0.2), majorMm: major, minorMm: minor, widthMajorMm: widthMajor,
+                widthMinorMm: widthMinor, orientation: 0.4, beganAt: Timestamp(microseconds: 0),
+                time: Timestamp(microseconds: 0))
+        }
+        let own = HandednessContact(touch(major: 12, minor: 8, widthMajor: 15, widthMinor: 11))
+        #expect(own.majorMm == 12 && own.minorMm == 8 && own.orientation == 0.4)
+        #expect(Swift.abs(own.areaMm2! - Double.pi / 4 * 12 * 8) < 1e-9)
+        let tool = HandednessContact(touch(major: nil, minor: nil, widthMajor: 15, widthMinor: 11))
+        #expect(tool.majorMm == 15 && tool.minorMm == 11)
+        let majorOnly = HandednessContact(touch(major: 9, minor: nil, widthMajor: 15, widthMinor: 11))
+        #expect(majorOnly.majorMm == 9 && majorOnly.minorMm == nil)
+        let none = HandednessContact(touch(major: nil, minor: nil, widthMajor: nil, widthMinor: nil))
+        #expect(none.majorMm == nil && none.minorMm == nil && none.areaMm2 == nil)
+    }
+
     @Test func classifierIsReplaceable() {
         struct AlwaysLeft: HandednessClassifier {
             func classify(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double) { (.left, 1) }

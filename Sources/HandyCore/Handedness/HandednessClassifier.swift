@@ -81,7 +81,11 @@ public struct HandednessContact: Hashable, Sendable {
     /// When it landed, in seconds (any origin; only differences between contacts are used).
     var landedSeconds: Double
     /// Contact area in mm² (ABS_MT_TOUCH_MAJOR×MINOR, or WIDTH), when reported.
-    var areaMm2: Double?
+    public internal(set) var areaMm2: Double?
+    /// The contact ellipse's axes in mm (ABS_MT_TOUCH_MAJOR/MINOR, or WIDTH), when reported: what
+    /// the evaluation dumps (`eval handedness --dump`); the classifier reads area and elongation.
+    public internal(set) var majorMm: Double?
+    public internal(set) var minorMm: Double?
     /// Pressure 0…1, when reported.
     public var pressure: Double?
     /// Ellipse orientation in radians, kernel convention in the display frame (0 = along y,
@@ -112,6 +116,8 @@ public struct HandednessContact: Hashable, Sendable {
         self.init(
             positionMm: t.mm, startMm: t.startMm, landedSeconds: t.beganAt.seconds, areaMm2: t.areaMm2,
             pressure: t.pressure, orientation: t.orientation, elongation: elongation)
+        // Both axes of the ellipse the area is read from: the contact's, or the approaching tool's.
+        (majorMm, minorMm) = t.majorMm != nil ? (t.majorMm, t.minorMm) : (t.widthMajorMm, t.widthMinorMm)
     }
 
     /// The contact mirrored in x about `axisMm` (orientation negated: kernel angles are clockwise from y).
