@@ -286,8 +286,11 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
     /// Writes what the outlet held to the channel, counting it until written.
     private func writeFromOutlet(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
         channelWritesOutstanding += 1
+        let count = bytes.readableBytes
+        outlet?.gaveToChannel(count)
         context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { [self] result in
             channelWritesOutstanding -= 1
+            outlet?.channelWrote(count)
             // A failed write closes the channel: nothing is handed back.
             guard case .success = result, let context = self.context else { return }
             handBackIfChannelEmpty(context: context)

@@ -26,8 +26,9 @@ import Glibc
 ///   ``write(_:)`` appends to `pending`, never sends. The event loop owes a drain while
 ///   `drainOwed` is set: ``takePending()`` moves `pending` to the channel (clearing it), and once
 ///   the channel has written all it was given and nothing more is pending, ``handBack()`` turns
-///   it ``Mode/direct`` again. `pending` past the client's bound marks it overflowed: the event
-///   loop drops the client as too slow on the drain owed.
+///   it ``Mode/direct`` again. `pending` and what the channel holds
+///   together past the client's bound mark it overflowed: the event loop drops the client as
+///   too slow on the drain owed.
 /// - ``Mode/closed``: the connection is closing or closed; writes are dropped, the descriptor is
 ///   never used again.
 ///
@@ -54,7 +55,11 @@ final class ClientOutlet: @unchecked Sendable {
     private var pending = ByteBuffer()
     private var drainOwed = true
     private var overflowed = false
-    /// Past this many bytes in `pending` the client is too slow (its bound, ``ServerLimits``).
+    /// Bytes given to the channel and not yet written by it: with `pending`, all the daemon holds
+    /// for this client, which the bound is judged on (as NIO's count alone was before outlets).
+    private var inChannelBytes = 0
+    /// Past this many bytes pending and in the channel the client is too slow (its bound,
+    /// ``ServerLimits/maximumQueuedBytes``).
     let maximumPendingBytes: Int
 
     /// An outlet on the channel's `socket`.
@@ -84,9 +89,10 @@ final class ClientOutlet: @unchecked Sendable {
                 return true
             case .queued:
                 if !overflowed {
-                    if pending.readableBytes + bytes.readableBytes > maximumPendingBytes {
-                        // The event loop has not come by for a whole bound's worth: let go of it
-                        // all, the drain drops the client.
+                    // Judged before the new bytes are added, as the event loop judges a batch.
+                    if pending.readableBytes + inChannelBytes > maximumPendingBytes {
+                        // More than the bound waits for it in the daemon: let go of what is
+                        // pending, the drain drops the client.
                         overflowed = true
                         pending = ByteBuffer()
                     } else {
@@ -109,6 +115,16 @@ final class ClientOutlet: @unchecked Sendable {
             drainOwed = false
             return (taken, overflowed)
         }
+    }
+
+    /// Event loop: `count` bytes taken from `pending` were given to the channel.
+    func gaveToChannel(_ count: Int) {
+        lock.withLock { inChannelBytes += count }
+    }
+
+    /// Event loop: the channel has written (or failed) a write of `count` bytes.
+    func channelWrote(_ count: Int) {
+        lock.withLock { inChannelBytes -= count }
     }
 
     /// Event loop, once the channel has written everything it was given: back to direct unless
