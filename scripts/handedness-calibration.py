@@ -38,6 +38,10 @@ and "honest, strictest member" reads that dump's members:
 
     scripts/handedness-calibration.py /tmp/family.jsonl /tmp/real.jsonl /tmp/train.jsonl
 
+With --rest-against (before the dumps) each situation is also split by whether the evidence
+besides the line (the dump's restScore) is against the published hand (a measurement, not what the
+classifier does; docs/HANDEDNESS.md "A confidence is a promise").
+
 With --swift it writes ConfidenceCalibration.cells (the classifier's table) from a training dump
 of the family, which must be of a seed no evaluation uses (seed 1), and the real pinches' dump:
 
@@ -53,6 +57,8 @@ import os
 import sys
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import handedness_bands as bands  # noqa: E402
 _spec = importlib.util.spec_from_file_location(
     "cues", os.path.join(os.path.dirname(os.path.abspath(__file__)), "handedness-cues.py")
 )
@@ -69,6 +75,9 @@ MEMBER_MINIMUM_ANSWERS = 10
 # The honest policies publish a hand only above this calibrated confidence (a coin toss).
 COIN_TOSS = 0.5
 TIERS = ("positions", "size", "orientation")
+# --rest-against (measured, not the classifier's): each situation split by whether the evidence
+# besides the line (restScore: sizes, orientations, starts) is against the published hand.
+SPLIT_BY_REST = False
 
 
 def load(path):
@@ -82,12 +91,16 @@ def claim(r):
 
 def situation(r):
     if "situation" in r:  # the classifier's own (dumps from the calibrating classifier on)
-        tier, case, _, vertical = r["situation"]
-        return (tier, case, sum(claim(r) >= edge for edge in BAND_EDGES), vertical)
-    (tx, ty), (bx, by) = r["top"], r["bottom"]
-    vertical = math.degrees(math.atan2(abs(tx - bx), abs(by - ty))) < cues.AMBIGUOUS_VERTICAL_DEGREES
-    band = sum(claim(r) >= edge for edge in BAND_EDGES)
-    return (r["tier"], cues.case(r), band, vertical)
+        tier, case, _, vertical = r["situation"][:4]
+        key = (tier, case, sum(claim(r) >= edge for edge in BAND_EDGES), vertical)
+    else:
+        (tx, ty), (bx, by) = r["top"], r["bottom"]
+        vertical = math.degrees(math.atan2(abs(tx - bx), abs(by - ty))) < cues.AMBIGUOUS_VERTICAL_DEGREES
+        band = sum(claim(r) >= edge for edge in BAND_EDGES)
+        key = (r["tier"], cues.case(r), band, vertical)
+    if SPLIT_BY_REST:
+        key += ((r["restScore"] > 0) != (r["evidence"][0] == "right") and r["restScore"] != 0,)
+    return key
 
 
 def published(rows):
@@ -112,18 +125,6 @@ def pooled(table, leaving_out):
                 total[key][0] += n
                 total[key][1] += right
     return total
-
-
-def worst_margin(answers):
-    bands = collections.defaultdict(list)
-    for confidence, right in answers:
-        bands[min(19, math.floor(confidence * 20 + 1e-9))].append((confidence, right))
-    margins = [
-        (sum(ok for _, ok in b) / len(b) - (sum(c for c, _ in b) / len(b) - 0.05), lower / 20)
-        for lower, b in bands.items()
-        if len(b) >= 10
-    ]
-    return min(margins) if margins else None
 
 
 def answers(rows, family, real, policy, members=None):
@@ -212,6 +213,12 @@ def write_swift(family_rows, real_rows):
 
 
 def main():
+    global SPLIT_BY_REST
+    if "--rest-against" in sys.argv[1:]:
+        SPLIT_BY_REST = True
+        sys.argv.remove("--rest-against")
+    if SPLIT_BY_REST and "--swift" in sys.argv:
+        sys.exit("handedness-calibration: --rest-against is a measurement; the classifier's table has no such split")
     if len(sys.argv) == 4 and sys.argv[1] == "--swift":
         write_swift(load(sys.argv[2]), load(sys.argv[3]))
         return
@@ -236,7 +243,7 @@ def main():
                 rows = [r for r in family_rows if r["group"] == member and r["tier"] == tier]
                 others = training or {m: cells for m, cells in family.items() if m != member}
                 out, sa, sr = answers(rows, held_out, real_pooled, policy, others)
-                margin = worst_margin(out)
+                margin = bands.worst_margin(out)
                 if margin and margin[0] < 0:
                     short.append((member, tier, margin))
                 if not dominates(out, sa, sr, tolerance=True):
@@ -257,10 +264,10 @@ def main():
             out, sa, sr = answers(rows, family_all, pooled(real, phone), policy, training or family)
             everything += out
             seed_n, seed_right = seed_n + sa, seed_right + sr
-            margin = worst_margin(out)
+            margin = bands.worst_margin(out)
             text = "no band of 10" if margin is None else f"worst band from {margin[1]:.2f} {margin[0]:+.3f}"
             print(f"    real {phone}: {text}")
-        margin = worst_margin(everything)
+        margin = bands.worst_margin(everything)
         right = sum(ok for _, ok in everything)
         print(
             f"    real pooled: worst band from {margin[1]:.2f} {margin[0]:+.3f}; {right} of {len(everything)} right"

@@ -22,6 +22,9 @@ import json
 import math
 import sys
 
+sys.dont_write_bytecode = True
+import handedness_bands as bands  # noqa: E402
+
 # The seed rule's dead zones (SeedHandednessRule defaults) and the classifier's vertical slice
 # and disagreement threshold (EvidenceHandednessClassifier).
 VERTICAL_DEAD_ZONE_MM, HORIZONTAL_DEAD_ZONE_MM = 5.0, 3.0
@@ -60,19 +63,7 @@ def worst_margins(rows, policy):
         hand, confidence = policy(c, r["evidence"][0], r["evidence"][1])
         if hand != "unknown":
             groups[(r["group"], r["tier"])].append((confidence, hand == r["truth"]))
-    worst = {}
-    for key, answers in groups.items():
-        bands = collections.defaultdict(list)
-        for confidence, right in answers:
-            # HandednessMetrics's bands: 0.05 wide from 0.5, a confidence of 1 in the last.
-            bands[min(19, math.floor(confidence * 20 + 1e-9))].append((confidence, right))
-        margins = [
-            (sum(ok for _, ok in b) / len(b) - (sum(c for c, _ in b) / len(b) - 0.05), lower / 20)
-            for lower, b in bands.items()
-            if len(b) >= 10
-        ]
-        worst[key] = min(margins) if margins else None
-    return worst
+    return {key: bands.worst_margin(answers) for key, answers in groups.items()}
 
 
 POLICIES = [
@@ -97,7 +88,7 @@ def main():
     by_band = collections.defaultdict(lambda: [0, 0])
     for r, c in answered(rows):
         right = r["evidence"][0] == r["truth"]
-        for table, key in ((by_tier, (r["tier"], c)), (by_band, (min(19, math.floor(r["evidence"][1] * 20 + 1e-9)) / 20, c))):
+        for table, key in ((by_tier, (r["tier"], c)), (by_band, (bands.band(r["evidence"][1]) * bands.BAND_WIDTH, c))):
             table[key][0] += 1
             table[key][1] += right
     print("tier | case | answers | right")

@@ -92,9 +92,13 @@ public struct GestureArena: Sendable {
     }
 
     /// The device's hovering contacts after the frame about to be handled (``TouchTracker/hovering``):
-    /// the covered region is built from those near a gesture's fingers. Only for the region: no
-    /// recognizer reads them. Called only on a device that tracks hover.
-    package mutating func noteHovering(_ contacts: [HoverContact]) { occlusion.noteHovering(contacts) }
+    /// the covered region is built from those near a gesture's fingers, and the hand of one finger
+    /// from those beside it (``HoverHandedness``). No recognizer reads them otherwise: a hovering
+    /// contact never makes or holds back a gesture. Called only on a device that tracks hover.
+    package mutating func noteHovering(_ contacts: [HoverContact]) {
+        occlusion.noteHovering(contacts)
+        context.noteHovering(contacts)
+    }
 
     /// Feeds one frame, appending its gesture events to `out` (no intermediate arrays).
     public mutating func handle(_ frame: TouchFrame, into out: inout [CoreGestureEvent]) {

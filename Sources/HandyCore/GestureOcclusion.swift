@@ -90,21 +90,7 @@ struct GestureOcclusion: Sendable {
         }
         for i in first..<out.count where out[i].hand != nil {
             let hand = out[i].hand ?? .unknown
-            // Its own finger for a per-touch gesture (while down), the frame's fingers otherwise;
-            // nil: none left (a tap recognised after the lift), the event's own point stands in.
-            let key: Int?
-            if let touch = out[i].touch {
-                key = frameFingers.contains(touch) || downFingers.contains(touch) ? touch : nil
-            } else {
-                key = frameFingers.bits != 0 ? -1 : nil
-            }
-            let anchor: PhysicalPoint?
-            if key == nil {
-                guard let point = out[i].centroidMm ?? out[i].positionMm else { continue }
-                anchor = PhysicalPoint(x: point.x, y: point.y)
-            } else {
-                anchor = nil
-            }
+            guard let (key, anchor) = placement(of: out[i]) else { continue }
             let id = out[i].id
             // Most `changed` events stop here, before any array is made.
             let sent = sentOcclusion.lastIndex { $0.id == id }
@@ -120,26 +106,12 @@ struct GestureOcclusion: Sendable {
             } else {
                 contacts = Self.contacts(key: key ?? -1, frameFingers: frameFingers, contactMm: contactMm)
             }
-            let shape: OcclusionShape?
-            if let key, let known = shapes.first(where: { $0.touch == key && $0.hand == hand }) {
-                shape = known.shape
-            } else {
-                shape = Self.occlusionShape(
-                    contacts: contacts, hand: hand, model: model,
-                    widthMm: displayWidthMm, heightMm: displayHeightMm,
-                    scratch: &occlusionScratch)
-                if let key { shapes.append((key, hand, shape)) }
-            }
-            guard let shape else { continue }
-            out[i].clearSide = shape.clearSide
-            switch out[i].phase {
-            case .began, .changed:
-                let region = SentRegion(id: id, contactsMm: contacts, hand: hand, clearSide: shape.clearSide)
-                if let sent { sentOcclusion[sent] = region } else { sentOcclusion.append(region) }
-            case .ended, .cancelled, .recognized:
-                if let sent { sentOcclusion.remove(at: sent) }
-            }
-            out[i].occlusion = OcclusionRegion(polygon: shape.normalised, polygonMm: shape.corners)
+            guard
+                let shape = regionShape(
+                    key: key, hand: hand, contacts: contacts, shapes: &shapes,
+                    widthMm: displayWidthMm, heightMm: displayHeightMm)
+            else { continue }
+            send(shape, contacts: contacts, hand: hand, sent: sent, to: &out[i])
         }
         // A gesture whose end went unseen must not pile up here; forgetting one only makes its next
         // `changed` event carry the region again.
@@ -164,21 +136,7 @@ struct GestureOcclusion: Sendable {
         }
         for i in first..<out.count where out[i].hand != nil {
             let hand = out[i].hand ?? .unknown
-            // Its own finger for a per-touch gesture (while down), the frame's fingers otherwise;
-            // nil: none left (a tap recognised after the lift), the event's own point stands in.
-            let key: Int?
-            if let touch = out[i].touch {
-                key = frameFingers.contains(touch) || downFingers.contains(touch) ? touch : nil
-            } else {
-                key = frameFingers.bits != 0 ? -1 : nil
-            }
-            let anchor: PhysicalPoint?
-            if key == nil {
-                guard let point = out[i].centroidMm ?? out[i].positionMm else { continue }
-                anchor = PhysicalPoint(x: point.x, y: point.y)
-            } else {
-                anchor = nil
-            }
+            guard let (key, anchor) = placement(of: out[i]) else { continue }
             let id = out[i].id
             // While the device has hovering contacts: those near the gesture's fingers, with them,
             // make the region (source hover), else the model does (source model). Without hover
@@ -214,31 +172,62 @@ struct GestureOcclusion: Sendable {
             } else {
                 contacts = Self.contacts(key: key ?? -1, frameFingers: frameFingers, contactMm: contactMm)
             }
-            let shape: OcclusionShape?
-            if let key, let known = shapes.first(where: { $0.touch == key && $0.hand == hand }) {
-                shape = known.shape
-            } else {
-                shape = Self.occlusionShape(
-                    contacts: contacts, hand: hand, model: model,
-                    widthMm: displayWidthMm, heightMm: displayHeightMm,
-                    scratch: &occlusionScratch)
-                if let key { shapes.append((key, hand, shape)) }
-            }
-            guard let shape else { continue }
-            out[i].clearSide = shape.clearSide
-            switch out[i].phase {
-            case .began, .changed:
-                let region = SentRegion(id: id, contactsMm: contacts, hand: hand, clearSide: shape.clearSide)
-                if let sent { sentOcclusion[sent] = region } else { sentOcclusion.append(region) }
-            case .ended, .cancelled, .recognized:
-                if let sent { sentOcclusion.remove(at: sent) }
-            }
-            out[i].occlusion = OcclusionRegion(polygon: shape.normalised, polygonMm: shape.corners)
+            guard
+                let shape = regionShape(
+                    key: key, hand: hand, contacts: contacts, shapes: &shapes,
+                    widthMm: displayWidthMm, heightMm: displayHeightMm)
+            else { continue }
+            send(shape, contacts: contacts, hand: hand, sent: sent, to: &out[i])
             if source != nil { out[i].occlusionSource = source }
         }
         // A gesture whose end went unseen must not pile up here; forgetting one only makes its next
         // `changed` event carry the region again.
         if sentOcclusion.count > 64 { sentOcclusion.removeAll() }
+    }
+
+    /// Where event `e`'s region is placed: `key`, its own finger for a per-touch gesture (while
+    /// down), −1 for the frame's fingers otherwise; with neither (a tap recognised after the lift),
+    /// `anchor`, the event's own point. nil: nothing to place it on.
+    @inline(__always) private func placement(of e: CoreGestureEvent) -> (key: Int?, anchor: PhysicalPoint?)? {
+        let key: Int?
+        if let touch = e.touch {
+            key = frameFingers.contains(touch) || downFingers.contains(touch) ? touch : nil
+        } else {
+            key = frameFingers.bits != 0 ? -1 : nil
+        }
+        if key != nil { return (key, nil) }
+        guard let point = e.centroidMm ?? e.positionMm else { return nil }
+        return (nil, PhysicalPoint(x: point.x, y: point.y))
+    }
+
+    /// The region of `hand` at `contacts`: the one already made this frame for the same `key` and
+    /// hand (pinch, rotate and pan of one hand share it), else made and kept in `shapes`.
+    @inline(__always) private mutating func regionShape(
+        key: Int?, hand: Hand, contacts: [PhysicalPoint],
+        shapes: inout [(touch: Int, hand: Hand, shape: OcclusionShape?)], widthMm: Double, heightMm: Double
+    ) -> OcclusionShape? {
+        if let key, let known = shapes.first(where: { $0.touch == key && $0.hand == hand }) { return known.shape }
+        let shape = Self.occlusionShape(
+            contacts: contacts, hand: hand, model: model, widthMm: widthMm, heightMm: heightMm,
+            scratch: &occlusionScratch)
+        if let key { shapes.append((key, hand, shape)) }
+        return shape
+    }
+
+    /// Puts `shape` on event `e` (its region and clear side) and keeps what it was made from for
+    /// the gesture's next `changed` event (`sent`: its record, if it has one), until it ends.
+    @inline(__always) private mutating func send(
+        _ shape: OcclusionShape, contacts: [PhysicalPoint], hand: Hand, sent: Int?, to e: inout CoreGestureEvent
+    ) {
+        e.clearSide = shape.clearSide
+        switch e.phase {
+        case .began, .changed:
+            let region = SentRegion(id: e.id, contactsMm: contacts, hand: hand, clearSide: shape.clearSide)
+            if let sent { sentOcclusion[sent] = region } else { sentOcclusion.append(region) }
+        case .ended, .cancelled, .recognized:
+            if let sent { sentOcclusion.remove(at: sent) }
+        }
+        e.occlusion = OcclusionRegion(polygon: shape.normalised, polygonMm: shape.corners)
     }
 
     /// The contacts of `key`: its own finger (a touch id), or the frame's fingers (−1) in id order.

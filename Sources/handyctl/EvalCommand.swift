@@ -30,6 +30,10 @@ struct EvalCommand: ParsableCommand {
                 the evaluation set) and prints them as Swift to paste into \
                 EvidenceHandednessClassifier.swift.
 
+                --hover (no DIR) prints the hand of one finger from its shadows on the hand model \
+                family with hover (docs/HANDEDNESS.md "One finger from its shadows"): --count taps \
+                per member, posture and hand from --seed.
+
                 --sensitivity (no DIR) prints the sensitivity table instead: the hand model's \
                 defaults, then each of its assumptions pushed to each end of a range \
                 (docs/HANDEDNESS.md "Sensitivity"), --count pinches per member and tier from \
@@ -49,7 +53,15 @@ struct EvalCommand: ParsableCommand {
         @Flag(help: "Print the sensitivity table over the hand model's assumptions instead (no DIR).")
         var sensitivity = false
 
-        @Option(help: "--sensitivity: pinches per member of the family and tier.")
+        @Flag(
+            help:
+                "Print the hand of one finger from its shadows instead (no DIR): taps on the hand model family with hover, by posture, by fingers hovering and by member, and each situation's confidence held out by member."
+        )
+        var hover = false
+
+        @Option(
+            help:
+                "--sensitivity: pinches per member of the family and tier; --hover: taps per member, posture and hand.")
         var count: Int = 200
 
         @Option(help: "--sensitivity: the random seed of the pinches.")
@@ -99,6 +111,14 @@ struct EvalCommand: ParsableCommand {
         var dump: String?
 
         func validate() throws {
+            if hover {
+                guard directory == nil, !sensitivity, !fit, !json, enrolment == nil, handProfile == nil, tier.isEmpty
+                else {
+                    throw ValidationError("--hover takes no DIR and only --count and --seed")
+                }
+                guard (1...100_000).contains(count) else { throw ValidationError("--count must be 1…100000") }
+                return
+            }
             guard sensitivity != (directory != nil) else {
                 throw ValidationError(sensitivity ? "--sensitivity takes no DIR" : "missing DIR (or --sensitivity)")
             }
@@ -139,6 +159,10 @@ struct EvalCommand: ParsableCommand {
         }
 
         func run() throws {
+            if hover {
+                print(HoverHandEvaluation.table(count: count, seed: seed), terminator: "")
+                return
+            }
             var evidence = EvidenceHandednessClassifier()
             if let minimumConfidence { evidence.minimumConfidence = minimumConfidence }
             if let ambiguousMinimumConfidence { evidence.ambiguousMinimumConfidence = ambiguousMinimumConfidence }

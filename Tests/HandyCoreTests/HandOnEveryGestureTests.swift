@@ -45,10 +45,10 @@ import Testing
     }
 
     /// One finger whose contact leans by `orientation` (kernel convention).
-    static func leaning(_ finger: Finger, _ orientation: Double) -> Finger {
+    static func leaning(_ finger: Finger, _ orientation: Double, majorMm: Double = 14, minorMm: Double = 9) -> Finger {
         var f = finger
-        f.majorMm = { _ in 14 }
-        f.minorMm = { _ in 9 }
+        f.majorMm = { _ in majorMm }
+        f.minorMm = { _ in minorMm }
         f.orientation = { _ in orientation }
         return f
     }
@@ -162,8 +162,10 @@ import Testing
     @Test func oneFingerSwipeAndItsTouchSwipePublishNoHandButAProbability() {
         var seen: [Double] = []
         for orientation in [-0.6, 0.6] {
+            // A thumb-sized contact (18 × 13 mm): the probability holds only on thumbs.
             let swipe = Self.leaning(
-                Finger.line(id: 0, (120, 40), (60, 40), down: 0, up: 0.16, move: 0.01, 0.15), orientation)
+                Finger.line(id: 0, (120, 40), (60, 40), down: 0, up: 0.16, move: 0.01, 0.15), orientation,
+                majorMm: 18, minorMm: 13)
             checkMirror([swipe], .swipe, expected: .unknown)
             checkMirror([swipe], .touchSwipe, expected: .unknown)
             if let p = oneFingerProbability([swipe], .swipe) { seen.append(p) }
@@ -173,9 +175,14 @@ import Testing
 
     /// Per-touch gestures: each touch its own probability, from its own contact, on every event of it.
     @Test func eachTouchPanCarriesItsOwnTouchsProbability() {
+        // Thumb-sized contacts (18 × 13 mm): the probability holds only on thumbs.
         let fingers = [
-            Self.leaning(Finger.line(id: 0, (60, 80), (60, 50), down: 0, up: 0.9, move: 0.05, 0.85), -0.6),
-            Self.leaning(Finger.line(id: 1, (140, 80), (140, 50), down: 0, up: 0.9, move: 0.05, 0.85), 0.6),
+            Self.leaning(
+                Finger.line(id: 0, (60, 80), (60, 50), down: 0, up: 0.9, move: 0.05, 0.85), -0.6, majorMm: 18,
+                minorMm: 13),
+            Self.leaning(
+                Finger.line(id: 1, (140, 80), (140, 50), down: 0, up: 0.9, move: 0.05, 0.85), 0.6, majorMm: 18,
+                minorMm: 13),
         ]
         let pans = run(fingers).filter { $0.gesture == .touchPan }
         var probabilities: [Double] = []
@@ -265,6 +272,22 @@ import Testing
         let top = decide(contact(lean, x: 31, y: 15, majorMm: 18, minorMm: 13)).rightHandProbability ?? 0.5
         let bottom = decide(contact(lean, x: 31, y: 100, majorMm: 18, minorMm: 13)).rightHandProbability ?? 0.5
         #expect(top > 0.5 && bottom < 0.5, "top \(top), bottom \(bottom)")
+    }
+
+    /// Issue 52 item 3: fitted on one finger type the probability is worse than a coin on the other
+    /// (`fit_single_contact.py`, "Finger types held out"), and held out by person it is a coin on
+    /// index fingers. So a contact smaller than a thumb's — an index, middle, ring or little finger —
+    /// gets 0.5 however it leans, and one without an area too; a thumb-sized one is read.
+    @Test func aContactSmallerThanAThumbsStaysAtACoin() {
+        let lean = -40 * Double.pi / 180
+        for y in [15.0, 55, 100] {
+            #expect(decide(contact(lean, y: y, majorMm: 14, minorMm: 9)).rightHandProbability == 0.5)
+            #expect(decide(contact(lean, y: y, majorMm: 14, minorMm: 12.5)).rightHandProbability == 0.5)
+            var noArea = contact(lean, y: y, majorMm: 18, minorMm: 13)
+            noArea.areaMm2 = nil
+            #expect(decide(noArea).rightHandProbability == 0.5)
+            #expect(decide(contact(lean, y: y, majorMm: 18, minorMm: 13)).rightHandProbability != 0.5)
+        }
     }
 
     @Test func mirrorSymmetric() {

@@ -274,12 +274,19 @@ func hoverPhases(_ frame: HoverFrame) -> [String] { frame.hovering.map { "\($0.i
 }
 
 extension CoreGestureEvent {
-    /// The event without its covered region and the clear side read from it.
+    /// The event without what hovering fingers may give it: its covered region and the clear side
+    /// read from it, and, for a one-finger event (a one-finger gesture, a per-touch one), its hand
+    /// (HoverHandednessTests). Everything else must be the same with hover as without.
     var withoutRegion: CoreGestureEvent {
         var e = self
         e.occlusion = nil
         e.occlusionSource = nil
         e.clearSide = nil
+        if e.touch != nil || (e.fingers ?? 1) <= 1 {
+            e.hand = nil
+            e.handConfidence = nil
+            e.rightHandProbability = nil
+        }
         return e
     }
 }

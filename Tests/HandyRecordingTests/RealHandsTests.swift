@@ -140,8 +140,9 @@ import Testing
     /// it publishes no hand for one finger, and its probability is no surer than the taps allow:
     /// in every bin of the favoured hand's probability with 50 touches or more, the favoured hand
     /// is right at least that probability − 0.05 of the time. (The model was fitted on these taps;
-    /// held out person by person, `fit_single_contact.py`: 0.6–0.7 right 67 %.) Measured: 0.524 →
-    /// 53.2 %, 0.572 → 58.3 %, 0.624 → 62.1 %, 0.650 → 62.7 %.
+    /// held out person by person, `fit_single_contact.py`: 0.6–0.7 right 67 %.) Measured, with only
+    /// thumb-sized contacts read (issue 52 item 3): 0.502 → 50.1 % (1,080 touches, mostly at 0.5),
+    /// 0.572 → 78.1 % (64); 0.622 → 87.0 % and 0.650 → 88.9 % on fewer than 50.
     @Test func oneFingerClaimsNoMoreThanRealTapsEarn() {
         let taps = Self.load(FixturePaths.fixtures.appendingPathComponent("realhands/capfingerid").path)
         #expect(taps.count >= 30 && taps.allSatisfy { $0.tier == .orientation })
@@ -155,7 +156,7 @@ import Testing
             #expect(b.accuracy >= b.meanProbability - 0.05, "published \(b)")
         }
         let big = m.probabilityBins.filter { $0.count >= 50 }
-        #expect(big.count >= 3, "\(m.probabilityBins)")
+        #expect(big.count >= 2, "\(m.probabilityBins)")
         for b in big { #expect(b.accuracy >= b.meanProbability - 0.05, "P bin \(b)") }
         #expect(
             outcomes.allSatisfy {
@@ -175,6 +176,39 @@ import Testing
             }
         }
         #expect(compared >= 200)
+    }
+
+    /// Issue 52 item 3: `rightHandProbability` on a finger type it does not hold on. Held out
+    /// (`fit_single_contact.py`, "Finger types held out"): fitted on one finger type the model is
+    /// worse than a coin on the other (log-loss 0.767 on index fingers from thumbs, 0.797 on thumbs
+    /// from index fingers; a coin's is 0.693), and leaving one person out it is a coin on index
+    /// fingers (0.712, its 0.65 right 23 % of the time). So only a thumb-sized contact is read: on
+    /// the index taps the probability stays at 0.5 (at most 5 % of them get another, and their
+    /// log-loss is a coin's to 0.005), on the thumbs it says something (on 25 % or more, log-loss
+    /// under a coin's by 0.01). Fails when the size gate is taken away (every index tap claims).
+    @Test func oneFingerProbabilityStaysAtACoinOnIndexFingers() {
+        let taps = Self.load(FixturePaths.fixtures.appendingPathComponent("realhands/capfingerid").path)
+        func outcomes(_ finger: String) -> [SingleContactOutcome] {
+            taps.filter { $0.name.contains("-\(finger)-") }.flatMap { HandednessEvaluation.singleContactOutcomes($0) }
+        }
+        func logLoss(_ o: [SingleContactOutcome]) -> Double {
+            let sum = o.reduce(0.0) {
+                let p = $1.rightHandProbability ?? 0.5
+                return $0 - log($1.truth == .right ? p : 1 - p)
+            }
+            return o.isEmpty ? .nan : sum / Double(o.count)
+        }
+        let index = outcomes("index"), thumb = outcomes("thumb")
+        #expect(index.count >= 600 && thumb.count >= 500, "\(index.count) index, \(thumb.count) thumb touches")
+        let indexClaims = index.filter { $0.rightHandProbability != 0.5 }.count
+        let thumbClaims = thumb.filter { $0.rightHandProbability != 0.5 }.count
+        #expect(indexClaims * 20 <= index.count, "index: \(indexClaims) of \(index.count) touches not at 0.5")
+        #expect(logLoss(index) <= log(2) + 0.005, "index: log-loss \(logLoss(index))")
+        #expect(thumbClaims * 100 >= 25 * thumb.count, "thumb: \(thumbClaims) of \(thumb.count) touches not at 0.5")
+        #expect(logLoss(thumb) <= log(2) - 0.01, "thumb: log-loss \(logLoss(thumb))")
+        print(
+            "one finger by type: index \(indexClaims)/\(index.count) claimed, log-loss \(logLoss(index)); "
+                + "thumb \(thumbClaims)/\(thumb.count), log-loss \(logLoss(thumb))")
     }
 
     /// DISPEL's one-finger levels (tapping, tracing; positions, some with pressure): every touch is

@@ -102,6 +102,8 @@ import Testing
         (["eval", "handedness", "/tmp", "--weights", "positions=1,nan,1,1"], "--weights"),
         (["eval", "handedness", "/tmp", "--minimum-confidence", "nan"], "--minimum-confidence"),
         (["eval", "handedness", "/tmp", "--fit", "--json"], "--fit"),
+        (["eval", "handedness", "/tmp", "--hover"], "--hover takes no DIR"),
+        (["eval", "handedness", "--hover", "--count", "0"], "--count"),
         (["generate", "pinches", "/tmp/handyctl-never", "--count", "0"], "--count"),
     ])
     func valuesThatCannotWorkAreUsageErrors(_ arguments: [String], _ named: String) throws {

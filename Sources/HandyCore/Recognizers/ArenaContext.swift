@@ -21,6 +21,9 @@ package struct ArenaContext: Sendable {
     /// The device's enrolled hand profile (``HandProfile``): its one-finger model, when it has one,
     /// decides the hand of one contact (its pinch recalibration is in ``classifier``).
     package var handProfile: HandProfile? { didSet { lastHand = nil } }
+    /// The device's hovering contacts in range after the frame being handled (display mm), for
+    /// the hand of one finger (``HoverHandedness``); always empty on a device without hover.
+    private(set) var hoverMm: [PhysicalPoint] = []
     /// The frames the arena fed so far: the frame a remembered decision belongs to.
     var frameNumber: UInt64 = 0
     /// The last hand decided, with the frame, fingers and finger count it was decided on: the
@@ -58,9 +61,20 @@ package struct ArenaContext: Sendable {
         return minimum > GestureConfiguration.defaultHandMinimumConfidence ? d.published(minimumConfidence: minimum) : d
     }
 
-    /// The hand of one contact (a one-finger gesture, a per-touch sub-gesture), from its ellipse,
+    /// Keeps the hovering contacts in range after the frame about to be handled (not those that
+    /// landed, left or were lost in it). Called only on a device that tracks hover.
+    mutating func noteHovering(_ contacts: [HoverContact]) {
+        if !hoverMm.isEmpty { hoverMm.removeAll(keepingCapacity: true) }
+        for c in contacts where c.phase == .began || c.phase == .hovering { hoverMm.append(c.mm) }
+    }
+
+    /// The hand of one contact (a one-finger gesture, a per-touch sub-gesture): from the fingers of
+    /// its hand hovering beside it when they name one (``HoverHandedness``), else from its ellipse,
     /// under the device's `hand-minimum-confidence`.
     func decideHand(_ touch: Touch) -> HandDecision {
+        if !hoverMm.isEmpty, let d = HoverHandedness.decide(touchMm: touch.mm, hoveringMm: hoverMm) {
+            return published(d)
+        }
         if let profile = handProfile, profile.singleContact != nil,
             let d = profile.singleContactDecision(
                 HandednessContact(touch), displayWidthMm: displayWidthMm, displayHeightMm: displayHeightMm)

@@ -17,6 +17,11 @@ x -> width - x, theta -> -theta) and no intercept, so P(mirrored) = 1 - P exactl
 Logistic regression with light L2 (lambda below), measured with leave-one-person-out
 cross-validation; the existing rule (SingleContactHandedness) is scored on the same taps.
 
+Finger types held out (issue 52 item 3): each finger type predicted by a model fitted on the other
+finger type of the other people (leave one finger type and one person out), against a coin's
+log-loss (ln 2 = 0.693); and what handyd ships: model D's probability only on a thumb-sized contact
+(area >= THUMB_AREA_MM2, SingleContactHandedness.thumbSizedAreaMm2), 0.5 on every other.
+
 Usage: fit_single_contact.py [TAPS_CSV]
 """
 import glob
@@ -29,6 +34,8 @@ import numpy as np
 L2 = 1.0
 THRESHOLDS = (0.6, 0.65, 0.7, 0.75, 0.8, 0.9)
 BINS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0001)
+THUMB_AREA_MM2 = 140.0  # SingleContactHandedness.thumbSizedAreaMm2
+CAP = 0.65  # SingleContactHandedness.maximumProbability
 MODELS = {
     "A lean": ["lean"],
     "B lean,lean*v": ["lean", "lean*v"],
@@ -49,7 +56,9 @@ def read_csv(path):
     return rows
 
 
-def read_evemu(folder):
+def read_evemu(folder, first=False):
+    """One row per touch: its frame with the largest major x minor, or (first) its first frame with
+    a whole contact, the one handyd's pipeline decides a one-finger gesture's hand at."""
     rows = []
     for path in sorted(glob.glob(os.path.join(folder, "*.evemu"))):
         label, axes, cur, best, state = {}, {}, {}, None, {}
@@ -73,7 +82,7 @@ def read_evemu(folder):
                     w, h = axes[0x35][1] / axes[0x35][2], axes[0x36][1] / axes[0x36][2]
                     r = (label["person"], label["finger"], label["hand"], state[0x35] / 10, state[0x36] / 10,
                          state[0x30] / 10, state[0x31] / 10, math.radians(state[0x34]), w, h)
-                    if best is None or r[5] * r[6] > best[5] * best[6]:
+                    if best is None or (not first and r[5] * r[6] > best[5] * best[6]):
                         best = r
     return rows
 
@@ -190,6 +199,60 @@ def main():
         w = fit(X, y)
         print(f"  fit on all (AREA_MEAN {area.mean():.2f} mm^2, AREA_SD {area.std():.2f}): "
               + ", ".join(f"{k} {v:+.3f}" for k, v in zip(keys, w)))
+
+    print()
+    first_rows = read_evemu(os.path.join(here, "capfingerid"), first=True) if len(sys.argv) == 1 else []
+    if [r[:3] for r in first_rows] == [r[:3] for r in rows]:
+        finger_types_held_out(rows, first_rows, y, persons, finger)
+
+
+def log_loss(p, y):
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))) if len(y) else float("nan")
+
+
+def finger_types_held_out(rows, first_rows, y, persons, finger):
+    """Leave one finger type and one person out; then the shipped gate, leave one person out."""
+    keys = MODELS["D C + u,u*v,u*z"]
+    cols = features(rows, 150.07, 39.11)
+    X = np.column_stack([cols[k] for k in keys])
+    first_cols = features(first_rows, 150.07, 39.11)
+    X1 = np.column_stack([first_cols[k] for k in keys])
+    area = np.array([math.pi / 4 * r[5] * r[6] for r in first_rows])
+    lofo, lopo = np.full(len(y), 0.5), np.full(len(y), 0.5)
+    for person in sorted(set(persons)):
+        test = persons == person
+        w = fit(X[~test], y[~test])
+        lopo[test] = 1 / (1 + np.exp(-X1[test] @ w))
+        for fi in sorted(set(finger)):
+            train, held = ~test & (finger != fi), test & (finger == fi)
+            w = fit(X[train], y[train])
+            lofo[held] = 1 / (1 + np.exp(-X[held] @ w))
+    gated = np.where(area >= THUMB_AREA_MM2, np.clip(lopo, 1 - CAP, CAP), 0.5)
+    print(f"Finger types held out (log-loss; a coin's is {math.log(2):.3f}), model D terms, probability capped at {CAP}")
+    for fi in sorted(set(finger)):
+        m = finger == fi
+        other = ", ".join(sorted(set(finger) - {fi}))
+        print(f"  {fi}: fitted on {other} only (other people): log-loss {log_loss(np.clip(lofo[m], 1 - CAP, CAP), y[m]):.3f}, "
+              f"favoured hand right {np.mean((lofo[m] >= .5) == (y[m] == 1)):.1%} (n={m.sum()})")
+        print(f"  {fi}: fitted on both (other people), first frame: log-loss {log_loss(np.clip(lopo[m], 1 - CAP, CAP), y[m]):.3f}, "
+              f"favoured hand right {np.mean((lopo[m] >= .5) == (y[m] == 1)):.1%}")
+    for fi in sorted(set(finger)):
+        m = finger == fi
+        print(f"  first frame's area >= {THUMB_AREA_MM2:.0f} mm^2: {fi} {np.mean(area[m] >= THUMB_AREA_MM2):.1%} of {m.sum()} "
+              f"(area mean {area[m].mean():.1f}, sd {area[m].std():.1f})")
+    print(f"Shipped: model D only on a contact of {THUMB_AREA_MM2:.0f} mm^2 or more, 0.5 otherwise (leave one person out)")
+    for fi in sorted(set(finger)):
+        m = finger == fi
+        g = m & (gated != 0.5)
+        right = (gated >= .5) == (y == 1)
+        print(f"  {fi}: probability on {g.sum()} of {m.sum()}, log-loss {log_loss(gated[m], y[m]):.3f}, "
+              f"favoured hand right {right[g].mean() if g.any() else float('nan'):.1%} where given")
+    c, right, g = np.maximum(gated, 1 - gated), (gated >= .5) == (y == 1), gated != 0.5
+    for lo in (0.5, 0.55, 0.6):  # the last bin holds the cap, 0.65
+        a = g & (c >= lo) & ((c < lo + 0.05) if lo < 0.6 else (c <= CAP + 1e-9))
+        if a.any():
+            print(f"  [{lo:.2f},{lo + .05:.2f}{']' if lo == 0.6 else ')'}: n={a.sum():4d} claimed {c[a].mean():.3f} right {right[a].mean():.3f}"
+                  + ("  <-- short by more than 0.05" if right[a].mean() < c[a].mean() - 0.05 else ""))
 
 
 if __name__ == "__main__":

@@ -212,10 +212,6 @@ class Touch:
     extra: Dict[str, Any] = field(default_factory=dict)
 
 
-def _touches(obj: Any) -> List[Touch]:
-    return [_build(Touch, t, skip=()) for t in obj]
-
-
 @dataclass
 class Hover:
     """A hovering contact: a finger in range above the glass, not touching (only to a subscriber
@@ -233,8 +229,16 @@ class Hover:
     extra: Dict[str, Any] = field(default_factory=dict)
 
 
-def _hovers(obj: Any) -> List[Hover]:
-    return [_build(Hover, h, skip=()) for h in obj]
+def _contacts(cls: Type[T]) -> Callable[[Any], List[T]]:
+    """The field parser of a list of contacts (``touches``, ``hovers``): each an object of
+    ``cls``, its unknown fields kept in ``extra``."""
+    def parse(obj: Any) -> List[T]:
+        return [_build(cls, c, skip=()) for c in obj]
+    return parse
+
+
+# A touches frame's two lists of contacts, one parser each.
+_CONTACTS: Dict[str, Callable[[Any], Any]] = {"touches": _contacts(Touch), "hovers": _contacts(Hover)}
 
 
 @dataclass
@@ -303,7 +307,7 @@ def _gesture(obj: Any, device: Optional[str] = None, time: Optional[float] = Non
 
 
 def _frame(obj: Mapping[str, Any]) -> Frame:
-    f = _build(Frame, obj, {"touches": _touches, "hovers": _hovers})
+    f = _build(Frame, obj, _CONTACTS)
     f.gestures = [_gesture(g, f.device, f.time) for g in (obj.get("gestures") or [])]
     return f
 
@@ -312,7 +316,7 @@ _DECODERS: Dict[str, Callable[[Mapping[str, Any]], Message]] = {
     "hello": lambda o: _build(Hello, o, {"devices": _devices}),
     "device": lambda o: _build(DeviceEvent, o, {"device": Device.of}),
     "gesture": _gesture,
-    "touches": lambda o: _build(Touches, o, {"touches": _touches, "hovers": _hovers}),
+    "touches": lambda o: _build(Touches, o, _CONTACTS),
     "frame": _frame,
     "status": lambda o: _build(Status, o, {"unreadable": _devices}),
     "error": lambda o: _build(Error, o),

@@ -18,7 +18,9 @@ Checks, in order:
    frames, issue 55 item 2): A began, hovered, landed as the touch (in the frame the touch began),
    rose and ended; B began, hovered and ended; none is ever in `touches`;
 5. a tap with a finger hovering beside it carries a covered region built from the hover
-   (`occlusion.source` "hover", issue 55 item 3).
+   (`occlusion.source` "hover", issue 55 item 3);
+6. a tap whose hand's middle and ring fingers hover level beside it carries its hand from them
+   (issue 55 item 4): right with them on its right, left on its left, at 0.95.
 Made a touch, the hover would give a touch that begins at the hover's first position, or a touch
 for the finger that never landed; dropped, no hovers would come: each fails here.
 
@@ -98,7 +100,7 @@ class UHidTouchscreen:
             elif kind == UHID_GET_REPORT:
                 rid, rnum, rtype = struct.unpack_from("<IBB", ev, 4)
                 if rtype == UHID_FEATURE_REPORT and rnum == 0x0A:
-                    data = bytes([0x0A, 2])  # Contact Count Maximum: two fingers
+                    data = bytes([0x0A, 10])  # Contact Count Maximum: ten fingers (a tap and its shadows are three)
                 elif rtype == UHID_FEATURE_REPORT and rnum == 0x0E:
                     data = bytes([0x0E]) + bytes(256)  # the certification blob's contents do not matter
                 else:
@@ -119,8 +121,16 @@ class UHidTouchscreen:
             check(time.monotonic() < deadline, f"timed out ({timeout:.0f} s) waiting for {what}")
             self.service(0.05)
 
-    def report(self, contacts):
-        """One input report 1: up to two contacts (tip, in_range, contact_id, x, y)."""
+    def frame(self, contacts):
+        """One frame of any number of contacts: two a report (Win8 hybrid mode), the first report
+        carrying the frame's contact count, the others 0; hid-multitouch syncs the frame when it
+        has them all."""
+        for k in range(0, max(len(contacts), 1), 2):
+            self.report(contacts[k:k + 2], count=len(contacts) if k == 0 else 0)
+
+    def report(self, contacts, count=None):
+        """One input report 1: up to two contacts (tip, in_range, contact_id, x, y); `count` the
+        Contact Count field (default: the contacts in it)."""
         def finger(c):
             if c is None:
                 return bytes(11)
@@ -130,7 +140,7 @@ class UHidTouchscreen:
             return bytes([tip | in_range << 1 | cid << 2, 20, 20]) + struct.pack("<HHHH", x, x, y, y)
         padded = list(contacts) + [None] * (2 - len(contacts))
         self.scan_time = (self.scan_time + 100) & 0xFFFF  # Scan Time in 100 µs units: 10 ms a report
-        data = bytes([1]) + finger(padded[0]) + finger(padded[1]) + struct.pack("<IB", self.scan_time, len(contacts))
+        data = bytes([1]) + finger(padded[0]) + finger(padded[1]) + struct.pack("<IB", self.scan_time, len(contacts) if count is None else count)
         self.write(UHID_INPUT2, struct.pack("<H", len(data)) + data + bytes(4096 - len(data)))
 
     def destroy(self):
@@ -219,7 +229,7 @@ def test_hover_through_hid_multitouch(ctx):
 
         def play(reports, pause=0.005):
             for contacts in reports:
-                panel.report(contacts)
+                panel.frame(contacts)
                 panel.service(pause)
                 log.drain()
 
@@ -316,25 +326,75 @@ def test_hover_through_hid_multitouch(ctx):
         print(f"  hovers: A {story_a} ({len(ha)} frames), B {story_b} ({len(hb)} frames), landed as touch "
               f"{lh.get('touch')}", flush=True)
 
+        def released(first_event, contacts):
+            """More tracking ids since `first_event` than the `contacts` played: hid-multitouch
+            released one (a guest stall over 100 ms, MT_QUIRK_STICKY_FINGERS) and made it anew."""
+            return len({e.value for e in log.events[first_event:]
+                        if e.matches(libevdev.EV_ABS.ABS_MT_TRACKING_ID) and e.value >= 0}) > contacts
+
+        def tap_among(frames, contacts, what):
+            """Plays `frames` (a tap among `contacts` contacts in all) until hid-multitouch kept
+            every contact through it; the tap handyd recognised, and the messages since it began."""
+            for attempt in range(1, 7):
+                first, first_event = len(client.seen), len(log.events)
+                play(frames)
+                try:
+                    tap = client.expect(lambda m: m.get("type") == "gesture" and m.get("gesture") == "tap"
+                                        and m.get("phase") == "recognized", what, timeout=30)
+                except Failure:
+                    if not released(first_event, contacts):
+                        seen = client.seen[first:]
+                        print("  touches:", [[(t["id"], t["phase"], t["x"]) for t in f["touches"]]
+                                             for f in touches_of(seen, device["id"]) if f["touches"]][:20], flush=True)
+                        print("  gestures:", [(m.get("gesture"), m.get("phase")) for m in seen
+                                              if m.get("type") == "gesture"], flush=True)
+                        print("  evdev:", [sorted((v["distance"], v["x"]) for v in frame.values()) for _, frame in
+                                           log.slot_story(first_event)][:14], flush=True)
+                        raise
+                    tap = None
+                if not released(first_event, contacts):
+                    return tap, client.seen[first:]
+                print(f"  {what}, attempt {attempt}: hid-multitouch released a contact (the guest stalled over "
+                      f"100 ms); again", flush=True)
+                client.collect(2.0)  # what the stalled attempt still makes
+            raise Failure(f"{what}: hid-multitouch released a contact in every attempt (the guest stalled over 100 ms)")
+
         # 5. A tap with a finger hovering 30 mm beside it: its region is the hover's.
         tap_x, tap_y = MAX_X // 3, MAX_Y // 2
         beside = (tap_x + 400, tap_y + 150)  # ~31 mm right, ~12 mm down (12.8 units a mm)
         hovering = lambda: (0, 1, 9, beside[0], beside[1])
-        first_tap_message = len(client.seen)
-        play([[hovering()] for _ in range(4)])
-        play([[(1, 1, 5, tap_x, tap_y), hovering()] for _ in range(4)])
-        play([[(0, 0, 5, tap_x, tap_y), hovering()]])
-        play([[hovering()] for _ in range(60)])  # beyond the double-tap wait, the hover still there
-        play([[(0, 0, 9, beside[0], beside[1])]])
-        tap = client.expect(lambda m: m.get("type") == "gesture" and m.get("gesture") == "tap"
-                            and m.get("phase") == "recognized", "the tap beside the hover", timeout=30)
+        tap, since = tap_among([[hovering()] for _ in range(4)]
+                               + [[(1, 1, 5, tap_x, tap_y), hovering()] for _ in range(4)]
+                               + [[(0, 0, 5, tap_x, tap_y), hovering()]]
+                               + [[hovering()] for _ in range(60)]  # beyond the double-tap wait, the hover still there
+                               + [[(0, 0, 9, beside[0], beside[1])]], 2, "the tap beside the hover")
         region = tap.get("occlusion") or {}
         check(region.get("source") == "hover",
               f"the tap's region says source {region.get('source')!r}, not hover: {str(tap)[:600]}")
-        taps_touches = [t for f in touches_of(client.seen[first_tap_message:], device["id"]) for t in f["touches"]]
+        taps_touches = [t for f in touches_of(since, device["id"]) for t in f["touches"]]
         check(taps_touches and all(t["x"] < 0.4 for t in taps_touches), "the hover beside the tap became a touch")
         print(f"  tap beside a hover: occlusion source {region.get('source')}, {len(region.get('polygon', []))} corners",
               flush=True)
+
+        # 6. A tap whose hand's middle and ring fingers hover level beside it: the tap's hand from
+        #    its shadows (issue 55 item 4), right with them on its right, left when mirrored; three
+        #    contacts a frame, two reports each (hybrid mode).
+        for side, hand in ((1, "right"), (-1, "left")):
+            tx, ty = MAX_X // 2, MAX_Y // 2
+            middle = (tx + side * 256, ty - 64)  # 20 mm beside, 5 mm above (12.8 units a mm)
+            ring = (tx + side * 486, ty + 26)  # 38 mm beside, 2 mm below
+            shadows = [(0, 1, 10, *middle), (0, 1, 11, *ring)]
+            tap, _ = tap_among([shadows for _ in range(4)]
+                               + [[(1, 1, 6, tx, ty)] + shadows for _ in range(4)]
+                               + [[(0, 0, 6, tx, ty)] + shadows]
+                               + [shadows for _ in range(60)]
+                               + [[(0, 0, 10, *middle), (0, 0, 11, *ring)]], 3, f"the tap with its {hand} hand's shadows")
+            check(tap.get("hand") == hand and tap.get("handConfidence") == 0.95,
+                  f"the tap with two fingers hovering on its {'right' if side > 0 else 'left'} has hand "
+                  f"{tap.get('hand')!r} at {tap.get('handConfidence')!r}, not {hand} at 0.95: {str(tap)[:600]}")
+            check(abs(tap["position"]["x"] - tx / MAX_X) < 0.01, f"the tap is at {tap['position']}, not the finger's")
+            print(f"  tap with its {hand} hand's shadows: hand {tap.get('hand')} at {tap.get('handConfidence')}, "
+                  f"rightHandProbability {tap.get('rightHandProbability')}", flush=True)
     finally:
         panel.destroy()
         client.close()
