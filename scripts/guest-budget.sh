@@ -6,18 +6,22 @@
 #   scripts/guest-budget.sh                 both forms (~10-20 min under TCG on a loaded machine)
 #   scripts/guest-budget.sh --forms full    one form
 #   scripts/guest-budget.sh --strace        also each reader's system calls a frame (one more run)
+#   --strace-speed 0.25                     that run at this speed, 480 frames (60 Hz: most frames
+#                                           a wake-up of their own; poll + epoll_wait a frame are
+#                                           the wake-ups a frame); default full speed, 1,200 frames
 #   scripts/guest-budget.sh --check         exit 1 when a form is over its budget
 #   --skip-build                            use the builds already there
 # Needs the guest (LAB as for scripts/vm/setup.sh). The measured handyd is the package's build
 # (.build/static, as scripts/bench.sh makes it); the stream's injector is the debug handyctl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-forms="full compact"; frames=480; strace=0; check=0; build=1
+forms="full compact"; frames=480; strace=0; strace_speed=; check=0; build=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --forms) forms=$2; shift;; --frames) frames=$2; shift;; --strace) strace=1;;
+    --strace-speed) strace=1; strace_speed=$2; shift;;
     --check) check=1;; --skip-build) build=0;;
-    *) echo "usage: $0 [--forms 'full compact'] [--frames N] [--strace] [--check] [--skip-build]" >&2; exit 2;;
+    *) echo "usage: $0 [--forms 'full compact'] [--frames N] [--strace] [--strace-speed S] [--check] [--skip-build]" >&2; exit 2;;
   esac; shift
 done
 if [ "$build" = 1 ]; then
@@ -33,7 +37,9 @@ guest="install -m 644 udev/70-handyd.rules /etc/udev/rules.d/ && udevadm control
 for form in $forms; do
   guest+=" && python3 scripts/vm/guest/perf_guest.py --bin $debug --frames $frames --speed 0.02 --form $form --callgrind $out/$form"
 done
-if [ "$strace" = 1 ]; then
+if [ "$strace" = 1 ] && [ -n "$strace_speed" ]; then
+  guest+=" && python3 scripts/vm/guest/perf_guest.py --bin $debug --frames $frames --speed $strace_speed --strace $out/strace"
+elif [ "$strace" = 1 ]; then
   guest+=" && python3 scripts/vm/guest/perf_guest.py --bin $debug --frames 1200 --strace $out/strace"
 fi
 HANDYD_PERF_BIN=$static scripts/vm/qemu-run.sh --udev --rw "$out" --timeout $((1500 * $(wc -w <<<"$forms") + 600)) -- \

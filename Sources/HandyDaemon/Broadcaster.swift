@@ -1,6 +1,7 @@
 import HandyCore
 import HandyProtocol
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// What one broadcaster published, reported by `{"type":"status"}` (the clients and the drops
@@ -16,15 +17,22 @@ struct PublishedCounts: Hashable, Sendable {
 /// that loop, and writes each batch's lines to every one of them that wants them.
 ///
 /// Confined to its event loop; the input thread reaches it through ``encode(_:)`` and
-/// ``deliver(_:)``, whose batches wait in a ``DeliveryWindow`` for one hop. Nothing here
-/// blocks: writes go to NIO's per-channel buffer and a client whose buffer passes
-/// ``ServerLimits/maximumQueuedBytes`` is dropped. With more than one event loop
+/// ``deliver(_:)``. A batch is published on the input thread itself when every client has an
+/// outlet (a Unix-socket client, ``ClientOutlet``), no earlier batch waits for the event loop
+/// and it adds or removes no device: its bytes then go into the clients' sockets without waking
+/// the event loop (one wake-up a frame, issue 53). Otherwise it waits in a ``DeliveryWindow``
+/// for one hop. Nothing here blocks: a client whose socket is full has its bytes queued on the
+/// event loop, and one whose backlog passes ``ServerLimits/maximumQueuedBytes`` is dropped. With more than one event loop
 /// (`handyd --event-loops`), a ``BroadcasterGroup`` has one broadcaster per loop, each with its
 /// share of the clients, and the counts that span them (clients, drops) in a ``ClientTally``.
 ///
 /// `@unchecked Sendable`: its mutable state (clients, devices, counters) is touched only on
 /// ``eventLoop`` (checked by `preconditionInEventLoop`), which is how NIO confines state; other
-/// threads only call `encode` and `deliver`, which touch nothing but locked state.
+/// threads only call `encode` and `deliver`. What a publication on the input thread reads (the
+/// groups, the counters, `shuttingDown`, the observer) is changed only under `roster`, which
+/// that publication holds throughout; the devices and the group buffers it uses are changed by
+/// the event loop's publications only, which never overlap it (it runs only while the
+/// ``DeliveryWindow`` holds nothing, under whose lock the event loop releases what it published).
 public final class Broadcaster: @unchecked Sendable {
     public let eventLoop: any EventLoop
     let limits: ServerLimits
@@ -33,10 +41,21 @@ public final class Broadcaster: @unchecked Sendable {
     let startedAt = MonotonicInstant.now()
 
     private var clients: [ObjectIdentifier: ClientConnection] = [:]
+    /// One client of a group, as the input thread may use it: its outlet (nil: only the event loop
+    /// writes to it) and whether it had subscribed when the groups were made.
+    struct Member {
+        let client: ClientConnection
+        let outlet: ClientOutlet?
+        let subscribed: Bool
+    }
+    /// Held by a publication on the input thread; taken by the event loop to change what it reads.
+    private let roster = NIOLock()
+    /// Every client has an outlet, so the input thread may publish (under `roster`).
+    private var everyClientHasOutlet = true
     /// The clients grouped by subscription, and a buffer per group, kept by
-    /// ``subscriptionsChanged()`` so that ``publish(_:)`` makes no arrays per batch.
+    /// ``subscriptionsChanged()`` so that ``publish(_:direct:)`` makes no arrays per batch.
     private var groupSubscriptions: [Subscription] = []
-    private var groupMembers: [[ClientConnection]] = []
+    private var groupMembers: [[Member]] = []
     private var groupBuffers: [ByteBuffer] = []
     private var devices: [DeviceInfo] = []
     private var counters = PublishedCounts()
@@ -55,10 +74,14 @@ public final class Broadcaster: @unchecked Sendable {
     private let delivery = DeliveryWindow()
     /// The array the event loop takes delivered batches into (kept empty between drains).
     private var taken: [EncodedBatch] = []
-    /// Called on the event loop before and after each delivered batch is published: what the
-    /// fan-out benchmark measures (docs/PERFORMANCE.md section 2). Nil in the daemon. Set on the
-    /// event loop.
-    @_spi(Benchmarks) public var publishObserver: PublishObserver?
+    /// Called before and after each delivered batch is published (on the event loop, or on the
+    /// input thread when it publishes): what the fan-out benchmark measures (docs/PERFORMANCE.md
+    /// section 2). Nil in the daemon.
+    @_spi(Benchmarks) public var publishObserver: PublishObserver? {
+        get { roster.withLock { observer } }
+        set { roster.withLock { observer = newValue } }
+    }
+    private var observer: PublishObserver?
 
     @_spi(Benchmarks) public struct PublishObserver {
         public var willPublish: () -> Void
@@ -113,6 +136,9 @@ public final class Broadcaster: @unchecked Sendable {
         subscriptionsChanged()
     }
 
+    /// The counts published so far (both threads add to them, under `roster`).
+    private var published: PublishedCounts { roster.withLock { counters } }
+
     func clientSubscribed(_ client: ClientConnection) {
         eventLoop.preconditionInEventLoop()
         if let (subscribed, action) = tally.subscribed() {
@@ -142,15 +168,15 @@ public final class Broadcaster: @unchecked Sendable {
         var health = healthBoard.snapshot(now: now)
         for device in devices where device.isReadable && health[device.id] == nil { health[device.id] = DeviceHealth() }
         return StatusMessage(
-            clients: clientCount, devices: devices.count - unreadable.count, frames: counters.frames,
-            events: counters.events, drops: drops,
+            clients: clientCount, devices: devices.count - unreadable.count, frames: published.frames,
+            events: published.events, drops: drops,
             uptime: Double((now.nanoseconds - startedAt.nanoseconds) / 1_000_000) / 1000,
             unreadable: unreadable.isEmpty ? nil : unreadable, health: health.isEmpty ? nil : health)
     }
 
     // MARK: input side
 
-    /// Encodes the frames and gesture events of `notices` for ``publish(_:)``. Called on the input
+    /// Encodes the frames and gesture events of `notices` for ``publish(_:direct:)``. Called on the input
     /// thread (any thread): the event loop then only copies bytes. Each form is made only while
     /// some client receives it, and touches only while some client of that form subscribes to them.
     func encode(_ notices: [InputNotice]) -> EncodedBatch {
@@ -178,10 +204,34 @@ public final class Broadcaster: @unchecked Sendable {
     /// queues on the event loop afterwards. The batch is moved, not captured: a hop's closure that
     /// held it cost its allocation and a copy of the batch, and there is at most one hop queued,
     /// however many batches wait (docs/PERFORMANCE.md section 5).
-    func deliver(_ batch: consuming EncodedBatch) {
+    ///
+    /// Published here, on the input thread, when it can be (see the type's comment): true then.
+    @discardableResult
+    func deliver(_ batch: consuming EncodedBatch) -> Bool {
+        // Only the input thread posts: idle now, nothing can be posted before this publication ends.
+        if delivery.isIdle, !batch.changesDevices, publishHere(batch) {
+            var spare: EncodedBatch.Storage?
+            offer(batch.storage, as: &spare)
+            if spare != nil { delivery.release(0, spare: &spare) }
+            return true
+        }
         if delivery.post(batch) {
             eventLoop.execute { self.publishDelivered() }
         }
+        return false
+    }
+
+    /// Publishes `batch` on the calling (input) thread if every client can be written there;
+    /// false (and nothing done) otherwise.
+    private func publishHere(_ batch: borrowing EncodedBatch) -> Bool {
+        roster.lock()
+        defer { roster.unlock() }
+        guard everyClientHasOutlet else { return false }
+        guard !shuttingDown else { return true }
+        observer?.willPublish()
+        publish(batch, direct: true)
+        observer?.didPublish()
+        return true
     }
 
     /// For a ``BroadcasterGroup`` encoding once for all its broadcasters (input thread): what this
@@ -202,10 +252,11 @@ public final class Broadcaster: @unchecked Sendable {
         // The arrays of one go back with the release, under the same lock (the input thread
         // encodes into one spare at a time).
         var spare: EncodedBatch.Storage?
+        let observer = publishObserver
         while let batch = batches.popLast() {
-            publishObserver?.willPublish()
-            publish(batch)
-            publishObserver?.didPublish()
+            observer?.willPublish()
+            publish(batch, direct: false)
+            observer?.didPublish()
             // Unconditionally handed on as the batch's last use, so its arrays are moved, not
             // copied (a copy retains each array and the batch's end releases them again).
             offer(batch.storage, as: &spare)
@@ -215,16 +266,25 @@ public final class Broadcaster: @unchecked Sendable {
     }
 
     /// Publishes one batch the input thread produced (encoded there by ``encode(_:)``); its arrays
-    /// are the caller's to recycle.
-    private func publish(_ batch: borrowing EncodedBatch) {
-        eventLoop.preconditionInEventLoop()
-        guard !shuttingDown else { return }
-        counters.frames += batch.frames
-        counters.events += batch.events
-        // The backlog is judged before new data is added: what is still unwritten from earlier
-        // batches, after the event loop had time to write it. A burst (a replay catching up after
-        // a stall) to a client that reads fine is not a slow client.
-        for client in clients.values { client.dropIfBacklogged() }
+    /// are the caller's to recycle. `direct`: on the input thread, `roster` held, every client with
+    /// an outlet and no device added or removed; otherwise on the event loop.
+    private func publish(_ batch: borrowing EncodedBatch, direct: Bool) {
+        if direct {
+            counters.frames += batch.frames
+            counters.events += batch.events
+        } else {
+            eventLoop.preconditionInEventLoop()
+            guard !shuttingDown else { return }
+            roster.withLock {
+                counters.frames += batch.frames
+                counters.events += batch.events
+            }
+            // The backlog is judged before new data is added: what is still unwritten from earlier
+            // batches, after the event loop had time to write it. A burst (a replay catching up
+            // after a stall) to a client that reads fine is not a slow client. (A client with an
+            // outlet is judged on each drain of it too, which is what happens on the input thread.)
+            for client in clients.values { client.dropIfBacklogged() }
+        }
         // Clients with the same subscription get the same bytes: each distinct subscription's
         // lines for this batch go into one buffer, and each client gets ONE writeAndFlush
         // per batch, instead of one NIO write per line per client (docs/PERFORMANCE.md section 2).
@@ -333,8 +393,12 @@ public final class Broadcaster: @unchecked Sendable {
             let form = subscriptions[i].form
             let fallback =
                 Self.usesCompactLines(form, hasFull: batch.hasFull, hasCompact: batch.hasCompact) != (form == .compact)
-            for client in members[i] where !fallback || client.hasSubscribed {
-                client.send(batches[i])
+            for member in members[i] where !fallback || member.subscribed {
+                if let outlet = member.outlet {
+                    if outlet.write(batches[i]) { member.client.scheduleDrain() }
+                } else {
+                    member.client.send(batches[i])
+                }
             }
         }
     }
@@ -347,23 +411,31 @@ public final class Broadcaster: @unchecked Sendable {
         form == .compact ? hasCompact || !hasFull : !hasFull && hasCompact
     }
 
-    /// Groups the clients by subscription for ``publish(_:)``, and keeps which forms, and touches
+    /// Groups the clients by subscription for ``publish(_:direct:)``, and keeps which forms, and touches
     /// in which, the clients receive for ``encode(_:)`` on the input thread. With no client the
     /// full form is made, as it was before forms existed (a client that connects then gets the
     /// batch in flight).
     func subscriptionsChanged() {
         eventLoop.preconditionInEventLoop()
-        groupSubscriptions.removeAll()
-        groupMembers.removeAll()
+        var subscriptions: [Subscription] = []
+        var members: [[Member]] = []
+        var outlets = true
         for client in clients.values {
-            if let i = groupSubscriptions.firstIndex(of: client.subscription) {
-                groupMembers[i].append(client)
+            let member = Member(client: client, outlet: client.outlet, subscribed: client.hasSubscribed)
+            if member.outlet == nil { outlets = false }
+            if let i = subscriptions.firstIndex(of: client.subscription) {
+                members[i].append(member)
             } else {
-                groupSubscriptions.append(client.subscription)
-                groupMembers.append([client])
+                subscriptions.append(client.subscription)
+                members.append([member])
             }
         }
-        groupBuffers = [ByteBuffer](repeating: ByteBuffer(), count: groupSubscriptions.count)
+        roster.withLock {
+            groupSubscriptions = subscriptions
+            groupMembers = members
+            groupBuffers = [ByteBuffer](repeating: ByteBuffer(), count: subscriptions.count)
+            everyClientHasOutlet = outlets
+        }
         var wanted = EncodedForms.nothing
         for client in clients.values { wanted.include(EncodedForms(receivedBy: client.subscription)) }
         delivery.setForms(wanted.toEncode)
@@ -375,7 +447,8 @@ public final class Broadcaster: @unchecked Sendable {
     /// are closed.
     func shutdown(reason: String) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
-        shuttingDown = true
+        // Under the lock: no publication on the input thread is under way or starts after it.
+        roster.withLock { shuttingDown = true }
         let line = encode(.shutdown(ShutdownMessage(reason: reason)))
         let closes = clients.values.map { $0.sendFinal(line) }
         return EventLoopFuture.andAllComplete(closes, on: eventLoop)

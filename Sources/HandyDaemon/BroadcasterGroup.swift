@@ -72,7 +72,11 @@ public final class BroadcasterGroup: Sendable {
         // first event loop having published it.
         metrics.count(notices)
         let handedOver = MonotonicInstant.now()
-        publish(notices)
+        if publish(notices) {
+            // Published here, on the input thread: its bytes are in the clients' sockets.
+            metrics.latency.recordNanoseconds(MonotonicInstant.now().nanoseconds - handedOver.nanoseconds)
+            return
+        }
         // Queued behind the batch's publication on the same loop.
         broadcasters[0].eventLoop.execute {
             metrics.latency.recordNanoseconds(MonotonicInstant.now().nanoseconds - handedOver.nanoseconds)
@@ -80,12 +84,12 @@ public final class BroadcasterGroup: Sendable {
     }
 
     /// Encodes `notices` once, in every form some loop's clients receive, and hands the batch to
-    /// every loop.
+    /// every loop. True when every loop's clients got it on this thread (``Broadcaster/deliver(_:)``).
     @inline(__always)
-    private func publish(_ notices: [InputNotice]) {
+    @discardableResult
+    private func publish(_ notices: [InputNotice]) -> Bool {
         if let single {
-            single.deliver(single.encode(notices))
-            return
+            return single.deliver(single.encode(notices))
         }
         var forms = EncodedForms.nothing
         var storage: EncodedBatch.Storage?
@@ -96,7 +100,9 @@ public final class BroadcasterGroup: Sendable {
             if spare != nil { storage = consume spare }
         }
         let batch = EncodedBatch(notices, forms: forms.toEncode, reusingSpare: consume storage)
-        for broadcaster in broadcasters { broadcaster.deliver(batch) }
+        var here = true
+        for broadcaster in broadcasters where !broadcaster.deliver(batch) { here = false }
+        return here
     }
 
     /// What a scrape reads, on the first broadcaster's loop.

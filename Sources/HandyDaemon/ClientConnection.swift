@@ -28,6 +28,7 @@ public struct ServerLimits: Hashable, Sendable {
 ///
 /// `@unchecked Sendable`: a channel handler lives on its channel's event loop, which is the
 /// server's one loop, the ``Broadcaster``'s too; the broadcaster keeps a reference to call it there.
+/// The input thread only writes to its ``outlet`` (locked) and calls ``scheduleDrain()``.
 final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -49,6 +50,13 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
     /// For a WebSocket client, how many of them may be served at once (``WebSocketOptions``); nil
     /// for a client of the Unix socket.
     let webLimit: Int?
+    /// A Unix-socket client's bytes go through its outlet, written by whichever thread has them
+    /// while its socket has room (``ClientOutlet``); nil for a WebSocket client, whose bytes the
+    /// event loop frames and writes. Set once, in ``start(context:)``, before it is registered.
+    private(set) var outlet: ClientOutlet?
+    /// Writes given to the channel from the outlet and not completed yet: at 0, with nothing
+    /// pending, the outlet is handed back to direct writes.
+    private var channelWritesOutstanding = 0
 
     init(broadcaster: Broadcaster, logger: Logger, mayReceiveTouches: Bool = true, webLimit: Int? = nil) {
         self.broadcaster = broadcaster
@@ -65,7 +73,10 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
         // channelActive has been and gone, so start here.
         if context.channel.isActive { start(context: context) }
     }
-    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+    func handlerRemoved(context: ChannelHandlerContext) {
+        outlet?.close()
+        self.context = nil
+    }
 
     func channelActive(context: ChannelHandlerContext) {
         start(context: context)
@@ -100,8 +111,23 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
         context.writeAndFlush(wrapOutboundOut(broadcaster.encode(.hello(broadcaster.hello))), promise: nil)
     }
 
+    /// A Unix-socket client's outlet, made when it first subscribes (before the groups the input
+    /// thread reads are made again): a client that never subscribes (a status poller, a storm of
+    /// connections) costs the input thread nothing. It starts queued, behind what the channel
+    /// holds. Only with one event loop (see ``ClientOutlet`` on its descriptor).
+    private func openOutlet(context: ChannelHandlerContext) -> Bool {
+        guard outlet == nil, webLimit == nil, broadcaster.groupSize == 1 else { return false }
+        let bound = broadcaster.limits.maximumQueuedBytes
+        outlet =
+            (try? context.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
+                ClientOutlet(socket: $0, maximumPendingBytes: bound)
+            }) ?? nil
+        return outlet != nil
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         closing = true
+        outlet?.close()
         if registered { broadcaster.unregister(self) }
         registered = false
         logger.debug("client disconnected")
@@ -160,7 +186,7 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
                         message:
                             "raw touches are not sent to WebSocket clients unless handyd runs with --websocket-touches; the rest of the subscription applies"
                     )
-                    context.write(wrapOutboundOut(broadcaster.encode(.error(error))), promise: nil)
+                    reply(broadcaster.encode(.error(error)), context: context)
                 }
                 if let form = request.form, WireForm(rawValue: form) == nil {
                     let known = WireForm.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
@@ -169,17 +195,20 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
                         message:
                             "unknown form \"\(form)\" (this daemon knows \(known)); the rest of the subscription applies"
                     )
-                    context.write(wrapOutboundOut(broadcaster.encode(.error(error))), promise: nil)
+                    reply(broadcaster.encode(.error(error)), context: context)
                 }
                 subscription.apply(request)
+                // Set before the groups are made: the input thread reads it from their snapshot.
+                let first = !hasSubscribed
+                hasSubscribed = true
+                let opened = openOutlet(context: context)
                 broadcaster.subscriptionsChanged()
+                // The drain it was made owing: hands it to direct writes once the channel is empty.
+                if opened { drainOutlet() }
                 logger.debug("subscribed", metadata: ["subscription": "\(subscription)"])
-                if !hasSubscribed {
-                    hasSubscribed = true
-                    broadcaster.clientSubscribed(self)
-                }
+                if first { broadcaster.clientSubscribed(self) }
             case .status:
-                context.write(wrapOutboundOut(broadcaster.encode(.status(broadcaster.status))), promise: nil)
+                reply(broadcaster.encode(.status(broadcaster.status)), context: context)
             }
         } catch {
             // The first at info, the rest at debug: a client sending garbage in a loop must not
@@ -188,24 +217,84 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
             logger.log(
                 level: invalidMessages == 1 ? .info : .debug, "invalid client message",
                 metadata: ["error": "\(error)", "client.invalid": "\(invalidMessages)"])
-            context.write(
-                wrapOutboundOut(
-                    broadcaster.encode(.error(ErrorMessage(code: error.code.rawValue, message: error.message)))),
-                promise: nil)
+            reply(
+                broadcaster.encode(.error(ErrorMessage(code: error.code.rawValue, message: error.message))),
+                context: context)
         }
+    }
+
+    /// A reply to a request: through the outlet, behind the batches written before it (the
+    /// caller flushes a WebSocket client's).
+    private func reply(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+        guard let outlet else {
+            context.write(wrapOutboundOut(bytes), promise: nil)
+            return
+        }
+        if outlet.write(bytes) { drainOutlet() }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.debug("client connection error", metadata: ["error": "\(error)"])
+        outlet?.close()
         context.close(promise: nil)
     }
 
     // MARK: called by the Broadcaster
 
-    /// Writes a batch's bytes and flushes them: one pass down the pipeline for both.
+    /// Writes a batch's bytes and flushes them: one pass down the pipeline for both (a client
+    /// without an outlet; the others are written through it).
     func send(_ bytes: ByteBuffer) {
         guard !closing, let context else { return }
         context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+    }
+
+    /// Any thread: has the event loop drain the outlet (a write made a drain owed).
+    func scheduleDrain() {
+        broadcaster.eventLoop.execute { self.drainOutlet() }
+    }
+
+    /// Event loop: gives the outlet's pending bytes to the channel, behind what it holds, or hands
+    /// the outlet back to direct writes when the channel holds nothing. A client whose backlog
+    /// passed the bound (in the channel, or pending while the event loop was away) is dropped.
+    func drainOutlet() {
+        guard let outlet, !closing, let context else { return }
+        let (bytes, overflowed) = outlet.takePending()
+        if overflowed {
+            dropAsTooSlow(queuedBytes: outlet.maximumPendingBytes, context: context)
+            return
+        }
+        // Judged before the new bytes are added, as a batch on the event loop is.
+        dropIfBacklogged()
+        guard !closing else { return }
+        if bytes.readableBytes > 0 {
+            writeFromOutlet(bytes, context: context)
+        } else {
+            handBackIfChannelEmpty(context: context)
+        }
+    }
+
+    /// Hands the outlet back to direct writes once the channel holds nothing: none of the outlet's
+    /// writes outstanding, nor anything written to the channel before the outlet was made (asked
+    /// of the channel, ~2,000 instructions, only here, on the way back from queued).
+    private func handBackIfChannelEmpty(context: ChannelHandlerContext) {
+        guard channelWritesOutstanding == 0, !closing, let outlet else { return }
+        let buffered = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 1
+        guard buffered == 0 else { return }
+        outlet.handBack()
+    }
+
+    /// Writes what the outlet held to the channel, counting it until written.
+    private func writeFromOutlet(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+        channelWritesOutstanding += 1
+        let count = bytes.readableBytes
+        outlet?.gaveToChannel(count)
+        context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { [self] result in
+            channelWritesOutstanding -= 1
+            outlet?.channelWrote(count)
+            // A failed write closes the channel: nothing is handed back.
+            guard case .success = result, let context = self.context else { return }
+            handBackIfChannelEmpty(context: context)
+        }
     }
 
     /// Drops the client if the bytes its socket has not taken pass the bound.
@@ -215,6 +304,10 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
         guard !closing, let context, !context.channel.isWritable else { return }
         let queued = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
         guard queued > broadcaster.limits.maximumQueuedBytes else { return }
+        dropAsTooSlow(queuedBytes: queued, context: context)
+    }
+
+    private func dropAsTooSlow(queuedBytes queued: Int, context: ChannelHandlerContext) {
         logger.notice("client too slow, disconnecting", metadata: ["client.queuedBytes": "\(queued)"])
         broadcaster.clientDropped()
         // It no longer counts as a client, even while its last bytes drain.
@@ -236,6 +329,8 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
     /// Writes `line` (behind whatever is queued), then closes the connection.
     private func closeAfter(_ line: ByteBuffer, context: ChannelHandlerContext) {
         closing = true
+        // No more direct writes; what the outlet held goes first.
+        if let rest = outlet?.close(), rest.readableBytes > 0 { context.write(wrapOutboundOut(rest), promise: nil) }
         let channel = context.channel
         // A client that does not read would keep the write pending for ever: close anyway after a
         // short grace period.

@@ -74,6 +74,14 @@ final class DeliveryWindow: @unchecked Sendable {
         return true
     }
 
+    /// Nothing posted is unpublished: the input thread may publish a batch itself (only it posts,
+    /// so this stays true until it posts again).
+    var isIdle: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return inFlight == 0
+    }
+
     /// Called on the event loop: every batch posted so far, in order, swapped into `batches`
     /// (given empty; its room goes to the next posts, so neither side allocates per batch).
     func take(into batches: inout [EncodedBatch]) {

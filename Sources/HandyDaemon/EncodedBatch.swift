@@ -93,7 +93,7 @@ public struct EncodedBatch: Sendable {
         var gesture: GestureKind
     }
 
-    /// The batch's arrays, read by ``Broadcaster/publish(_:)`` and handed back whole to encode the
+    /// The batch's arrays, read by ``Broadcaster/publish(_:direct:)`` and handed back whole to encode the
     /// next batch in.
     let storage: Storage
     /// Whether each form was made.
@@ -102,6 +102,19 @@ public struct EncodedBatch: Sendable {
     /// Frames in which something changed, and gesture events: the status counters.
     let frames: UInt64
     let events: UInt64
+
+    /// Whether a device is added or removed in it: the event loop publishes it (it changes the
+    /// devices hello and status read there).
+    var changesDevices: Bool {
+        storage.items.withUnsafeBufferPointer { items in
+            items.contains {
+                switch $0 {
+                case .added, .removed: true
+                case .health, .lines: false
+                }
+            }
+        }
+    }
 
     /// A batch's arrays: those of a published batch are emptied and filled again by the next.
     struct Storage: Sendable {
