@@ -47,7 +47,7 @@ features, above or below its median on the training dump's answers of the tier (
 With --swift it writes ConfidenceCalibration.cells (the classifier's table) from a training dump
 of the family, which must be of a seed no evaluation uses (seed 1), and the real pinches' dump:
 
-    handyctl eval handedness --sensitivity --count 200 --seed 1 --dump /tmp/train.jsonl
+    handyctl eval handedness --sensitivity --count 1000 --seed 1 --dump /tmp/train.jsonl
     scripts/handedness-calibration.py --swift /tmp/train.jsonl /tmp/real.jsonl
 """
 
@@ -123,13 +123,20 @@ def published(rows):
     return [r for r in rows if r["evidence"][0] != "unknown"]
 
 
+def rules_hand(r):
+    """The hand the rules give, before the calibration (which takes the other hand on the tiers of
+    EvidenceHandednessClassifier.situationDecidesTheHand where its situation is mostly wrong):
+    what a situation's share counts."""
+    return r["uncalibrated"][0] if "uncalibrated" in r else r["evidence"][0]
+
+
 def counts(rows):
-    """Per group, per situation: [answers, right]."""
+    """Per group, per situation: [answers, right] of the rules' hands."""
     table = collections.defaultdict(lambda: collections.defaultdict(lambda: [0, 0]))
     for r in published(rows):
         cell = table[r["group"]][situation(r)]
         cell[0] += 1
-        cell[1] += r["evidence"][0] == r["truth"]
+        cell[1] += rules_hand(r) == r["truth"]
     return table
 
 
@@ -157,6 +164,7 @@ def answers(rows, family, real, policy, members=None):
         if policy == "as published":
             out.append((published_claim, hand == r["truth"]))
             continue
+        hand = rules_hand(r)
         c = claim(r)
         if policy == "shape overturns":
             if r["tier"] != "positions" and cues.case(r) == "kept-against":

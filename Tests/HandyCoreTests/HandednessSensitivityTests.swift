@@ -131,8 +131,10 @@ import Glibc
             // The combined member (near vertical, rolled) is over-confident today: ECE 0.17–0.26 at
             // 200 a row, what issue 52's low-end calibration is to mend (docs/HANDEDNESS.md). Since the
             // confidence is calibrated per situation on the whole family (mean ECE of the rows 0.073 →
-            // 0.046), two steep rows claim the floor 0.6 for answers right less often and go over
-            // 0.15 (0.157 and 0.160): listed, with the combined member's ceiling.
+            // 0.046), two steep rows claimed the floor 0.6 for answers right less often and went over
+            // 0.15 (0.157 and 0.160); the orientation one (roll 45°) came back under it when that
+            // tier took its situation's hand (0.08). The other is listed, with the combined
+            // member's ceiling.
             let combined = HandednessSensitivity.combinedMembers.contains { $0.name == r.member }
             let steep = Self.rowsOverTheCalibrationCeiling.contains("\(r.member) | \(r.tier)")
             #expect(
@@ -145,8 +147,15 @@ import Glibc
         let short = rows.filter { !$0.holds }
         #expect(short.count * 20 <= rows.count, "\(short.map { "\($0.member) \($0.tier)" })")
 
-        // Every row: at least as many answers as the seed rule, at least as accurate (to one pinch).
+        // Every row: at least as many answers as the seed rule, at least as accurate (to one pinch);
+        // where hands turn little, at least as many and within 1 % (the orientation tier's other
+        // hand: `takingTheSituationsHandCostsLittleWhereHandsTurnLittle`).
         for r in rows where !r.dominates {
+            if Self.rowsWhereTheSituationsHandCosts.contains("\(r.member) | \(r.tier)"),
+                r.evidence.coverage >= r.seed.coverage, r.evidence.accuracy >= r.seed.accuracy - 0.01
+            {
+                continue
+            }
             Issue.record(
                 "\(r.member) \(r.tier): handyd \(r.evidence.accuracy) @ \(r.evidence.coverage), seed \(r.seed.accuracy) @ \(r.seed.coverage)"
             )
@@ -164,18 +173,24 @@ import Glibc
         }
     }
 
+    /// Rows that no longer dominate the seed rule since the orientation tier takes the other hand
+    /// where its situation's answers are mostly wrong on the family
+    /// (``EvidenceHandednessClassifier/situationDecidesTheHand``): hands that turn little, where the
+    /// lean was right on the few pinches that turned (2 of 200 here).
+    static let rowsWhereTheSituationsHandCosts: Set<String> = ["hand rotation spread = 10 ° sd | orientation"]
+
     /// Rows whose calibration error is over 0.15 since the confidence is calibrated per situation
     /// (issue 52: the floor 0.6 on answers right less often); to be mended with their short bands.
     static let rowsOverTheCalibrationCeiling: Set<String> = [
-        "hand roll = 45 ° | orientation",
-        "thumb→index angle = 75 ° | size",
+        "thumb→index angle = 75 ° | size"
     ]
 
     /// The rows of the family (``familyRows``) where a band of published confidence falls short of
     /// its promise today (issue 52, not yet mended: docs/HANDEDNESS.md "A confidence is a promise"
     /// says why): the low band of clear leans the seed rule also answers, on steep, turned and rolled
-    /// hands (33 rows since the confidence is calibrated per situation; 72 before, at claims of the
-    /// rules alone). The list can only shrink: a row that starts keeping its promise fails the test until
+    /// hands (29 rows since the orientation tier takes the other hand where its situation's
+    /// answers are mostly wrong; 33 with the confidence calibrated per situation alone; 72 before,
+    /// at claims of the rules alone). The list can only shrink: a row that starts keeping its promise fails the test until
     /// it is taken off, and a row not on it that falls short fails it.
     static let rowsShortOfTheirPromise: Set<String> = [
         "display width = 700 mm | size",
@@ -186,7 +201,6 @@ import Glibc
         "hand rotation spread = 40 ° sd | positions",
         "hand rotation spread = 40 ° sd | size",
         "line turn = -0.4 rad/ln | size",
-        "line turn = 0.1 rad/ln | orientation",
         "mixture | orientation",
         "mixture | positions",
         "mixture | size",
@@ -195,14 +209,11 @@ import Glibc
         "near vertical, rolled 40° | size",
         "orientation garbage = 0 share | positions",
         "orientation garbage = 0 share | size",
-        "orientation garbage = 0.3 share | orientation",
         "orientation garbage = 0.3 share | size",
         "position noise = 1 mm sd | orientation",
-        "rotated mounting = 0 share | orientation",
         "rotated mounting = 0 share | positions",
         "rotated mounting = 0.5 share | orientation",
         "rotated mounting = 0.5 share | size",
-        "thumb axis = -100 ° | orientation",
         "thumb→index angle = 35 ° | positions",
         "thumb→index angle = 35 ° | size",
         "thumb→index angle = 75 ° | orientation",
@@ -250,20 +261,28 @@ import Glibc
     }
 
     /// Where hands turn little (rotation spread 10°) the lean is right on every pinch the seed rule
-    /// answers; on 2,000 pinches of the orientation tier, handyd let its ellipse axes and thumb cues
-    /// overturn a clear lean on 10 of them (99.5 % against 100 % at the seed rule's coverage; 40 in
-    /// 10,000 on another seed). A clear lean is not overturned now (docs/HANDEDNESS.md "Sensitivity").
-    @Test func aClearLeanIsNotOverturnedWhereHandsTurnLittle() {
+    /// answers; on 2,000 pinches of the orientation tier, handyd once let its ellipse axes and thumb
+    /// cues overturn a clear lean on 10 of them (99.5 % against 100 % at the seed rule's coverage;
+    /// 40 in 10,000 on another seed), and the rules no longer overturn a clear lean there. Since
+    /// issue 52 the orientation tier's calibration takes the other hand where a situation's answers
+    /// are mostly wrong on the family (the leans kept against the evidence, right 9 % of the time
+    /// there): on these hands that costs what it measured, 11 of 2,000 (99.45 %), and no more than
+    /// 1 %. The rules themselves still follow the lean (`bestGuess`).
+    @Test func takingTheSituationsHandCostsLittleWhereHandsTurnLittle() {
         var model = HandModel()
         model.handRotationSdDegrees = 10
         let (row, pinches) = Self.row(of: model, tier: .orientation)
         let c = EvidenceHandednessClassifier()
         #expect(row.seed.accuracy == 1, "the seed rule is right on every pinch it answers here")
         #expect(
-            row.evidenceAtSeedCoverage >= row.seed.accuracy,
+            row.evidenceAtSeedCoverage >= row.seed.accuracy - 0.01,
             "handyd \(row.evidenceAtSeedCoverage) at the seed rule's coverage \(row.seed.coverage)")
+        #expect(row.evidence.coverage >= row.seed.coverage)
+        // The calibration is why: some answers take the other hand than the rules give.
+        let features = pinches.compactMap(HandednessEvaluation.features)
+        #expect(features.contains { c.decision($0).hand != c.uncalibratedDecision($0).hand })
         // The rule is why: some of these pinches have cues that contradict a clear lean.
-        let overturned = pinches.compactMap(HandednessEvaluation.features).filter(c.overturnsClearLean)
+        let overturned = features.filter(c.overturnsClearLean)
         #expect(!overturned.isEmpty)
         for f in overturned {
             let seed = SeedHandednessRule().classify(f).hand
@@ -277,19 +296,57 @@ import Glibc
         }
     }
 
+    /// The orientation tier's other hand (issue 52): where the calibration table says the rules'
+    /// hand is right at most 30 % of the time in a situation (with orientation: the leans kept
+    /// against the evidence), the published hand is the other one at the share it earns, and the
+    /// probability follows; mirrored, the mirrored hand at the same confidence. On positions and
+    /// size the rules' hand stands whatever the situation's share.
+    @Test func theOrientationTierTakesTheHandItsSituationFavours() {
+        let c = EvidenceHandednessClassifier()
+        var turned = 0, kept = 0
+        for tier in HandednessTier.allCases {
+            for p in HandednessEvaluation.mixturePinches(tier: tier, count: 400, seed: 17) {
+                guard let f = HandednessEvaluation.features(LabelledPinch(name: "", p)) else { continue }
+                let rules = c.uncalibratedDecision(f)
+                guard let situation = rules.situation, rules.hand != .unknown else { continue }
+                let share = ConfidenceCalibration.share(claim: rules.confidence, situation)
+                let published = c.decision(f)
+                if tier == .orientation && share <= 1 - EvidenceHandednessClassifier.otherHandMinimumShare {
+                    turned += 1
+                    #expect(published.hand == rules.hand.mirrored)
+                    #expect(published.confidence == ConfidenceCalibration.published(1 - share))
+                    let m = c.decision(f.mirroredX(about: 0))
+                    #expect(m.hand == published.hand.mirrored && m.confidence == published.confidence)
+                } else {
+                    #expect(published.hand == rules.hand, "\(tier): share \(share)")
+                    if share < 0.5 { kept += 1 }
+                }
+                if published.hand != .unknown {
+                    #expect(
+                        published.rightHandProbability
+                            == (published.hand == .right ? published.confidence : 1 - published.confidence))
+                }
+            }
+        }
+        #expect(turned > 0, "no orientation answer whose situation is mostly wrong: the check saw nothing")
+        #expect(kept > 0, "no positions or size answer whose situation is mostly wrong: the check saw nothing")
+    }
+
     /// The one row the table's floor missed at 10,000 pinches a row: where hands turn little the seed
     /// rule answers 99.8 % of the pinches and is wrong on one; handyd, answering a clear lean against
     /// it at 0.633 and guessing two near-vertical pinches wrong, was 3 wrong at that coverage (seed 25;
-    /// 2 short on seed 22 too). Evidence weaker than 0.75 no longer overturns a clear lean
-    /// (`minimumConfidenceAgainstClearLean`), and the row holds — the table's own test, on the very
-    /// pinches where it failed. Every pinch whose evidence against a clear lean is that weak gets the
-    /// lean's hand, and its mirror the mirrored hand.
+    /// 2 short on seed 22 too). Evidence weaker than 0.75 no longer overturns a clear lean in the
+    /// rules (`minimumConfidenceAgainstClearLean`): every pinch whose evidence against a clear lean is
+    /// that weak gets the lean's best guess, and its mirror the mirrored one. Published, the
+    /// orientation tier's calibration takes the other hand on the leans kept against the evidence
+    /// (issue 52): here 0.33 % behind the seed rule (99.67 % against 99.99 %), at least as many
+    /// answers; bounded at 0.5 %.
     @Test func weakEvidenceDoesNotOverturnAClearLean() {
         var model = HandModel()
         model.handRotationSdDegrees = 10
         let (row, pinches) = Self.row(of: model, tier: .orientation, count: 10_000, seed: 25)
         #expect(
-            row.dominates,
+            row.evidence.coverage >= row.seed.coverage && row.evidence.accuracy >= row.seed.accuracy - 0.005,
             "handyd \(row.evidence.accuracy) @ \(row.evidence.coverage), seed \(row.seed.accuracy) @ \(row.seed.coverage)"
         )
         let c = EvidenceHandednessClassifier()

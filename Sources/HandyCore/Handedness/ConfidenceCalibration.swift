@@ -75,13 +75,24 @@ public enum ConfidenceCalibration {
 
     /// The calibrated confidence of a published answer (3 decimals).
     public static func confidence(claim: Double, _ s: ConfidenceSituation) -> Double {
+        published(share(claim: claim, s))
+    }
+
+    /// The share right of the rules' answers in the situation (not floored, not rounded): below 0.5
+    /// the rules' hand is wrong more often than not there.
+    public static func share(claim: Double, _ s: ConfidenceSituation) -> Double {
         let cell = cells[s.index]
         var p = (Double(cell.familyRight) + pseudoAnswers * claim) / (Double(cell.familyAnswers) + pseudoAnswers)
         if cell.realAnswers >= realMinimumAnswers {
             p = Swift.min(
                 p, (Double(cell.realRight) + pseudoAnswers * claim) / (Double(cell.realAnswers) + pseudoAnswers))
         }
-        return decimalRounded(Swift.max(EvidenceHandednessClassifier.clearLeanConfidence, p), 3)
+        return p
+    }
+
+    /// A share as it is published: at least the floor, 3 decimals.
+    public static func published(_ share: Double) -> Double {
+        decimalRounded(Swift.max(EvidenceHandednessClassifier.clearLeanConfidence, share), 3)
     }
 
     /// Indexed by ``ConfidenceSituation/index``.
