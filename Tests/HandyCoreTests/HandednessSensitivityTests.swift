@@ -188,16 +188,17 @@ import Glibc
     /// The rows of the family (``familyRows``) where a band of published confidence falls short of
     /// its promise today (issue 52, not yet mended: docs/HANDEDNESS.md "A confidence is a promise"
     /// says why): the low band of clear leans the seed rule also answers, on steep, turned and rolled
-    /// hands (29 rows since the orientation tier takes the other hand where its situation's
-    /// answers are mostly wrong; 33 with the confidence calibrated per situation alone; 72 before,
-    /// at claims of the rules alone). The list can only shrink: a row that starts keeping its promise fails the test until
+    /// hands (25 rows since the orientation tier takes the other hand where its situation's
+    /// answers are mostly wrong, at most at 0.75; 33 with the confidence calibrated per situation
+    /// alone; 72 before, at claims of the rules alone). One row went on with the other hand:
+    /// orientation garbage 0.3 on orientation, whose band from 0.75 is right on 7 of its 11
+    /// answers (the other hand read from garbage axes). The list can only shrink: a row that starts keeping its promise fails the test until
     /// it is taken off, and a row not on it that falls short fails it.
     static let rowsShortOfTheirPromise: Set<String> = [
         "display width = 700 mm | size",
         "hand roll = 45 ° | orientation",
         "hand roll = 45 ° | positions",
         "hand roll = 45 ° | size",
-        "hand rotation spread = 40 ° sd | orientation",
         "hand rotation spread = 40 ° sd | positions",
         "hand rotation spread = 40 ° sd | size",
         "line turn = -0.4 rad/ln | size",
@@ -209,17 +210,14 @@ import Glibc
         "near vertical, rolled 40° | size",
         "orientation garbage = 0 share | positions",
         "orientation garbage = 0 share | size",
+        "orientation garbage = 0.3 share | orientation",
         "orientation garbage = 0.3 share | size",
-        "position noise = 1 mm sd | orientation",
         "rotated mounting = 0 share | positions",
-        "rotated mounting = 0.5 share | orientation",
         "rotated mounting = 0.5 share | size",
         "thumb→index angle = 35 ° | positions",
         "thumb→index angle = 35 ° | size",
-        "thumb→index angle = 75 ° | orientation",
         "thumb→index angle = 75 ° | positions",
         "thumb→index angle = 75 ° | size",
-        "thumb→index line spread = 20 ° sd | orientation",
         "thumb→index line spread = 20 ° sd | positions",
         "thumb→index line spread = 20 ° sd | size",
     ]
@@ -298,8 +296,8 @@ import Glibc
 
     /// The orientation tier's other hand (issue 52): where the calibration table says the rules'
     /// hand is right at most 30 % of the time in a situation (with orientation: the leans kept
-    /// against the evidence), the published hand is the other one at the share it earns, and the
-    /// probability follows; mirrored, the mirrored hand at the same confidence. On positions and
+    /// against the evidence), the published hand is the other one at the share it earns, at most
+    /// 0.75 as a contested lean, and the probability follows; mirrored, the mirrored hand at the same confidence. On positions and
     /// size the rules' hand stands whatever the situation's share.
     @Test func theOrientationTierTakesTheHandItsSituationFavours() {
         let c = EvidenceHandednessClassifier()
@@ -314,7 +312,10 @@ import Glibc
                 if tier == .orientation && share <= 1 - EvidenceHandednessClassifier.otherHandMinimumShare {
                     turned += 1
                     #expect(published.hand == rules.hand.mirrored)
-                    #expect(published.confidence == ConfidenceCalibration.published(1 - share))
+                    #expect(
+                        published.confidence
+                            == ConfidenceCalibration.published(
+                                min(1 - share, EvidenceHandednessClassifier.contestedLeanMaximumConfidence)))
                     let m = c.decision(f.mirroredX(about: 0))
                     #expect(m.hand == published.hand.mirrored && m.confidence == published.confidence)
                 } else {
