@@ -129,10 +129,14 @@ final class ClientOutlet: @unchecked Sendable {
 
     /// Event loop, once the channel has written everything it was given: back to direct unless
     /// more came meanwhile (then a drain is owed and will call again). True if it is direct now.
+    /// The outlet keeps its own invariant too: while bytes it gave the channel are not written, it
+    /// stays queued whoever asks (a direct `send` then would overtake them).
     @discardableResult
     func handBack() -> Bool {
         lock.withLock {
-            if mode == .queued && !drainOwed && !overflowed && pending.readableBytes == 0 { mode = .direct }
+            if mode == .queued && !drainOwed && !overflowed && pending.readableBytes == 0 && inChannelBytes == 0 {
+                mode = .direct
+            }
             return mode == .direct
         }
     }
