@@ -138,24 +138,15 @@ struct GestureOcclusion: Sendable {
             let hand = out[i].hand ?? .unknown
             guard let (key, anchor) = placement(of: out[i]) else { continue }
             let id = out[i].id
-            // While the device has hovering contacts: those near the gesture's fingers, with them,
-            // make the region (source hover), else the model does (source model). Without hover
-            // nothing of this runs and the region says no source, as before hover existed.
-            // The region's contacts are the fingers' and then the hovering ones' (`contactsMm` of
-            // the region sent): a hovering finger that comes, goes or moves makes another region.
-            var fingers: [PhysicalPoint]?
-            var hovering: [PhysicalPoint]?
-            var source: OcclusionSource?
-            if !hoverMm.isEmpty {
-                let own =
-                    anchor.map { [$0] }
-                    ?? Self.contacts(key: key ?? -1, frameFingers: frameFingers, contactMm: contactMm)
-                fingers = own
-                let near = hoverMm.filter { h in own.contains { Self.near(h, $0, within: Self.hoverNearMm) } }
-                if !near.isEmpty { hovering = near }
-                source = near.isEmpty ? .model : .hover
-            }
-            // Most `changed` events stop here, before any array is made.
+            // Hovering contacts near the gesture's fingers join them in its region (source hover),
+            // else the model makes it (source model). The region's contacts are the fingers' and
+            // then the hovering ones' (`contactsMm` of the region sent): a hovering finger that
+            // comes, goes or moves makes another region.
+            let fingers =
+                anchor.map { [$0] } ?? Self.contacts(key: key ?? -1, frameFingers: frameFingers, contactMm: contactMm)
+            let near = hoverMm.filter { h in fingers.contains { Self.near(h, $0, within: Self.hoverNearMm) } }
+            let hovering = near.isEmpty ? nil : near
+            // Most `changed` events stop here, before the region's contacts are made.
             let sent = sentOcclusion.lastIndex { $0.id == id }
             if out[i].phase == .changed, let sent, sentOcclusion[sent].hand == hand,
                 contactsStay(sentOcclusion[sent].contactsMm, key: key, anchor: anchor, hovering: hovering)
@@ -163,22 +154,14 @@ struct GestureOcclusion: Sendable {
                 out[i].clearSide = sentOcclusion[sent].clearSide
                 continue
             }
-            var contacts: [PhysicalPoint]
-            if let fingers {
-                contacts = fingers
-                if let hovering { contacts += hovering }
-            } else if let anchor {
-                contacts = [anchor]
-            } else {
-                contacts = Self.contacts(key: key ?? -1, frameFingers: frameFingers, contactMm: contactMm)
-            }
+            let contacts = hovering.map { fingers + $0 } ?? fingers
             guard
                 let shape = regionShape(
                     key: key, hand: hand, contacts: contacts, shapes: &shapes,
                     widthMm: displayWidthMm, heightMm: displayHeightMm)
             else { continue }
             send(shape, contacts: contacts, hand: hand, sent: sent, to: &out[i])
-            if source != nil { out[i].occlusionSource = source }
+            out[i].occlusionSource = hovering == nil ? .model : .hover
         }
         // A gesture whose end went unseen must not pile up here; forgetting one only makes its next
         // `changed` event carry the region again.
