@@ -169,10 +169,12 @@ public enum HoverHandEvaluation {
         public var earned: Bool
     }
 
-    /// A member's situation is judged from this many answers (issue 52's bands).
-    public static let bandMinimum = 10
-    /// A claim is kept when right at least claim − this often (issue 52).
-    public static let allowance = 0.05
+    /// A member's situation is judged from this many answers: issue 52's bands, the pinches' own
+    /// (``HandednessMetrics/bandMinimumAnswers``).
+    public static let bandMinimum = HandednessMetrics.bandMinimumAnswers
+    /// A claim is kept when right at least claim − this often (issue 52,
+    /// ``HandednessMetrics/bandAllowance``).
+    public static let allowance = HandednessMetrics.bandAllowance
     /// A claim never says more than this: the family is a model, not people.
     public static let maximumConfidence = 0.95
     /// No hand is published below the classifiers' minimum confidence.
