@@ -198,10 +198,10 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     ///   of its tier (and ``minimumConfidence``), never in the ambiguous slice unless the orientation
     ///   tier is ``ambiguousMinimumConfidence`` sure.
     /// So handyd answers every pinch the seed rule answers, and more (docs/HANDEDNESS.md).
-    /// - The confidence is what the answer's situation earns (``ConfidenceCalibration``). With the
-    ///   contacts' orientation (``situationDecidesTheHand``) a situation where the other hand is
-    ///   right at least ``otherHandMinimumShare`` of the time on the family gives the other hand, at
-    ///   what that earns and at most ``contestedLeanMaximumConfidence``.
+    /// - The confidence is what the answer's situation earns (``ConfidenceCalibration``). With
+    ///   contact shapes (``situationDecidesTheHand``: size, orientation) a situation where the other
+    ///   hand is right at least ``otherHandMinimumShare`` of the time on the family gives the other
+    ///   hand, at what that earns and at most ``contestedLeanMaximumConfidence``.
     public func decision(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double, rightHandProbability: Double?) {
         let d = uncalibratedDecision(f)
         guard let situation = d.situation, d.hand != .unknown else {
@@ -222,15 +222,16 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     }
 
     /// The tiers where an answer takes the other hand when its situation's answers are mostly wrong
-    /// on the family (issue 52). With the contacts' orientation, a clear lean kept against the
-    /// evidence is right 9 % of the time on the family (1,675 answers at seed 1; 13–31 % on seeds
-    /// 11 and 13): published at the floor 0.6 these made the tier's band from 0.60 right 16–33 % of
-    /// the time over the whole family. The other hand is right on 69–91 % of them; where hands turn
-    /// little (rotation spread 10°) the lean was right on the few there are (2 in 1,000 pinches;
-    /// 0.3 % of 10,000 at seed 25), which is what this costs. Not on positions or size: there the
-    /// band from 0.60 keeps its promise pooled (55–60 %) and the other hand cost rows of the family
-    /// their dominance (positions: 8–12 rows; size 1–3).
-    public static let situationDecidesTheHand: Set<HandednessTier> = [.orientation]
+    /// on the family (issue 52): those with the contacts' shape, where the leans kept against the
+    /// evidence are such situations. With orientation they are right 9 % of the time on the family
+    /// (1,675 answers at seed 1; 13–31 % on seeds 11 and 13): published at the floor 0.6 they made
+    /// the tier's band from 0.60 right 16–33 % of the time over the whole family, and the other hand
+    /// is right on 69–91 % of them; with size alone 11 % (141 answers at seed 1), the other hand
+    /// right on 94–95 % at seeds 11 and 13. Where hands turn little (rotation spread 10°) the lean
+    /// was right on the few there are (2 in 1,000 orientation pinches; 0.3 % of 10,000 at seed 25),
+    /// which is what this costs. Not on positions: there the real pinches' one such lean is right
+    /// (iPhone X `left-042`) and the band from 0.60 keeps its promise over the family (55–58 %).
+    public static let situationDecidesTheHand: Set<HandednessTier> = [.size, .orientation]
 
     /// How often the other hand must be right in a situation (``situationDecidesTheHand``) before
     /// it is published instead: well clear of a coin, so that only the leans kept against the
