@@ -174,6 +174,21 @@ public final class Broadcaster: @unchecked Sendable {
             unreadable: unreadable.isEmpty ? nil : unreadable, health: health.isEmpty ? nil : health)
     }
 
+    /// Calls `write` with the bytes of a status reply while no batch is published on the input
+    /// thread: its frame and event counts are then exactly those of the batches written to this
+    /// client before it. (A direct publication holds `roster` from its count to its last write; a
+    /// reply read its count, then a batch went straight into the socket ahead of the reply's
+    /// bytes, and a reader counted one frame more than its status said.) The other fields are read
+    /// first, outside `roster` (they take their own locks). Returns what `write` returns.
+    func writeStatus(_ write: (ByteBuffer) -> Bool) -> Bool {
+        var message = status
+        return roster.withLock {
+            message.frames = counters.frames
+            message.events = counters.events
+            return write(encode(.status(message)))
+        }
+    }
+
     // MARK: input side
 
     /// Encodes the frames and gesture events of `notices` for ``publish(_:direct:)``. Called on the input

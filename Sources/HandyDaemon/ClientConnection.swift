@@ -208,7 +208,15 @@ final class ClientConnection: ChannelInboundHandler, @unchecked Sendable {
                 logger.debug("subscribed", metadata: ["subscription": "\(subscription)"])
                 if first { broadcaster.clientSubscribed(self) }
             case .status:
-                reply(broadcaster.encode(.status(broadcaster.status)), context: context)
+                if let outlet {
+                    // Counted and written with no batch published in between (the input thread
+                    // writes to outlets); the drain, which may drop the client, after.
+                    if broadcaster.writeStatus({ outlet.write($0) }) { drainOutlet() }
+                } else {
+                    // Without an outlet every batch is published on this event loop: nothing
+                    // can come between the count and the reply.
+                    reply(broadcaster.encode(.status(broadcaster.status)), context: context)
+                }
             }
         } catch {
             // The first at info, the rest at debug: a client sending garbage in a loop must not
