@@ -106,12 +106,9 @@ struct GestureOcclusion: Sendable {
             } else {
                 contacts = Self.contacts(key: key ?? -1, frameFingers: frameFingers, contactMm: contactMm)
             }
-            guard
-                let shape = regionShape(
-                    key: key, hand: hand, contacts: contacts, shapes: &shapes,
-                    widthMm: displayWidthMm, heightMm: displayHeightMm)
-            else { continue }
-            send(shape, contacts: contacts, hand: hand, sent: sent, to: &out[i])
+            sendRegion(
+                key: key, hand: hand, contacts: contacts, shapes: &shapes, widthMm: displayWidthMm,
+                heightMm: displayHeightMm, sent: sent, to: &out[i])
         }
         // A gesture whose end went unseen must not pile up here; forgetting one only makes its next
         // `changed` event carry the region again.
@@ -156,11 +153,10 @@ struct GestureOcclusion: Sendable {
             }
             let contacts = hovering.map { fingers + $0 } ?? fingers
             guard
-                let shape = regionShape(
-                    key: key, hand: hand, contacts: contacts, shapes: &shapes,
-                    widthMm: displayWidthMm, heightMm: displayHeightMm)
+                sendRegion(
+                    key: key, hand: hand, contacts: contacts, shapes: &shapes, widthMm: displayWidthMm,
+                    heightMm: displayHeightMm, sent: sent, to: &out[i])
             else { continue }
-            send(shape, contacts: contacts, hand: hand, sent: sent, to: &out[i])
             out[i].occlusionSource = hovering == nil ? .model : .hover
         }
         // A gesture whose end went unseen must not pile up here; forgetting one only makes its next
@@ -199,6 +195,21 @@ struct GestureOcclusion: Sendable {
 
     /// Puts `shape` on event `e` (its region and clear side) and keeps what it was made from for
     /// the gesture's next `changed` event (`sent`: its record, if it has one), until it ends.
+    /// The region of `contacts` for `hand` (``regionShape``) put on event `e` (``send``); false when
+    /// none could be made. Both paths of ``add(to:from:displayWidthMm:displayHeightMm:)`` end here.
+    @discardableResult @inline(__always) private mutating func sendRegion(
+        key: Int?, hand: Hand, contacts: [PhysicalPoint],
+        shapes: inout [(touch: Int, hand: Hand, shape: OcclusionShape?)], widthMm: Double, heightMm: Double,
+        sent: Int?, to e: inout CoreGestureEvent
+    ) -> Bool {
+        guard
+            let shape = regionShape(
+                key: key, hand: hand, contacts: contacts, shapes: &shapes, widthMm: widthMm, heightMm: heightMm)
+        else { return false }
+        send(shape, contacts: contacts, hand: hand, sent: sent, to: &e)
+        return true
+    }
+
     @inline(__always) private mutating func send(
         _ shape: OcclusionShape, contacts: [PhysicalPoint], hand: Hand, sent: Int?, to e: inout CoreGestureEvent
     ) {
