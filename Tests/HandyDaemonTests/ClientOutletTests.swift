@@ -37,6 +37,16 @@ import Glibc
         }
     }
 
+    /// What the channel does with bytes the outlet gave it: writes them all into `socket`, the
+    /// peer reading (into `read`) whenever the socket is full.
+    static func writeAsTheChannel(_ bytes: ByteBuffer, socket: Int32, peer: Int32, read: inout [UInt8]) {
+        var rest = bytes
+        while rest.readableBytes > 0 {
+            let sent = rest.withUnsafeReadableBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent > 0 { rest.moveReaderIndex(forwardBy: sent) } else { read += drain(peer) }
+        }
+    }
+
     /// A line of `count` bytes numbered `n`, so any reordering shows in what the peer reads.
     static func line(_ n: Int, count: Int = 1000) -> ByteBuffer {
         let head = Array("\(n) ".utf8)
@@ -89,23 +99,13 @@ import Glibc
         #expect(Self.drain(peer).isEmpty, "nothing was sent while the channel holds bytes")
 
         // The channel writes what it was given (here: this test, in its place), in order.
-        var channelBytes = taken
-        while channelBytes.readableBytes > 0 {
-            let sent = channelBytes.withUnsafeReadableBytes {
-                send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            if sent > 0 { channelBytes.moveReaderIndex(forwardBy: sent) } else { read += Self.drain(peer) }
-        }
+        Self.writeAsTheChannel(taken, socket: socket, peer: peer, read: &read)
         outlet.channelWrote(taken.readableBytes)
         // The drain owed by the last write: it too goes to the channel and is written.
         let (second, _) = outlet.takePending()
         #expect(Array(second.readableBytesView) == Array(afterRoom.readableBytesView))
         outlet.gaveToChannel(second.readableBytes)
-        var rest = second
-        while rest.readableBytes > 0 {
-            let sent = rest.withUnsafeReadableBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent > 0 { rest.moveReaderIndex(forwardBy: sent) } else { read += Self.drain(peer) }
-        }
+        Self.writeAsTheChannel(second, socket: socket, peer: peer, read: &read)
         outlet.channelWrote(second.readableBytes)
         expected += Array(afterRoom.readableBytesView)
         // Nothing waits anywhere: direct again, and the next line goes straight in.

@@ -198,15 +198,12 @@ struct DaemonTests {
         var status: StatusMessage?
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            try reader.send(#"{"type":"status"}"# + "\n")
             // Everything up to the status reply; its counters then match what we have read.
-            while true {
-                guard let line = try reader.readLine(countingAndSkipping: touchesPrefix, count: &frames) else {
-                    Issue.record("reader disconnected: \(daemon.log.suffix(1500))")
-                    return
-                }
-                if case .status(let s) = try JSONLines.decodeServerMessage(Array(line.utf8)) { status = s; break }
+            guard let s = try reader.requestStatus(countingAndSkipping: touchesPrefix, count: &frames) else {
+                Issue.record("reader disconnected: \(daemon.log.suffix(1500))")
+                return
             }
+            status = s
             usleep(100_000)
             // Past the drop, keep reading a while: the reader must miss nothing afterwards either.
             if let status, status.drops >= 1, frames >= 1000 { break }

@@ -27,21 +27,16 @@ extension DaemonTests {
         var wrong: [String] = []
         let end = Date().addingTimeInterval(4)
         while Date() < end {
-            try reader.send(#"{"type":"status"}"# + "\n")
-            while true {
-                guard let line = try reader.readLine(countingAndSkipping: touchesPrefix, count: &frames) else {
-                    Issue.record("reader disconnected: \(daemon.log.suffix(1500))")
-                    return
-                }
-                guard case .status(let s) = try JSONLines.decodeServerMessage(Array(line.utf8)) else { continue }
-                replies += 1
-                let now = Int64(s.frames) - Int64(frames)
-                if offset == nil, frames > 0 { offset = now }
-                if let offset, now != offset, wrong.count < 5 {
-                    wrong.append(
-                        "reply \(replies): status \(s.frames) frames, \(frames) read (offset \(now), was \(offset))")
-                }
-                break
+            guard let s = try reader.requestStatus(countingAndSkipping: touchesPrefix, count: &frames) else {
+                Issue.record("reader disconnected: \(daemon.log.suffix(1500))")
+                return
+            }
+            replies += 1
+            let now = Int64(s.frames) - Int64(frames)
+            if offset == nil, frames > 0 { offset = now }
+            if let offset, now != offset, wrong.count < 5 {
+                wrong.append(
+                    "reply \(replies): status \(s.frames) frames, \(frames) read (offset \(now), was \(offset))")
             }
         }
         #expect(replies >= 200, "\(replies) replies in 4 s")

@@ -202,6 +202,17 @@ package final class LineClient {
         return try readLine(countingAndSkipping: [], count: &ignored, timeoutSeconds: timeoutSeconds)
     }
 
+    /// Asks for `status` and reads up to its reply, counting (and skipping) the lines that start
+    /// with `prefix` on the way, as ``readLine(countingAndSkipping:count:timeoutSeconds:)`` does;
+    /// nil at EOF. The reply's counts then describe what was read before it.
+    package func requestStatus(countingAndSkipping prefix: [UInt8], count: inout UInt64) throws -> StatusMessage? {
+        try send(#"{"type":"status"}"# + "\n")
+        while true {
+            guard let line = try readLine(countingAndSkipping: prefix, count: &count) else { return nil }
+            if case .status(let s) = try JSONLines.decodeServerMessage(Array(line.utf8)) { return s }
+        }
+    }
+
     /// The next line not starting with `prefix` (nil at EOF); lines starting with it are only
     /// counted, never decoded, so a debug-built test keeps up with a fast daemon.
     package func readLine(countingAndSkipping prefix: [UInt8], count: inout UInt64, timeoutSeconds: Double = 10) throws
