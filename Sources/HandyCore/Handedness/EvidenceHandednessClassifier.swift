@@ -209,12 +209,12 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         }
         // The same hand, claiming what its situation earns (docs/HANDEDNESS.md "A confidence is a
         // promise"); below the classifier's own threshold (one set above the floor) it is unknown.
-        var (hand, share) = (d.hand, ConfidenceCalibration.share(claim: d.confidence, situation))
-        if Self.takesTheOtherHand(share: share, situation) {
+        var (hand, share, turned) = Self.situationsChoice(hand: d.hand, claim: d.confidence, situation)
+        if turned {
             // The lean and the evidence disagree here: like a contested lean, the answer claims no
             // more than `contestedLeanMaximumConfidence` (the other hand was right on 69 % of these
             // on one evaluation seed of the family, 90–91 % on two others).
-            (hand, share) = (hand.mirrored, Swift.min(1 - share, Self.contestedLeanMaximumConfidence))
+            share = Swift.min(share, Self.contestedLeanMaximumConfidence)
         }
         let confidence = ConfidenceCalibration.published(share)
         guard confidence >= minimumConfidence else { return (.unknown, 0, d.rightHandProbability) }
@@ -240,10 +240,17 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// noise 30° row its dominance and the rotation spread 10° row 2.5 %).
     public static let otherHandMinimumShare = 0.7
 
-    /// Whether an answer in `situation`, whose rules' hand is right `share` of the time there,
-    /// is published as the other hand.
-    static func takesTheOtherHand(share: Double, _ situation: ConfidenceSituation) -> Bool {
-        1 - share >= otherHandMinimumShare && situationDecidesTheHand.contains(situation.tier)
+    /// The hand an answer of the rules (`hand`, claiming `claim` in `situation`) is published with
+    /// and the share of the time that hand is right there; `turned` when it is the other hand
+    /// (``situationDecidesTheHand``, ``otherHandMinimumShare``).
+    static func situationsChoice(hand: Hand, claim: Double, _ situation: ConfidenceSituation) -> (
+        hand: Hand, share: Double, turned: Bool
+    ) {
+        let share = ConfidenceCalibration.share(claim: claim, situation)
+        guard 1 - share >= otherHandMinimumShare, situationDecidesTheHand.contains(situation.tier) else {
+            return (hand, share, false)
+        }
+        return (hand.mirrored, 1 - share, true)
     }
 
     /// ``decision(_:)`` before its confidence is calibrated: the hand, the claim the rules below give
@@ -537,14 +544,14 @@ extension EvidenceHandednessClassifier {
     }
 
     /// ``uncalibratedDecision(_:)`` as a ``HandDecision``, with the hand its situation favours
-    /// (``takesTheOtherHand(share:_:)``: then the other hand at the rules' claim, P mirrored): what
+    /// (``situationsChoice(hand:claim:_:)``: then the other hand at the rules' claim, P mirrored): what
     /// a device's hand profile recalibrates (its own confidence replaces the family's,
     /// ``HandProfile``; the family's choice of hand stays, which one scale and bias cannot make).
     public func decideUncalibrated(_ f: HandednessFeatures) -> HandDecision {
         let d = uncalibratedDecision(f)
         var (hand, p) = (d.hand, d.rightHandProbability)
         if let situation = d.situation, hand != .unknown,
-            Self.takesTheOtherHand(share: ConfidenceCalibration.share(claim: d.confidence, situation), situation)
+            Self.situationsChoice(hand: hand, claim: d.confidence, situation).turned
         {
             (hand, p) = (hand.mirrored, p.map { 1 - $0 })
         }
