@@ -211,23 +211,45 @@ SWIFT = os.path.join(
 )
 
 
+def extreme_members(members):
+    """Per situation, the (answers, right) of the member whose rules' hand is right least often
+    there and of the one right most often, among those with MEMBER_MINIMUM_ANSWERS answers in it
+    (ties: the one with more answers): the promise is per member, the stricter wins."""
+    weakest, strongest = {}, {}
+    for cells in members.values():
+        for key, (n, right) in cells.items():
+            if n < MEMBER_MINIMUM_ANSWERS:
+                continue
+            share = right / n
+            w = weakest.get(key)
+            if w is None or (share, -n) < (w[1] / w[0], -w[0]):
+                weakest[key] = (n, right)
+            s = strongest.get(key)
+            if s is None or (share, n) > (s[1] / s[0], s[0]):
+                strongest[key] = (n, right)
+    return weakest, strongest
+
+
 def write_swift(family_rows, real_rows):
     """ConfidenceCalibration.cells from the dumps, in ConfidenceSituation.index's order."""
-    family, real = pooled(counts(family_rows), None), pooled(counts(real_rows), None)
+    members = counts(family_rows)
+    family, real = pooled(members, None), pooled(counts(real_rows), None)
+    weakest, strongest = extreme_members(members)
     lines = ["    static let cells: [Cell] = ["]
     for tier in TIERS:
         for case in CASES:
             for band in range(len(BAND_EDGES) + 1):
                 for vertical in (False, True):
-                    (fn, fr), (rn, rr) = family.get((tier, case, band, vertical), (0, 0)), real.get(
-                        (tier, case, band, vertical), (0, 0)
-                    )
+                    key = (tier, case, band, vertical)
+                    (fn, fr), (rn, rr) = family.get(key, (0, 0)), real.get(key, (0, 0))
+                    (wn, wr), (sn, sr) = weakest.get(key, (0, 0)), strongest.get(key, (0, 0))
                     lines.append(
                         f"        // {tier}, {case}, from {([0.5] + list(BAND_EDGES))[band]:.2f}"
                         f"{', near vertical' if vertical else ''}"
                     )
                     lines.append(
-                        f"        Cell(familyAnswers: {fn}, familyRight: {fr}, realAnswers: {rn}, realRight: {rr}),"
+                        f"        Cell(family: Count({fn}, {fr}), real: Count({rn}, {rr}),"
+                        f" weakest: Count({wn}, {wr}), strongest: Count({sn}, {sr})),"
                     )
     lines.append("    ]")
     text = open(SWIFT).read()

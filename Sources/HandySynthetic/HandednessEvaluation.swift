@@ -129,6 +129,9 @@ public struct HandednessMetrics: Hashable, Sendable, Codable {
     public var fixedCoverage: Double
     /// Expected calibration error of the answered pinches (10 confidence bins over 0.5…1).
     public var calibrationError: Double
+    /// The part of ``calibrationError`` where the answers claim more than they earn (a bin's mean
+    /// confidence above its accuracy): a broken promise, where the rest is a promise kept with room.
+    public var overconfidence: Double
     /// The answered pinches by published confidence, bands of 0.05 from 0.5 (empty bands left out):
     /// a confidence is a promise, each band right at least its mean claim − ``bandAllowance``.
     public var bands: [ReliabilityBand]
@@ -187,17 +190,20 @@ public struct HandednessMetrics: Hashable, Sendable, Codable {
             bins[bin].right += o.hand == o.truth ? 1 : 0
             bins[bin].confidence += o.confidence
         }
-        var error = 0.0
+        var error = 0.0, over = 0.0
         var bands: [ReliabilityBand] = []
         for (i, b) in bins.enumerated() where b.count > 0 {
             let n = Double(b.count)
-            error += n / Double(Swift.max(answered.count, 1)) * Swift.abs(Double(b.right) / n - b.confidence / n)
+            let weight = n / Double(Swift.max(answered.count, 1))
+            error += weight * Swift.abs(Double(b.right) / n - b.confidence / n)
+            over += weight * Swift.max(0, b.confidence / n - Double(b.right) / n)
             bands.append(
                 ReliabilityBand(
                     lower: 0.5 + Double(i) * 0.05, count: b.count, meanConfidence: b.confidence / n,
                     accuracy: Double(b.right) / n))
         }
         calibrationError = error
+        overconfidence = over
         self.bands = bands
     }
 }

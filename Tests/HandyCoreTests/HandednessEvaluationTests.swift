@@ -40,7 +40,7 @@ import Testing
         let seed = Self.metrics(.positions, SeedHandednessRule())
         Self.expectDominates(evidence, seed, .positions)
         #expect(evidence.accuracyAtFixedCoverage > seed.accuracyAtFixedCoverage)
-        #expect(evidence.calibrationError < 0.07, "\(evidence)")
+        #expect(evidence.overconfidence < 0.01, "\(evidence)")
         #expect(evidence.missed == 0)
     }
 
@@ -50,10 +50,13 @@ import Testing
         Self.expectDominates(evidence, seed, .size)
         let (atSeed, _) = Self.atSeedCoverage(.size)
         #expect(atSeed >= seed.accuracy, "\(atSeed) at the seed rule's coverage, seed \(seed)")
+        // At 85 % as accurate as the seed rule, no longer more: the promise of the weakest member
+        // puts the steep hands' plain leans at the floor with the contested ones, and the order
+        // among them is lost (docs/HANDEDNESS.md "A confidence is a promise").
         #expect(
-            evidence.accuracyAtFixedCoverage > seed.accuracyAtFixedCoverage,
+            evidence.accuracyAtFixedCoverage >= seed.accuracyAtFixedCoverage,
             "at 85 %: evidence \(evidence) seed \(seed)")
-        #expect(evidence.calibrationError < 0.08, "\(evidence)")
+        #expect(evidence.overconfidence < 0.01, "\(evidence)")
         #expect(evidence.missed == 0, "small screens without resolution: thumbs taken for palms")
     }
 
@@ -63,7 +66,7 @@ import Testing
         Self.expectDominates(evidence, seed, .orientation)
         #expect(evidence.accuracy >= seed.accuracy + 0.02, "evidence \(evidence) seed \(seed)")
         #expect(atSeed >= seed.accuracy + 0.04, "\(atSeed) at the seed rule's coverage, seed \(seed)")
-        #expect(evidence.calibrationError < 0.07, "\(evidence)")
+        #expect(evidence.overconfidence < 0.01, "\(evidence)")
         #expect(evidence.missed == 0, "small screens without resolution: thumbs taken for palms")
     }
 

@@ -112,8 +112,8 @@ import Glibc
     ///   few rows (5 %), and no row falls more than 2 points short (the documented shortfalls);
     /// - the ambiguous slice is answered at least 90 % right over the family (per tier), and no row
     ///   answers it below 85 % (a row's slice holds a few dozen pinches);
-    /// - the confidence stays calibrated: ECE ≤ 0.15 on every row, ≤ 0.11 on the mixture (200 pinches: ECE of so few is
-    ///   noisy; at 2,000 a row the mixture is 0.012 / 0.026 / 0.048).
+    /// - the confidence claims no more than it earns: over-confidence (the claims above accuracy,
+    ///   10 bins) ≤ 0.05 on every row, ≤ 0.02 on the mixture, ≤ 0.15 on the combined members.
     /// The family at 200 pinches a row, seed 11 (other than the docs' table), shared by the tests
     /// that read it.
     static let familyRows = HandednessSensitivity.rows(count: 200, seed: 11)
@@ -128,20 +128,19 @@ import Glibc
             #expect(
                 r.ambiguousCoverage == 0 || r.ambiguousAccuracy >= 0.85,
                 "\(r.member) \(r.tier): ambiguous slice answered \(r.ambiguousAccuracy) right")
-            // The combined member (near vertical, rolled) is over-confident today: ECE 0.17–0.26 at
-            // 200 a row, what issue 52's low-end calibration is to mend (docs/HANDEDNESS.md). Since the
-            // confidence is calibrated per situation on the whole family (mean ECE of the rows 0.073 →
-            // 0.046), two steep rows claimed the floor 0.6 for answers right less often and went over
-            // 0.15 (0.157 and 0.160); the orientation one (roll 45°) came back under it when that
-            // tier took its situation's hand (0.08). The other is listed, with the combined
-            // member's ceiling.
+            // A confidence claims no more than it earns (issue 52): the answers' claims above
+            // their accuracy weigh at most 0.05 on a row. Not on the combined members (near
+            // vertical, rolled), where the seed rule's own answers that handyd keeps (dominance)
+            // are right less often than the publishing floor 0.6 claims (0.100 on positions at seed
+            // 11). Since the promise is the weakest member's, the confidence claims less than the
+            // typical hand earns (ECE 0.2–0.35 on rows, docs/HANDEDNESS.md): under-claiming is the
+            // price, so the calibration error itself is not bounded here.
             let combined = HandednessSensitivity.combinedMembers.contains { $0.name == r.member }
-            let steep = Self.rowsOverTheCalibrationCeiling.contains("\(r.member) | \(r.tier)")
             #expect(
-                r.evidence.calibrationError <= (combined || steep ? 0.3 : 0.15),
-                "\(r.member) \(r.tier): ECE \(r.evidence.calibrationError)")
+                r.evidence.overconfidence <= (combined ? 0.15 : 0.05),
+                "\(r.member) \(r.tier): over-confidence \(r.evidence.overconfidence)")
             if r.member == "mixture" {
-                #expect(r.evidence.calibrationError <= 0.11, "mixture \(r.tier): ECE \(r.evidence.calibrationError)")
+                #expect(r.evidence.overconfidence <= 0.02, "mixture \(r.tier): \(r.evidence.overconfidence)")
             }
         }
         let short = rows.filter { !$0.holds }
@@ -180,45 +179,18 @@ import Glibc
     /// also the 45° roll on size, 2 of 531; it dominates here.)
     static let rowsWhereTheSituationsHandCosts: Set<String> = ["hand rotation spread = 10 ° sd | orientation"]
 
-    /// Rows whose calibration error is over 0.15 since the confidence is calibrated per situation
-    /// (issue 52: the floor 0.6 on answers right less often); to be mended with their short bands.
-    static let rowsOverTheCalibrationCeiling: Set<String> = [
-        "thumb→index angle = 75 ° | size"
-    ]
-
     /// The rows of the family (``familyRows``) where a band of published confidence falls short of
-    /// its promise today (issue 52, not yet mended: docs/HANDEDNESS.md "A confidence is a promise"
-    /// says why): the low band of clear leans the seed rule also answers, on steep, turned and rolled
-    /// hands (23 rows since the size and orientation tiers take the other hand where their
-    /// situation's answers are mostly wrong, at most at 0.75; 33 with the confidence calibrated per
-    /// situation alone; 72 before, at claims of the rules alone). One row went on with the other hand:
-    /// orientation garbage 0.3 on orientation, whose band from 0.75 is right on 7 of its 11
-    /// answers (the other hand read from garbage axes). The list can only shrink: a row that starts keeping its promise fails the test until
-    /// it is taken off, and a row not on it that falls short fails it.
+    /// its promise (issue 52; docs/HANDEDNESS.md "A confidence is a promise" says why): the band
+    /// from the publishing floor 0.6, where the seed rule's own clear leans on the most turned and
+    /// rolled hands are right less often than 0.55 and handyd keeps them (dominance). Since the
+    /// promise is the strictest of the family, the real pinches and the family's weakest member in
+    /// the situation, only these two (23 with the family's share alone; 33 before the size and
+    /// orientation tiers took the other hand where their situation's answers are mostly wrong; 72 at
+    /// claims of the rules alone). The list can only shrink: a row that starts keeping its promise
+    /// fails the test until it is taken off, and a row not on it that falls short fails it.
     static let rowsShortOfTheirPromise: Set<String> = [
-        "display width = 700 mm | size",
-        "hand roll = 45 ° | orientation",
-        "hand roll = 45 ° | positions",
-        "hand roll = 45 ° | size",
         "hand rotation spread = 40 ° sd | positions",
-        "hand rotation spread = 40 ° sd | size",
-        "mixture | orientation",
-        "mixture | positions",
-        "mixture | size",
-        "near vertical, rolled 40° | orientation",
         "near vertical, rolled 40° | positions",
-        "near vertical, rolled 40° | size",
-        "orientation garbage = 0 share | positions",
-        "orientation garbage = 0 share | size",
-        "orientation garbage = 0.3 share | orientation",
-        "orientation garbage = 0.3 share | size",
-        "rotated mounting = 0 share | positions",
-        "rotated mounting = 0.5 share | size",
-        "thumb→index angle = 35 ° | positions",
-        "thumb→index angle = 75 ° | positions",
-        "thumb→index angle = 75 ° | size",
-        "thumb→index line spread = 20 ° sd | positions",
-        "thumb→index line spread = 20 ° sd | size",
     ]
 
     /// A confidence is a promise (issue 52): on every row of the family, every band of 0.05 of
@@ -295,12 +267,14 @@ import Glibc
 
     /// The other hand with contact shapes (issue 52): on the size and orientation tiers, where the
     /// calibration table says the rules' hand is right at most 30 % of the time in a situation (the
-    /// leans kept against the evidence), the published hand is the other one at the share it earns,
+    /// leans kept against the evidence), the published hand is the other one at what it promises,
     /// at most 0.75 as a contested lean, and the probability follows; mirrored, the mirrored hand at
     /// the same confidence. On positions the rules' hand stands whatever the situation's share.
+    /// Either hand claims what it promises: no more than the family's share, and no more than the
+    /// family's member least favourable to it earns there.
     @Test func theTiersWithContactShapesTakeTheHandTheirSituationFavours() {
         let c = EvidenceHandednessClassifier()
-        var turned = 0, kept = 0
+        var turned = 0, kept = 0, heldToAMember = 0
         for tier in HandednessTier.allCases {
             for p in HandednessEvaluation.mixturePinches(tier: tier, count: 400, seed: 17) {
                 guard let f = HandednessEvaluation.features(LabelledPinch(name: "", p)) else { continue }
@@ -313,15 +287,24 @@ import Glibc
                 {
                     turned += 1
                     #expect(published.hand == rules.hand.mirrored)
+                    let promise = ConfidenceCalibration.promise(claim: rules.confidence, situation, otherHand: true)
+                    #expect(promise <= 1 - share)
                     #expect(
                         published.confidence
                             == ConfidenceCalibration.published(
-                                min(1 - share, EvidenceHandednessClassifier.contestedLeanMaximumConfidence)))
+                                min(promise, EvidenceHandednessClassifier.contestedLeanMaximumConfidence)))
                     let m = c.decision(f.mirroredX(about: 0))
                     #expect(m.hand == published.hand.mirrored && m.confidence == published.confidence)
                 } else {
                     #expect(published.hand == rules.hand, "\(tier): share \(share)")
                     if share < 0.5 { kept += 1 }
+                    // What it claims is the strictest share: the weakest member's where it is lower.
+                    let promise = ConfidenceCalibration.promise(claim: rules.confidence, situation, otherHand: false)
+                    #expect(promise <= share)
+                    if published.hand != .unknown {
+                        #expect(published.confidence == ConfidenceCalibration.published(promise))
+                    }
+                    if promise < share - 0.05 { heldToAMember += 1 }
                 }
                 if published.hand != .unknown {
                     #expect(
@@ -332,6 +315,7 @@ import Glibc
         }
         #expect(turned > 0, "no size or orientation answer whose situation is mostly wrong: the check saw nothing")
         #expect(kept > 0, "no positions answer whose situation is mostly wrong: the check saw nothing")
+        #expect(heldToAMember > 0, "no answer claims less than the family's share: the weakest member counts nowhere")
     }
 
     /// The one row the table's floor missed at 10,000 pinches a row: where hands turn little the seed

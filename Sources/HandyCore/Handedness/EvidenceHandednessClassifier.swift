@@ -209,7 +209,10 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         }
         // The same hand, claiming what its situation earns (docs/HANDEDNESS.md "A confidence is a
         // promise"); below the classifier's own threshold (one set above the floor) it is unknown.
-        var (hand, share, turned) = Self.situationsChoice(hand: d.hand, claim: d.confidence, situation)
+        let (hand, _, turned) = Self.situationsChoice(hand: d.hand, claim: d.confidence, situation)
+        // What it promises is the strictest of the family, the real pinches and the family's member
+        // least favourable to that hand (the promise holds on each kind of hand).
+        var share = ConfidenceCalibration.promise(claim: d.confidence, situation, otherHand: turned)
         if turned {
             // The lean and the evidence disagree here: like a contested lean, the answer claims no
             // more than `contestedLeanMaximumConfidence` (the other hand was right on 69 % of these
