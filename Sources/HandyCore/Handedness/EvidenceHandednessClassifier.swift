@@ -198,28 +198,30 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     ///   of its tier (and ``minimumConfidence``), never in the ambiguous slice unless the orientation
     ///   tier is ``ambiguousMinimumConfidence`` sure.
     /// So handyd answers every pinch the seed rule answers, and more (docs/HANDEDNESS.md).
-    /// - The confidence is what the answer's situation earns (``ConfidenceCalibration``). With
-    ///   contact shapes (``situationDecidesTheHand``: size, orientation) a situation where the other
-    ///   hand is right at least ``otherHandMinimumShare`` of the time on the family gives the other
-    ///   hand, at what that earns and at most ``contestedLeanMaximumConfidence``.
+    /// - The confidence is what the answer's situation earns on every kind of hand
+    ///   (``ConfidenceCalibration/promise(claim:_:otherHand:)``: the family, the real pinches and
+    ///   the family's member least favourable to the hand, the strictest). With contact shapes
+    ///   (``situationDecidesTheHand``: size, orientation) a situation where the other hand is right
+    ///   at least ``otherHandMinimumShare`` of the time on the family gives the other hand, at what
+    ///   it promises and at most ``contestedLeanMaximumConfidence``.
     public func decision(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double, rightHandProbability: Double?) {
         let d = uncalibratedDecision(f)
         guard let situation = d.situation, d.hand != .unknown else {
             return (d.hand, d.confidence, d.rightHandProbability)
         }
-        // The same hand, claiming what its situation earns (docs/HANDEDNESS.md "A confidence is a
-        // promise"); below the classifier's own threshold (one set above the floor) it is unknown.
-        let (hand, _, turned) = Self.situationsChoice(hand: d.hand, claim: d.confidence, situation)
-        // What it promises is the strictest of the family, the real pinches and the family's member
-        // least favourable to that hand (the promise holds on each kind of hand).
-        var share = ConfidenceCalibration.promise(claim: d.confidence, situation, otherHand: turned)
+        // The hand its situation favours, claiming what it promises there: the strictest of the
+        // family, the real pinches and the family's member least favourable to that hand
+        // (docs/HANDEDNESS.md "What is published", items 4–6). Below the classifier's own
+        // threshold (one set above the floor) it is unknown.
+        let (hand, turned) = Self.situationsChoice(hand: d.hand, claim: d.confidence, situation)
+        var promise = ConfidenceCalibration.promise(claim: d.confidence, situation, otherHand: turned)
         if turned {
             // The lean and the evidence disagree here: like a contested lean, the answer claims no
             // more than `contestedLeanMaximumConfidence` (the other hand was right on 69 % of these
             // on one evaluation seed of the family, 90–91 % on two others).
-            share = Swift.min(share, Self.contestedLeanMaximumConfidence)
+            promise = Swift.min(promise, Self.contestedLeanMaximumConfidence)
         }
-        let confidence = ConfidenceCalibration.published(share)
+        let confidence = ConfidenceCalibration.published(promise)
         guard confidence >= minimumConfidence else { return (.unknown, 0, d.rightHandProbability) }
         return (hand, confidence, hand == .right ? confidence : 1 - confidence)
     }
@@ -243,17 +245,17 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     /// noise 30° row its dominance and the rotation spread 10° row 2.5 %).
     public static let otherHandMinimumShare = 0.7
 
-    /// The hand an answer of the rules (`hand`, claiming `claim` in `situation`) is published with
-    /// and the share of the time that hand is right there; `turned` when it is the other hand
-    /// (``situationDecidesTheHand``, ``otherHandMinimumShare``).
+    /// The hand an answer of the rules (`hand`, claiming `claim` in `situation`) is published with;
+    /// `turned` when it is the other hand (``situationDecidesTheHand``, ``otherHandMinimumShare``).
+    /// What that hand claims is ``ConfidenceCalibration/promise(claim:_:otherHand:)``.
     static func situationsChoice(hand: Hand, claim: Double, _ situation: ConfidenceSituation) -> (
-        hand: Hand, share: Double, turned: Bool
+        hand: Hand, turned: Bool
     ) {
         let share = ConfidenceCalibration.share(claim: claim, situation)
         guard 1 - share >= otherHandMinimumShare, situationDecidesTheHand.contains(situation.tier) else {
-            return (hand, share, false)
+            return (hand, false)
         }
-        return (hand.mirrored, 1 - share, true)
+        return (hand.mirrored, true)
     }
 
     /// ``decision(_:)`` before its confidence is calibrated: the hand, the claim the rules below give
