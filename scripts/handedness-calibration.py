@@ -79,6 +79,9 @@ PSEUDO_ANSWERS = 4
 REAL_MINIMUM_ANSWERS = 10
 # "honest, strictest member": a member's own share counts from this many answers in the situation.
 MEMBER_MINIMUM_ANSWERS = 10
+# ConfidenceCalibration.memberStandardErrors: a member's share counts less this many standard errors
+# (its 1,000 training pinches are one draw of that hand; the evaluations are others).
+MEMBER_STANDARD_ERRORS = 1
 # The honest policies publish a hand only above this calibrated confidence (a coin toss).
 COIN_TOSS = 0.5
 TIERS = ("positions", "size", "orientation")
@@ -211,21 +214,29 @@ SWIFT = os.path.join(
 )
 
 
+def member_bounds(n, right):
+    """A member's share of the rules' hand less and plus MEMBER_STANDARD_ERRORS standard errors."""
+    share = right / n
+    margin = MEMBER_STANDARD_ERRORS * math.sqrt(share * (1 - share) / n)
+    return share - margin, share + margin
+
+
 def extreme_members(members):
     """Per situation, the (answers, right) of the member whose rules' hand is right least often
-    there and of the one right most often, among those with MEMBER_MINIMUM_ANSWERS answers in it
-    (ties: the one with more answers): the promise is per member, the stricter wins."""
+    there and of the one right most often, among those with MEMBER_MINIMUM_ANSWERS answers in it,
+    each by its share less (more) MEMBER_STANDARD_ERRORS standard errors (ties: the one with more
+    answers): the promise is per member, the stricter wins."""
     weakest, strongest = {}, {}
     for cells in members.values():
         for key, (n, right) in cells.items():
             if n < MEMBER_MINIMUM_ANSWERS:
                 continue
-            share = right / n
+            low, high = member_bounds(n, right)
             w = weakest.get(key)
-            if w is None or (share, -n) < (w[1] / w[0], -w[0]):
+            if w is None or (low, -n) < (member_bounds(*w)[0], -w[0]):
                 weakest[key] = (n, right)
             s = strongest.get(key)
-            if s is None or (share, n) > (s[1] / s[0], s[0]):
+            if s is None or (high, n) > (member_bounds(*s)[1], s[0]):
                 strongest[key] = (n, right)
     return weakest, strongest
 

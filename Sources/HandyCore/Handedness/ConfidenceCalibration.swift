@@ -58,7 +58,8 @@ public struct ConfidenceSituation: Hashable, Sendable {
 /// answers at the uncalibrated claim pull a thin situation towards it. Which hand is published
 /// follows the family and the real pinches (``share(claim:_:)``); what it promises is the
 /// strictest of the family, the real pinches where they have 10 answers in the situation, and the
-/// family's member whose answers there are right least often where it has 10 (``promise(claim:_:otherHand:)``):
+/// family's member whose answers there are right least often where it has 10, less one standard
+/// error (``promise(claim:_:otherHand:)``):
 /// the promise holds on each kind of hand, not only on their average. Never below the publishing
 /// floor (``EvidenceHandednessClassifier/clearLeanConfidence``): the same answers as before, so
 /// the same coverage and accuracy. Made by scripts/handedness-calibration.py --swift
@@ -80,7 +81,8 @@ public enum ConfidenceCalibration {
     /// Answers in a situation and how many of them were right: on the family, on the real pinches,
     /// and of the family's members there (those with ``memberMinimumAnswers``) the one whose rules'
     /// hand is right least often (what the rules' hand promises at most) and the one right most
-    /// often (what the other hand promises at most).
+    /// often (what the other hand promises at most), each by its share less (more)
+    /// ``memberStandardErrors`` standard errors.
     public struct Cell: Hashable, Sendable {
         public var family: Count
         public var real: Count
@@ -95,6 +97,11 @@ public enum ConfidenceCalibration {
     /// A member's answers in a situation from which its share counts (the stricter wins): as many
     /// as a band of published confidence needs to be judged (``HandednessMetrics``' 10).
     public static let memberMinimumAnswers = 10
+    /// How many standard errors a member's share counts less: its training pinches are one draw of
+    /// that hand, a few dozen in a small situation, and the promise must hold on the next draw
+    /// (with the share itself, 9 rows of 117 fell short at 1,000 a row on seed 25, at the floor and
+    /// in small orientation situations; with one standard error, 1).
+    public static let memberStandardErrors = 1.0
 
     /// The calibrated confidence of an answer published with the rules' hand (3 decimals).
     public static func confidence(claim: Double, _ s: ConfidenceSituation) -> Double {
@@ -115,8 +122,9 @@ public enum ConfidenceCalibration {
 
     /// What an answer in the situation promises (not floored, not rounded): the share right of the
     /// hand it is published with — the rules' hand, or with `otherHand` the other one — on the
-    /// family, on the real pinches and on the family's member least favourable to that hand, the
-    /// stricter of them. At most ``share(claim:_:)`` (or 1 − it).
+    /// family, on the real pinches and on the family's member least favourable to that hand (less
+    /// ``memberStandardErrors`` standard errors), the stricter of them. At most
+    /// ``share(claim:_:)`` (or 1 − it).
     public static func promise(claim: Double, _ s: ConfidenceSituation, otherHand: Bool) -> Double {
         let cell = cells[s.index]
         func ofTheHand(_ count: Count) -> Double {
@@ -129,7 +137,9 @@ public enum ConfidenceCalibration {
         }
         let member = otherHand ? cell.strongest : cell.weakest
         if member.answers >= memberMinimumAnswers {
-            p = Swift.min(p, ofTheHand(member))
+            let q = ofTheHand(member)
+            let standardError = (q * (1 - q) / (Double(member.answers) + pseudoAnswers)).squareRoot()
+            p = Swift.min(p, q - memberStandardErrors * standardError)
         }
         return p
     }
@@ -224,7 +234,7 @@ public enum ConfidenceCalibration {
         // positions, contested-with, from 0.70
         Cell(family: Count(38, 22), real: Count(0, 0), weakest: Count(11, 10), strongest: Count(11, 10)),
         // positions, contested-with, from 0.70, near vertical
-        Cell(family: Count(2797, 2364), real: Count(39, 38), weakest: Count(69, 46), strongest: Count(78, 72)),
+        Cell(family: Count(2797, 2364), real: Count(39, 38), weakest: Count(69, 46), strongest: Count(22, 20)),
         // positions, contested-with, from 0.80
         Cell(family: Count(0, 0), real: Count(0, 0), weakest: Count(0, 0), strongest: Count(0, 0)),
         // positions, contested-with, from 0.80, near vertical
@@ -494,7 +504,7 @@ public enum ConfidenceCalibration {
         // orientation, plain, from 0.80, near vertical
         Cell(family: Count(0, 0), real: Count(0, 0), weakest: Count(0, 0), strongest: Count(0, 0)),
         // orientation, plain, from 0.90
-        Cell(family: Count(1986, 1938), real: Count(0, 0), weakest: Count(32, 29), strongest: Count(68, 68)),
+        Cell(family: Count(1986, 1938), real: Count(0, 0), weakest: Count(23, 21), strongest: Count(68, 68)),
         // orientation, plain, from 0.90, near vertical
         Cell(family: Count(0, 0), real: Count(0, 0), weakest: Count(0, 0), strongest: Count(0, 0)),
         // orientation, plain, from 0.95
