@@ -59,11 +59,10 @@ public struct ConfidenceSituation: Hashable, Sendable {
 /// follows the family and the real pinches (``share(claim:_:)``); what it promises is the
 /// strictest of the family, the real pinches where they have 10 answers in the situation, and the
 /// family's member whose answers there are right least often where it has 10, less one standard
-/// error (``promise(claim:_:otherHand:)``):
-/// the promise holds on each kind of hand, not only on their average. Never below the publishing
-/// floor (``EvidenceHandednessClassifier/clearLeanConfidence``): the same answers as before, so
-/// the same coverage and accuracy. Made by scripts/handedness-calibration.py --swift
-/// (docs/HANDEDNESS.md).
+/// error (``promise(claim:_:otherHand:)``): the promise holds on each kind of hand, not only on
+/// their average. Never below the publishing floor
+/// (``EvidenceHandednessClassifier/clearLeanConfidence``): the same answers as before, so the same
+/// coverage and accuracy. Made by scripts/handedness-calibration.py --swift (docs/HANDEDNESS.md).
 public enum ConfidenceCalibration {
     /// Answers and how many of them were right.
     public struct Count: Hashable, Sendable {
