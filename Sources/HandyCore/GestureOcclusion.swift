@@ -193,8 +193,6 @@ struct GestureOcclusion: Sendable {
         return shape
     }
 
-    /// Puts `shape` on event `e` (its region and clear side) and keeps what it was made from for
-    /// the gesture's next `changed` event (`sent`: its record, if it has one), until it ends.
     /// The region of `contacts` for `hand` (``regionShape``) put on event `e` (``send``); false when
     /// none could be made. Both paths of ``add(to:from:displayWidthMm:displayHeightMm:)`` end here.
     @discardableResult @inline(__always) private mutating func sendRegion(
@@ -210,6 +208,8 @@ struct GestureOcclusion: Sendable {
         return true
     }
 
+    /// Puts `shape` on event `e` (its region and clear side) and keeps what it was made from for
+    /// the gesture's next `changed` event (`sent`: its record, if it has one), until it ends.
     @inline(__always) private mutating func send(
         _ shape: OcclusionShape, contacts: [PhysicalPoint], hand: Hand, sent: Int?, to e: inout CoreGestureEvent
     ) {

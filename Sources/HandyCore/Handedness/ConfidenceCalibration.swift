@@ -102,11 +102,6 @@ public enum ConfidenceCalibration {
     /// in small orientation situations; with one standard error, 1).
     public static let memberStandardErrors = 1.0
 
-    /// The calibrated confidence of an answer published with the rules' hand (3 decimals).
-    public static func confidence(claim: Double, _ s: ConfidenceSituation) -> Double {
-        published(promise(claim: claim, s, otherHand: false))
-    }
-
     /// The share right of the rules' answers in the situation on the family, the stricter of it and
     /// the real pinches' (not floored, not rounded): below 0.5 the rules' hand is wrong more often
     /// than not there. What chooses the hand.
