@@ -111,6 +111,13 @@ final class WebSocketTestClient: @unchecked Sendable {
     /// client that breaks RFC 6455).
     @discardableResult
     func send(opcode: UInt8, payload: [UInt8], fin: Bool = true, rsv: UInt8 = 0, masked: Bool = true) -> Int32 {
+        sendRaw(Self.frame(opcode: opcode, payload: payload, fin: fin, rsv: rsv, masked: masked))
+    }
+
+    /// The bytes of one client frame (``send(opcode:payload:fin:rsv:masked:)`` sends them).
+    static func frame(opcode: UInt8, payload: [UInt8], fin: Bool = true, rsv: UInt8 = 0, masked: Bool = true)
+        -> [UInt8]
+    {
         var frame: [UInt8] = [(fin ? 0x80 : 0) | (rsv & 7) << 4 | opcode]
         let n = payload.count
         let maskBit: UInt8 = masked ? 0x80 : 0
@@ -122,11 +129,111 @@ final class WebSocketTestClient: @unchecked Sendable {
             frame.append(maskBit | 127);
             for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((n >> shift) & 0xff)) }
         }
-        guard masked else { return sendRaw(frame + payload) }
+        guard masked else { return frame + payload }
         let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
         frame += mask
         frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
-        return sendRaw(frame)
+        return frame
+    }
+
+    /// This end's port.
+    var localPort: Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Sends `bytes` to the daemon listening on `daemonPort`, waiting as long as the daemon reads.
+    /// Returns nil once all are sent, or why not.
+    ///
+    /// A blocked send is not a daemon that stopped reading: a flooding client fills the daemon's
+    /// receive window, and TCP then probes the window with a back-off (seconds, then tens of
+    /// seconds), while the client's send buffer (megabytes, autotuned) wakes a blocked send only
+    /// once a third of it is acknowledged. On a loaded machine a daemon that reads slowly but
+    /// steadily left a send blocked over 30 s (fresh-clone CI, twice). So the daemon is
+    /// judged by its end of the connection, from /proc/net/tcp: it stalls when it holds unread
+    /// bytes and reads none of them for `stallSeconds`. Holding none, it has read all TCP
+    /// delivered and the wait is TCP's. `deadlineSeconds` bounds the whole send either way.
+    func sendWhileTheDaemonReads(
+        _ bytes: [UInt8], daemonPort: Int, stallSeconds: Double = 30, deadlineSeconds: Double = 300
+    ) -> String? {
+        var sent = 0
+        return waitWhileTheDaemonReads(
+            daemonPort: daemonPort, stallSeconds: stallSeconds, deadlineSeconds: deadlineSeconds,
+            what: { "\(sent) of \(bytes.count) bytes sent" }
+        ) {
+            while sent < bytes.count {
+                let n = bytes[sent...].withUnsafeBytes {
+                    Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    if errno == EAGAIN { break }
+                    return .failed("send: \(String(cString: strerror(errno)))")
+                }
+                sent += n
+            }
+            if sent == bytes.count { return .done }
+            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            _ = poll(&p, 1, 250)
+            return .waiting
+        }
+    }
+
+    /// Waits until the daemon on `daemonPort` has read everything this client sent: nothing of
+    /// it unacknowledged here, nothing unread there. Returns nil then, or why not (as
+    /// ``sendWhileTheDaemonReads(_:daemonPort:stallSeconds:deadlineSeconds:)``).
+    func waitUntilTheDaemonRead(
+        daemonPort: Int, stallSeconds: Double = 30, deadlineSeconds: Double = 300
+    ) -> String? {
+        let mine = localPort
+        return waitWhileTheDaemonReads(
+            daemonPort: daemonPort, stallSeconds: stallSeconds, deadlineSeconds: deadlineSeconds,
+            what: { "waiting for the daemon to read all that was sent" }
+        ) {
+            guard let here = loopbackTCPQueues(localPort: mine, remotePort: daemonPort),
+                let there = loopbackTCPQueues(localPort: daemonPort, remotePort: mine)
+            else { return .failed("the connection is not in /proc/net/tcp") }
+            if here.unacknowledged == 0 && there.unread == 0 { return .done }
+            usleep(50_000)
+            return .waiting
+        }
+    }
+
+    private enum Step { case done, waiting, failed(String) }
+
+    /// Runs `step` until it is done or fails, judging the daemon's end of the connection between
+    /// steps (see ``sendWhileTheDaemonReads(_:daemonPort:stallSeconds:deadlineSeconds:)``).
+    private func waitWhileTheDaemonReads(
+        daemonPort: Int, stallSeconds: Double, deadlineSeconds: Double, what: () -> String, step: () -> Step
+    ) -> String? {
+        let mine = localPort
+        let start = Date()
+        var lastUnread: Int? = nil
+        var lastChange = start
+        while true {
+            switch step() {
+            case .done: return nil
+            case .failed(let why): return "\(why); \(what())"
+            case .waiting: break
+            }
+            let now = Date()
+            let unread = loopbackTCPQueues(localPort: daemonPort, remotePort: mine)?.unread
+            if unread != lastUnread || unread == 0 {
+                lastUnread = unread
+                lastChange = now
+            }
+            if now.timeIntervalSince(lastChange) > stallSeconds {
+                let held = unread.map(String.init) ?? "?"
+                return "the daemon left \(held) bytes unread for \(Int(stallSeconds)) s; \(what())"
+            }
+            if now.timeIntervalSince(start) > deadlineSeconds {
+                return "not done within \(Int(deadlineSeconds)) s (the daemon reading: TCP's wait); \(what())"
+            }
+        }
     }
 
     @discardableResult
@@ -210,6 +317,39 @@ final class WebSocketTestClient: @unchecked Sendable {
         }
         return (frame, offset + length)
     }
+}
+
+/// The kernel's queues of the TCP connection on 127.0.0.1 from `localPort` to `remotePort`, from
+/// /proc/net/tcp (any process's socket in this network namespace): the bytes written but not
+/// acknowledged by the peer, and the bytes received but not read. nil if there is no such connection.
+func loopbackTCPQueues(localPort: Int, remotePort: Int) -> (unacknowledged: Int, unread: Int)? {
+    // Read to the end by hand: the file says its size is 0, and a table of many connections is
+    // longer than one read.
+    let fd = open("/proc/net/tcp", O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { break }
+        bytes += chunk[..<n]
+    }
+    let table = String(decoding: bytes, as: UTF8.self)
+    let local = String(format: "0100007F:%04X", localPort)
+    let remote = String(format: "0100007F:%04X", remotePort)
+    for line in table.split(separator: "\n").dropFirst() {
+        // sl local_address rem_address st tx_queue:rx_queue …
+        let fields = line.split(separator: " ")
+        guard fields.count > 4, fields[1] == local, fields[2] == remote else { continue }
+        let queues = fields[4].split(separator: ":")
+        guard queues.count == 2, let tx = Int(queues[0], radix: 16), let rx = Int(queues[1], radix: 16) else {
+            return nil
+        }
+        return (tx, rx)
+    }
+    return nil
 }
 
 /// A TCP socket connected to 127.0.0.1:`port`; `receiveBufferBytes` sets SO_RCVBUF before the
