@@ -99,6 +99,46 @@ import Testing
         )
     }
 
+    /// A touch whose stuck moment passes inside a frame that already ends it (a new tracking id in
+    /// its slot, then an event stamped 35 s later: a broken recording's times, as the Pipeline
+    /// fuzzer made them) is not stuck: the arena sees it cancelled in that frame, and its per-touch
+    /// pan ends. Before, it was made stuck outside any frame, its end was kept from the arena as a
+    /// stuck touch's, and the pan stayed open for good.
+    @Test func aTouchThatEndsInTheFrameItsTimerFiresInIsNotStuck() throws {
+        let axes: [UInt16: AbsInfo] = [
+            AbsCode.mtSlot: AbsInfo(minimum: 0, maximum: 1),
+            AbsCode.mtPositionX: AbsInfo(minimum: 0, maximum: 9999, resolution: 10),
+            AbsCode.mtPositionY: AbsInfo(minimum: 0, maximum: 9999, resolution: 10),
+            AbsCode.mtTrackingID: AbsInfo(minimum: 0, maximum: 65535),
+        ]
+        var pipeline = GesturePipeline(deviceID: "t", description: DeviceDescription(name: "t", absAxes: axes))
+        var out = PipelineOutput()
+        func send(_ seconds: Double, _ type: UInt16, _ code: UInt16, _ value: Int32) {
+            pipeline.handle(
+                InputEvent(time: Timestamp(seconds: seconds), type: type, code: code, value: value), into: &out)
+        }
+        func frame(_ seconds: Double, _ events: [(UInt16, Int32)]) {
+            for (code, value) in events { send(seconds, EventType.abs, code, value) }
+            send(seconds, EventType.syn, SynCode.report, 0)
+        }
+        // One finger, slowly 4 mm to the right (beyond the slop, under a flick's speed): a touch-pan.
+        frame(
+            0,
+            [(AbsCode.mtSlot, 0), (AbsCode.mtTrackingID, 1), (AbsCode.mtPositionX, 1000), (AbsCode.mtPositionY, 1000)])
+        for step in 1...4 { frame(Double(step) / 10, [(AbsCode.mtPositionX, 1000 + Int32(step) * 10)]) }
+        let pan = try #require(out.gestures.first { $0.gesture == .touchPan && $0.phase == .began })
+        // Still since 0.4 s; at 5 s its slot gets a new tracking id, and the frame's next event comes 35 s on.
+        send(5, EventType.abs, AbsCode.mtTrackingID, 2)
+        frame(40, [(AbsCode.mtPositionX, 2000)])
+        let end = try #require(out.gestures.first { $0.id == pan.id && $0.phase != .began && $0.phase != .changed })
+        #expect(end.phase == .cancelled && end.reason == "touch-cancelled" && end.time == Timestamp(seconds: 40))
+        #expect(!out.stuckContacts.contains { $0.touchID == pan.touch }, "\(out.stuckContacts)")
+        out.gestures.append(contentsOf: pipeline.deviceRemoved(at: Timestamp(seconds: 41)).gestures)
+        let began = Set(out.gestures.filter { $0.phase == .began }.map(\.id))
+        let finished = Set(out.gestures.filter { $0.phase == .ended || $0.phase == .cancelled }.map(\.id))
+        #expect(began == finished, "every gesture that began ends")
+    }
+
     /// Every slot stuck: each reported once, each release once, nothing left behind.
     @Test func everySlotStuckIsReportedOnceEach() throws {
         var result = try GestureFixtures.replayWithHealth("health/stuck-every-slot.evemu")
