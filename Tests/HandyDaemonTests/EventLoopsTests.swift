@@ -60,6 +60,12 @@ struct EventLoopsTests {
         let daemon = try DaemonProcess(
             arguments: ["--replay", recording, "--speed", "4", "--wait-clients", "2", "--event-loops", "2"]
                 + HostileClientTests.WebSocketTests.arguments(port: port))
+        // NIO places each accepted client, and each listener as it binds, on the group's next loop.
+        // The harness returns once the Unix socket listens; a Unix client accepted before the
+        // WebSocket listener binds puts that bind between the two clients, and both land on loop 0
+        // (CI of 0b00d2d, under load). So both listen first, as a kiosk's clients find them.
+        let listening = Date().addingTimeInterval(20)
+        while !daemon.log.contains("listening for WebSocket clients"), Date() < listening { usleep(20_000) }
         let unix = try LineClient(socketPath: daemon.socketPath)
         guard case .hello? = try unix.readMessage() else { Issue.record("no hello on the Unix socket"); return }
         let web = try HostileClientTests.WebSocketTests.connect(port: port)
