@@ -115,27 +115,26 @@ public struct StuckContactFilter: Sendable {
     /// A watched touch missing from `current` ended in the frame the tracker is building (the timer
     /// fired between that frame's events, whose times may differ in a broken recording): it is
     /// forgotten, not stuck, so the arena sees its end in that frame like any touch's (one stuck
-    /// before stays stuck: its end in that frame is its release). Made stuck,
-    /// it was in no frame the arena got, its end was kept from the arena as a stuck touch's, and a
-    /// per-touch pan on it never ended (found by the Pipeline fuzzer).
+    /// before stays stuck: its end in that frame is its release). Made stuck, it was in no frame
+    /// the arena got, its end was kept from the arena as a stuck touch's, and a per-touch pan on it
+    /// never ended (found by the Pipeline fuzzer).
     package mutating func fire(at time: Timestamp, current: TouchFrame, changes: inout [StuckContactChange])
         -> TouchFrame?
     {
         var newlyStuck: [Int] = []
-        for i in watched.indices
-        where watched[i].active && watched[i].stuckAt == nil && !current.touches.contains(where: { $0.id == i }) {
-            watched[i].active = false
-        }
-        for i in watched.indices
-        where watched[i].active && watched[i].stuckAt == nil && stuckTime(of: watched[i]) <= time.microseconds {
+        for i in watched.indices where watched[i].active && watched[i].stuckAt == nil {
+            guard let touch = current.touches.first(where: { $0.id == i }) else {
+                watched[i].active = false
+                continue
+            }
+            guard stuckTime(of: watched[i]) <= time.microseconds else { continue }
             let becameStuck = Timestamp(microseconds: stuckTime(of: watched[i]))
             watched[i].stuckAt = becameStuck
             stuckCount += 1
             newlyStuck.append(i)
-            let position = current.touches.first { $0.id == i }?.mm ?? watched[i].anchorMm
             changes.append(
                 StuckContactChange(
-                    kind: .stuck, touchID: i, time: becameStuck, positionMm: position,
+                    kind: .stuck, touchID: i, time: becameStuck, positionMm: touch.mm,
                     stillSeconds: stuckAfterSeconds, stuckSeconds: 0))
         }
         refreshDeadline()

@@ -164,7 +164,7 @@ final class WebSocketTestClient: @unchecked Sendable {
         return waitWhileTheDaemonReads(
             daemonPort: daemonPort, stallSeconds: stallSeconds, deadlineSeconds: deadlineSeconds,
             what: { "\(sent) of \(bytes.count) bytes sent" }
-        ) {
+        ) { _ in
             while sent < bytes.count {
                 let n = bytes[sent...].withUnsafeBytes {
                     Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
@@ -184,20 +184,21 @@ final class WebSocketTestClient: @unchecked Sendable {
     }
 
     /// Waits until the daemon on `daemonPort` has read everything this client sent: nothing of
-    /// it unacknowledged here, nothing unread there. Returns nil then, or why not (as
+    /// it unacknowledged here (SIOCOUTQ), nothing unread there. Returns nil then, or why not (as
     /// ``sendWhileTheDaemonReads(_:daemonPort:stallSeconds:deadlineSeconds:)``).
     func waitUntilTheDaemonRead(
         daemonPort: Int, stallSeconds: Double = 30, deadlineSeconds: Double = 300
     ) -> String? {
-        let mine = localPort
-        return waitWhileTheDaemonReads(
+        waitWhileTheDaemonReads(
             daemonPort: daemonPort, stallSeconds: stallSeconds, deadlineSeconds: deadlineSeconds,
             what: { "waiting for the daemon to read all that was sent" }
-        ) {
-            guard let here = loopbackTCPQueues(localPort: mine, remotePort: daemonPort),
-                let there = loopbackTCPQueues(localPort: daemonPort, remotePort: mine)
-            else { return .failed("the connection is not in /proc/net/tcp") }
-            if here.unacknowledged == 0 && there.unread == 0 { return .done }
+        ) { unread in
+            var unacknowledged: Int32 = 0
+            guard ioctl(fd, UInt(TIOCOUTQ), &unacknowledged) == 0 else {
+                return .failed("SIOCOUTQ: \(String(cString: strerror(errno)))")
+            }
+            guard let unread else { return .failed("the daemon's end is not in /proc/net/tcp") }
+            if unacknowledged == 0 && unread == 0 { return .done }
             usleep(50_000)
             return .waiting
         }
@@ -205,23 +206,25 @@ final class WebSocketTestClient: @unchecked Sendable {
 
     private enum Step { case done, waiting, failed(String) }
 
-    /// Runs `step` until it is done or fails, judging the daemon's end of the connection between
-    /// steps (see ``sendWhileTheDaemonReads(_:daemonPort:stallSeconds:deadlineSeconds:)``).
+    /// Runs `step` until it is done or fails, judging the daemon's end of the connection (its
+    /// unread bytes, which `step` is given; nil when the connection is not found) between steps
+    /// (see ``sendWhileTheDaemonReads(_:daemonPort:stallSeconds:deadlineSeconds:)``).
     private func waitWhileTheDaemonReads(
-        daemonPort: Int, stallSeconds: Double, deadlineSeconds: Double, what: () -> String, step: () -> Step
+        daemonPort: Int, stallSeconds: Double, deadlineSeconds: Double, what: () -> String,
+        step: (_ unread: Int?) -> Step
     ) -> String? {
         let mine = localPort
         let start = Date()
         var lastUnread: Int? = nil
         var lastChange = start
         while true {
-            switch step() {
+            let unread = loopbackTCPUnread(localPort: daemonPort, remotePort: mine)
+            switch step(unread) {
             case .done: return nil
             case .failed(let why): return "\(why); \(what())"
             case .waiting: break
             }
             let now = Date()
-            let unread = loopbackTCPQueues(localPort: daemonPort, remotePort: mine)?.unread
             if unread != lastUnread || unread == 0 {
                 lastUnread = unread
                 lastChange = now
@@ -319,10 +322,10 @@ final class WebSocketTestClient: @unchecked Sendable {
     }
 }
 
-/// The kernel's queues of the TCP connection on 127.0.0.1 from `localPort` to `remotePort`, from
-/// /proc/net/tcp (any process's socket in this network namespace): the bytes written but not
-/// acknowledged by the peer, and the bytes received but not read. nil if there is no such connection.
-func loopbackTCPQueues(localPort: Int, remotePort: Int) -> (unacknowledged: Int, unread: Int)? {
+/// The bytes received but not yet read by the socket on 127.0.0.1 bound to `localPort` and
+/// connected to `remotePort`, from /proc/net/tcp (any process's socket in this network namespace);
+/// nil if there is no such connection.
+func loopbackTCPUnread(localPort: Int, remotePort: Int) -> Int? {
     // Read to the end by hand: the file says its size is 0, and a table of many connections is
     // longer than one read.
     let fd = open("/proc/net/tcp", O_RDONLY | O_CLOEXEC)
@@ -343,11 +346,10 @@ func loopbackTCPQueues(localPort: Int, remotePort: Int) -> (unacknowledged: Int,
         // sl local_address rem_address st tx_queue:rx_queue …
         let fields = line.split(separator: " ")
         guard fields.count > 4, fields[1] == local, fields[2] == remote else { continue }
+        // tx_queue:rx_queue, in hex.
         let queues = fields[4].split(separator: ":")
-        guard queues.count == 2, let tx = Int(queues[0], radix: 16), let rx = Int(queues[1], radix: 16) else {
-            return nil
-        }
-        return (tx, rx)
+        guard queues.count == 2 else { return nil }
+        return Int(queues[1], radix: 16)
     }
     return nil
 }
