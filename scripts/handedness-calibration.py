@@ -44,6 +44,12 @@ classifier does; docs/HANDEDNESS.md "A confidence is a promise"). With --split-e
 (needs the training dump) each situation is split by one of scripts/handedness-ellipses.py's
 features, above or below its median on the training dump's answers of the tier (a measurement too).
 
+Given the training dump, it also shows the classifier's own calibration (EvidenceHandednessClassifier.
+decision, items 4-6 of "What is published") with each member held out of the table: the table
+counted on the training dump's other members (and the real pinches), then the member's answers
+calibrated with it, as a member the table never saw would be. The emulation is checked first: with
+the whole table it must give exactly the dump's answers.
+
 With --swift it writes ConfidenceCalibration.cells (the classifier's table) from a training dump
 of the family, which must be of a seed no evaluation uses (seed 1), and the real pinches' dump:
 
@@ -241,6 +247,103 @@ def extreme_members(members):
     return weakest, strongest
 
 
+# EvidenceHandednessClassifier.situationDecidesTheHand, otherHandMinimumShare and
+# contestedLeanMaximumConfidence: where an answer takes the other hand, and what it claims at most.
+SITUATION_DECIDES_THE_HAND = ("size", "orientation")
+OTHER_HAND_MINIMUM_SHARE = 0.7
+CONTESTED_LEAN_MAXIMUM = 0.75
+
+
+def calibration_table(members, real, leaving_out=None):
+    """ConfidenceCalibration's cells from per-member counts (less one member) and the real pinches'."""
+    kept = {m: cells for m, cells in members.items() if m != leaving_out}
+    weakest, strongest = extreme_members(kept)
+    return pooled(kept, None), real, weakest, strongest
+
+
+def classifier_answer(r, table):
+    """(hand, confidence) as EvidenceHandednessClassifier.decision publishes the dumped answer's
+    uncalibrated one with this table (ConfidenceCalibration.share and promise); None: unknown."""
+    family, real, weakest, strongest = table
+    hand, c = r["uncalibrated"]
+    if hand == "unknown":
+        return None
+    key = situation(r)
+
+    def share(count):
+        n, right = count
+        return (right + PSEUDO_ANSWERS * c) / (n + PSEUDO_ANSWERS)
+
+    rn = real.get(key, (0, 0))
+    p = share(family.get(key, (0, 0)))
+    if rn[0] >= REAL_MINIMUM_ANSWERS:
+        p = min(p, share(rn))
+    turned = r["tier"] in SITUATION_DECIDES_THE_HAND and 1 - p >= OTHER_HAND_MINIMUM_SHARE
+
+    def of_the_hand(count):
+        return 1 - share(count) if turned else share(count)
+
+    promise = of_the_hand(family.get(key, (0, 0)))
+    if rn[0] >= REAL_MINIMUM_ANSWERS:
+        promise = min(promise, of_the_hand(rn))
+    member = (strongest if turned else weakest).get(key)
+    if member and member[0] >= MEMBER_MINIMUM_ANSWERS:
+        q = of_the_hand(member)
+        promise = min(promise, q - MEMBER_STANDARD_ERRORS * math.sqrt(q * (1 - q) / (member[0] + PSEUDO_ANSWERS)))
+    if turned:
+        promise = min(promise, CONTESTED_LEAN_MAXIMUM)
+        hand = "left" if hand == "right" else "right"
+    return hand, round(max(FLOOR, promise), 3)
+
+
+def held_out_by_member(family_rows, real_rows, training_rows):
+    """The classifier's calibration with each member held out of its table (see the docstring), as lines."""
+    lines = []
+    members, real = counts(training_rows), pooled(counts(real_rows), None)
+    whole = calibration_table(members, real)
+    differ = sum(
+        (classifier_answer(r, whole) or ("unknown",))[0] != r["evidence"][0]
+        or (r["evidence"][0] != "unknown" and abs(classifier_answer(r, whole)[1] - r["evidence"][1]) > 0.0015)
+        for r in family_rows
+        if "uncalibrated" in r
+    )
+    lines.append(f"the classifier's calibration emulated with the whole table: {differ} answers differ from the dump (0 expected)")
+    for name, leaving in (("the whole table", False), ("each member held out of the table", True)):
+        short, behind, rows = [], [], 0
+        for member in sorted({r["group"] for r in family_rows}):
+            table = calibration_table(members, real, member) if leaving else whole
+            for tier in TIERS:
+                rs = [r for r in family_rows if r["group"] == member and r["tier"] == tier]
+                if not rs:
+                    continue
+                rows += 1
+                out = [(d[1], d[0] == r["truth"]) for r in rs for d in [classifier_answer(r, table)] if d]
+                margin = bands.worst_margin(out)
+                if margin and margin[0] < 0:
+                    short.append((member, tier, margin, len(out), sum(ok for _, ok in out)))
+                seed = [r for r in rs if r["seed"][0] != "unknown"]
+                seed_right = sum(r["seed"][0] == r["truth"] for r in seed)
+                if not dominates(out, len(seed), seed_right, tolerance=True):
+                    behind.append((member, tier, len(out), sum(ok for _, ok in out), len(seed), seed_right))
+        lines.append(f"{name}: family rows short {len(short)} of {rows}, not dominating {len(behind)}")
+        for member, tier, (margin, lower), n, right in short:
+            lines.append(f"    short  {member} | {tier}: the band from {lower:.2f} {margin:+.3f} ({right} of {n} answers right)")
+        for member, tier, n, right, sa, sr in behind:
+            lines.append(f"    behind {member} | {tier}: {right} of {n} right against the seed rule's {sr} of {sa}")
+    # The real pinches, each phone held out of the table's real counts (the family's whole).
+    phones, everything = counts(real_rows), []
+    for phone in sorted(phones):
+        table = calibration_table(members, pooled(phones, phone))
+        out = [(d[1], d[0] == r["truth"]) for r in real_rows if r["group"] == phone for d in [classifier_answer(r, table)] if d]
+        everything += out
+        margin = bands.worst_margin(out)
+        text = "no band of 10" if margin is None else f"worst band from {margin[1]:.2f} {margin[0]:+.3f}"
+        lines.append(f"    real {phone}, held out of the table: {text}; {sum(ok for _, ok in out)} of {len(out)} right")
+    margin = bands.worst_margin(everything)
+    lines.append(f"    real pooled, each phone held out: worst band from {margin[1]:.2f} {margin[0]:+.3f}")
+    return lines
+
+
 def write_swift(family_rows, real_rows):
     """ConfidenceCalibration.cells from the dumps, in ConfidenceSituation.index's order."""
     members = counts(family_rows)
@@ -310,6 +413,8 @@ def main():
     real_pooled = pooled(real, None)
     policies = ("as published", "shape overturns", "remap", "floor")
     policies += ("honest", "honest, strictest member", "honest, other hand")
+    if training and not (SPLIT_BY_REST or SPLIT_BY_ELLIPSE):
+        print("\n".join(held_out_by_member(family_rows, real_rows, load(sys.argv[3]))))
     for policy in policies:
         short, behind = [], []
         for member in sorted(family):

@@ -8,10 +8,13 @@ Each table sits between `<!-- table: NAME -->` and `<!-- /table -->` in the page
 real run: `handyctl eval handedness` on the real recordings in Tests/Fixtures/realhands/ (per phone
 and pooled), the one-finger model's leave-one-person-out fit (fit_single_contact.py), the project's
 synthetic set (`generate pinches --count 600 --seed 2`), the sensitivity family (`--sensitivity
---count 600 --seed 3`), the enrolment left out (`--enrolment K`) and the hand of one finger from its
+--count 600 --seed 3`), the fit and the calibration table held out by member (`--fit-held-out`;
+scripts/handedness-calibration.py on the dumps at 1,000 a row on seed 1 and 600 on seed 3), the
+enrolment left out (`--enrolment K`) and the hand of one finger from its
 shadows (`--hover --count 200 --seed 4`) and its covered region (`--hover --region --count 100
---seed 6`). Takes a few minutes (release build of handyctl, then ~1 min of evaluation).
+--seed 6`). Takes a few minutes (release build of handyctl, then ~4 min of evaluation).
 """
+import importlib.util
 import json
 import os
 import re
@@ -134,6 +137,31 @@ def sensitivity(_):
     return "```\n" + run(HANDYCTL, "eval", "handedness", "--sensitivity", "--count", "600", "--seed", "3").rstrip() + "\n```"
 
 
+def fit_held_out(_):
+    """The weights refitted with each member held out of the mixture (issue 52 item 2)."""
+    return run(HANDYCTL, "eval", "handedness", "--sensitivity", "--fit-held-out", "--count", "600", "--seed", "3").rstrip()
+
+
+def calibration_held_out(tmp):
+    """The classifier's calibration with each member held out of its table (issue 52 item 2): the
+    table from the training dump (1,000 a row, seed 1) less the member, on the member's answers at
+    600 a row on seed 3; and each phone held out of the real pinches' counts."""
+    spec = importlib.util.spec_from_file_location("calibration", os.path.join(ROOT, "scripts", "handedness-calibration.py"))
+    calibration = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(calibration)
+    dumps = {}
+    for name, args in (
+        ("train", ["--sensitivity", "--count", "1000", "--seed", "1"]),
+        ("family", ["--sensitivity", "--count", "600", "--seed", "3"]),
+        ("real", [os.path.join(REAL, "dispel")]),
+    ):
+        dumps[name] = os.path.join(tmp, name + ".jsonl")
+        run(HANDYCTL, "eval", "handedness", *args, "--dump", dumps[name])
+    lines = calibration.held_out_by_member(
+        calibration.load(dumps["family"]), calibration.load(dumps["real"]), calibration.load(dumps["train"]))
+    return "```\n" + "\n".join(lines) + "\n```"
+
+
 def enrolment(_):
     """Leaving the enrolment out: DISPEL per phone (k = 5, 10) and synthetic members (positions
     k = 5, 10; orientation k = 10), one table."""
@@ -164,6 +192,8 @@ TABLES = {
     "one-finger-held-out": one_finger_held_out,
     "synthetic-defaults": synthetic_defaults,
     "sensitivity": sensitivity,
+    "fit-held-out": fit_held_out,
+    "calibration-held-out": calibration_held_out,
     "enrolment": enrolment,
     "hover-one-finger": hover_one_finger,
     "hover-region": hover_region,

@@ -300,12 +300,17 @@ public enum HandednessEvaluation {
     /// `count` pinches of one tier from the mixture over the sensitivity family: each pinch from its
     /// own member, every assumption drawn uniformly across its range
     /// (``HandednessSensitivity/randomMember(_:)``). The training set of the fitted weights.
-    public static func mixturePinches(tier: HandednessTier, count: Int, seed: UInt64) -> [SyntheticPinch] {
+    /// With `ranges`, some assumptions are drawn from part of their range only
+    /// (``HandednessSensitivity/randomMember(_:ranges:)``): the mixture without some hands.
+    public static func mixturePinches(
+        tier: HandednessTier, count: Int, seed: UInt64, ranges: [Int: ClosedRange<Double>] = [:]
+    ) -> [SyntheticPinch] {
         let tierIndex = UInt64(HandednessTier.allCases.firstIndex(of: tier)!)
         var rng = SeededRandom(seed: seed &* 1_000_003 &+ tierIndex)
         var members = SeededRandom(seed: (seed &+ 77) &* 1_000_033 &+ tierIndex)
         return (0..<Swift.max(count, 0)).map { i in
-            HandednessSensitivity.randomMember(&members).pinch(hand: i % 2 == 0 ? .right : .left, tier: tier, rng: &rng)
+            HandednessSensitivity.randomMember(&members, ranges: ranges)
+                .pinch(hand: i % 2 == 0 ? .right : .left, tier: tier, rng: &rng)
         }
     }
 
@@ -347,6 +352,33 @@ public enum HandednessEvaluation {
     static func format4(_ i: Int) -> String {
         let s = String(i)
         return String(repeating: "0", count: Swift.max(0, 4 - s.count)) + s
+    }
+
+    /// A tier's fitted weights, the log loss they reach and on how many pinches.
+    public struct TierFit: Sendable {
+        public var tier: HandednessTier
+        public var weights: EvidenceHandednessClassifier.Weights
+        public var logLoss: Double
+        public var pinches: Int
+    }
+
+    /// Fits every tier's weights on labelled features, as the shipped weights were fitted: the
+    /// positions tier from ``EvidenceHandednessClassifier/fittedPositions``, each next tier from
+    /// the one before, each moving only the weights its contacts can inform.
+    public static func fitTiers(_ samples: [(HandednessFeatures, Hand)]) -> [TierFit] {
+        var previous = EvidenceHandednessClassifier.fittedPositions
+        return HandednessTier.allCases.map { tier in
+            let set = samples.filter { EvidenceHandednessClassifier.tier(of: $0.0) == tier }
+            let free: [Int] =
+                switch tier {
+                case .positions: [0, 1, 2, 3, 7]
+                case .size: [0, 1, 2, 3, 4, 5, 7]
+                case .orientation: [0, 1, 2, 3, 4, 5, 6, 7]
+                }
+            let (w, loss) = fit(set, start: previous, free: free)
+            previous = w
+            return TierFit(tier: tier, weights: w, logLoss: loss, pinches: set.count)
+        }
     }
 
     /// Fits a tier's weights by coordinate search on the log loss of `sigmoid(score)` (+ 1e-4 Σ w²); only the

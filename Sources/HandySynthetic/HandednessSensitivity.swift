@@ -56,8 +56,18 @@ public enum HandednessSensitivity {
     /// A member of the family drawn at random: every assumption uniformly across its range (the
     /// mixture the classifier's weights are fitted on).
     public static func randomMember(_ rng: inout SeededRandom) -> HandModel {
+        randomMember(&rng, ranges: [:])
+    }
+
+    /// A member drawn at random with some assumptions (by index into ``assumptions``) drawn
+    /// uniformly across `ranges` instead of their whole range: a mixture without some hands
+    /// (``HandednessHeldOutFit``). The same draws from `rng` as without them.
+    public static func randomMember(_ rng: inout SeededRandom, ranges: [Int: ClosedRange<Double>]) -> HandModel {
         var model = HandModel()
-        for a in assumptions { a.apply(&model, rng.uniform(a.low, a.high)) }
+        for (i, a) in assumptions.enumerated() {
+            let range = ranges[i] ?? a.low...a.high
+            a.apply(&model, rng.uniform(range.lowerBound, range.upperBound))
+        }
         return model
     }
 

@@ -41,7 +41,10 @@ struct EvalCommand: ParsableCommand {
                 defaults, then each of its assumptions pushed to each end of a range \
                 (docs/HANDEDNESS.md "Sensitivity"), --count pinches per member and tier from \
                 --seed; per row both classifiers, handyd's accuracy at the seed rule's coverage, \
-                its ECE, and whether it is at least as accurate as the seed rule there.
+                its ECE, and whether it is at least as accurate as the seed rule there. With \
+                --fit-held-out, the fit held out by member instead (docs/HANDEDNESS.md "The fit \
+                held out by member"): the weights refitted on the mixture without each member's \
+                end of its range, against the whole mixture's fit, on that member's pinches.
 
                 Examples:
                   handyctl generate pinches /tmp/pinches --count 600 --seed 2
@@ -113,6 +116,12 @@ struct EvalCommand: ParsableCommand {
         @Flag(help: "Fit the evidence classifier's weights on DIR and print them.")
         var fit = false
 
+        @Flag(
+            help:
+                "With --sensitivity: the weights fitted with each member held out of the mixture, against the whole mixture's fit, on the member's own pinches (--count, --seed)."
+        )
+        var fitHeldOut = false
+
         @Option(
             help: ArgumentHelp(
                 "Also write one JSON line per pinch (the features' top and bottom contact, both classifiers' answers, the score and its parts) to FILE, for analysis.",
@@ -122,7 +131,8 @@ struct EvalCommand: ParsableCommand {
         func validate() throws {
             if region, !hover { throw ValidationError("--region needs --hover") }
             if hover {
-                guard directory == nil, !sensitivity, !fit, !json, enrolment == nil, handProfile == nil, tier.isEmpty
+                guard directory == nil, !sensitivity, !fit, !fitHeldOut, !json, enrolment == nil, handProfile == nil,
+                    tier.isEmpty
                 else {
                     throw ValidationError("--hover takes no DIR and only --count and --seed")
                 }
@@ -153,6 +163,9 @@ struct EvalCommand: ParsableCommand {
                 throw ValidationError("--hand-profile needs DIR, without --fit or --enrolment")
             }
             if !sensitivity, !tier.isEmpty { throw ValidationError("--tier needs --sensitivity") }
+            if fitHeldOut, !sensitivity || dump != nil || enrolment != nil || !tier.isEmpty || !weights.isEmpty {
+                throw ValidationError("--fit-held-out needs --sensitivity and takes only --count, --seed and --json")
+            }
             if fit, sensitivity || json {
                 throw ValidationError("--fit prints Swift to paste: it takes neither --sensitivity nor --json")
             }
@@ -189,6 +202,17 @@ struct EvalCommand: ParsableCommand {
                 case .size: evidence.size = w
                 case .orientation: evidence.orientation = w
                 }
+            }
+            if fitHeldOut {
+                let rows = HandednessHeldOutFit.rows(count: count, seed: seed)
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+                    print(String(decoding: (try? encoder.encode(rows)) ?? Data("[]".utf8), as: UTF8.self))
+                } else {
+                    print(HandednessHeldOutFit.table(rows, count: count, seed: seed), terminator: "")
+                }
+                return
             }
             if sensitivity, let dump {
                 var lines: [String] = []
@@ -319,21 +343,12 @@ struct EvalCommand: ParsableCommand {
         }
 
         private func fitWeights(_ pinches: [LabelledPinch]) {
-            let samples = pinches.compactMap { p in HandednessEvaluation.features(p).map { ($0, p.hand, p.tier) } }
+            let samples = pinches.compactMap { p in HandednessEvaluation.features(p).map { ($0, p.hand) } }
             var lines: [String] = []
-            var previous = EvidenceHandednessClassifier.fittedPositions
-            for tier in HandednessTier.allCases {
-                let set = samples.filter { EvidenceHandednessClassifier.tier(of: $0.0) == tier }.map { ($0.0, $0.1) }
-                let free: [Int] =
-                    switch tier {
-                    case .positions: [0, 1, 2, 3, 7]
-                    case .size: [0, 1, 2, 3, 4, 5, 7]
-                    case .orientation: [0, 1, 2, 3, 4, 5, 6, 7]
-                    }
-                let (w, loss) = HandednessEvaluation.fit(set, start: previous, free: free)
-                previous = w
-                let v = w.values.map { String(format: "%.2f", $0) }
-                lines.append("// \(tier.rawValue): \(set.count) pinches, log loss \(String(format: "%.4f", loss))")
+            for fit in HandednessEvaluation.fitTiers(samples) {
+                let v = fit.weights.values.map { String(format: "%.2f", $0) }
+                lines.append(
+                    "// \(fit.tier.rawValue): \(fit.pinches) pinches, log loss \(String(format: "%.4f", fit.logLoss))")
                 lines.append(
                     "Weights(geometry: \(v[0]), motion: \(v[1]), landing: \(v[2]), turn: \(v[3]), area: \(v[4]), pressure: \(v[5]), orientation: \(v[6]), lean: \(v[7]))"
                 )
