@@ -381,6 +381,21 @@ public enum HandednessEvaluation {
         }
     }
 
+    /// The mean log loss of `sigmoid(score)` for the right hand on labelled features, each scored
+    /// with its tier's weights (a coin: ln 2 = 0.693).
+    public static func meanLogLoss(
+        _ samples: [(HandednessFeatures, Hand)], weights: (HandednessTier) -> EvidenceHandednessClassifier.Weights
+    ) -> Double {
+        var total = 0.0
+        for (f, hand) in samples {
+            let s =
+                EvidenceHandednessClassifier.score(f, weights: weights(EvidenceHandednessClassifier.tier(of: f)))
+                * (hand == .right ? 1 : -1)
+            total += s > 0 ? log1p(exp(-s)) : -s + log1p(exp(s))
+        }
+        return total / Double(Swift.max(samples.count, 1))
+    }
+
     /// Fits a tier's weights by coordinate search on the log loss of `sigmoid(score)` (+ 1e-4 Σ w²); only the
     /// weights in `free` (indices into ``EvidenceHandednessClassifier/Weights/values``) move.
     public static func fit(
@@ -388,14 +403,8 @@ public enum HandednessEvaluation {
         free: [Int], rounds: Int = 40
     ) -> (weights: EvidenceHandednessClassifier.Weights, logLoss: Double) {
         func loss(_ w: EvidenceHandednessClassifier.Weights) -> Double {
-            var total = 0.0
-            for (f, hand) in samples {
-                let s = EvidenceHandednessClassifier.score(f, weights: w) * (hand == .right ? 1 : -1)
-                total += s > 0 ? log1p(exp(-s)) : -s + log1p(exp(s))
-            }
             // A light ridge keeps weights finite when a tier's training set is (nearly) separable.
-            let ridge = 1e-4 * w.values.reduce(0) { $0 + $1 * $1 }
-            return total / Double(Swift.max(samples.count, 1)) + ridge
+            meanLogLoss(samples) { _ in w } + 1e-4 * w.values.reduce(0) { $0 + $1 * $1 }
         }
         var best = start
         var bestLoss = loss(best)

@@ -93,27 +93,22 @@ public enum HandednessHeldOutFit {
             let heldOut = classifier(HandednessEvaluation.fitTiers(training(member.ranges)))
             for tier in HandednessTier.allCases {
                 let pinches = HandednessSensitivity.pinches(model: member.model, tier: tier, count: count, seed: seed)
-                let samples = pinches.compactMap { p in HandednessEvaluation.features(p).map { (p, $0) } }
+                let labelled = pinches.compactMap { p in HandednessEvaluation.features(p).map { ($0, p.hand) } }
                 let seedOutcomes = pinches.map {
                     HandednessEvaluation.outcomes($0, classifiers: [SeedHandednessRule()])[0]
                 }
                 func measure(_ c: EvidenceHandednessClassifier) -> Measure {
-                    var loss = 0.0
-                    var right = 0.0
-                    for (p, f) in samples {
-                        let s =
-                            EvidenceHandednessClassifier.score(
-                                f, weights: c.weights(for: EvidenceHandednessClassifier.tier(of: f)))
-                            * (p.hand == .right ? 1 : -1)
-                        loss += s > 0 ? log1p(exp(-s)) : -s + log1p(exp(s))
-                        right += s > 0 ? 1 : s == 0 ? 0.5 : 0
+                    let right = labelled.reduce(0.0) { total, sample in
+                        let (f, hand) = sample
+                        let s = c.score(f) * (hand == .right ? 1 : -1)
+                        return total + (s > 0 ? 1 : s == 0 ? 0.5 : 0)
                     }
-                    let n = Double(Swift.max(samples.count, 1))
                     let row = HandednessSensitivity.row(
                         member: member.name, tier: tier, seed: seedOutcomes,
                         evidence: pinches.map { HandednessEvaluation.outcomes($0, classifiers: [c], slice: c)[0] })
                     return Measure(
-                        logLoss: loss / n, evidenceAccuracy: right / n, published: row.evidence,
+                        logLoss: HandednessEvaluation.meanLogLoss(labelled, weights: c.weights(for:)),
+                        evidenceAccuracy: right / Double(Swift.max(labelled.count, 1)), published: row.evidence,
                         dominates: row.dominates)
                 }
                 rows.append(
