@@ -139,6 +139,9 @@ struct EvalCommand: ParsableCommand {
                 guard (1...100_000).contains(count) else { throw ValidationError("--count must be 1…100000") }
                 return
             }
+            if fitHeldOut, !sensitivity {
+                throw ValidationError("--fit-held-out needs --sensitivity (no DIR)")
+            }
             guard sensitivity != (directory != nil) else {
                 throw ValidationError(sensitivity ? "--sensitivity takes no DIR" : "missing DIR (or --sensitivity)")
             }
@@ -163,7 +166,10 @@ struct EvalCommand: ParsableCommand {
                 throw ValidationError("--hand-profile needs DIR, without --fit or --enrolment")
             }
             if !sensitivity, !tier.isEmpty { throw ValidationError("--tier needs --sensitivity") }
-            if fitHeldOut, !sensitivity || dump != nil || enrolment != nil || !tier.isEmpty || !weights.isEmpty {
+            if fitHeldOut,
+                !sensitivity || dump != nil || enrolment != nil || !tier.isEmpty || !weights.isEmpty
+                    || minimumConfidence != nil || ambiguousMinimumConfidence != nil
+            {
                 throw ValidationError("--fit-held-out needs --sensitivity and takes only --count, --seed and --json")
             }
             if fit, sensitivity || json {

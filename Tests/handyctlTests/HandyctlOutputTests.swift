@@ -105,6 +105,9 @@ import Testing
         (["eval", "handedness", "/tmp", "--hover"], "--hover takes no DIR"),
         (["eval", "handedness", "--hover", "--count", "0"], "--count"),
         (["eval", "handedness", "--region"], "--region needs --hover"),
+        (["eval", "handedness", "/tmp", "--fit-held-out"], "--fit-held-out needs --sensitivity"),
+        (["eval", "handedness", "--sensitivity", "--fit-held-out", "--tier", "size"], "--fit-held-out"),
+        (["eval", "handedness", "--sensitivity", "--fit-held-out", "--minimum-confidence", "0.7"], "--fit-held-out"),
         (["generate", "pinches", "/tmp/handyctl-never", "--count", "0"], "--count"),
     ])
     func valuesThatCannotWorkAreUsageErrors(_ arguments: [String], _ named: String) throws {
