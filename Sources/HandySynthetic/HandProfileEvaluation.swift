@@ -104,18 +104,28 @@ public enum HandProfileEvaluation {
         return members
     }
 
-    /// The table: per group, the three classifiers' accuracy and coverage on the held-out pinches.
+    /// The table: per group, the three classifiers' accuracy and coverage on the held-out pinches,
+    /// and the worst judged band of published confidence (issue 52's promise: right at least the
+    /// band's mean claim − 0.05 of the time) of the profiled and the default classifier.
     public static func table(_ rows: [Row]) -> String {
         func pct(_ v: Double) -> String { HandednessSensitivity.formatted(v * 100, digits: 1) + " %" }
         func two(_ v: Double) -> String { HandednessSensitivity.formatted(v, digits: 2) }
+        func worst(_ m: HandednessMetrics) -> String {
+            guard let b = m.worstBand else { return "–" }
+            let margin = HandednessSensitivity.formatted(b.margin, digits: 3)
+            return
+                "from \(HoverHandEvaluation.decimal2(b.lower)): \(b.count), \(pct(b.accuracy)) at \(HandednessSensitivity.formatted(b.meanConfidence, digits: 3)) "
+                + "(\(b.margin >= 0 ? "+" : "")\(margin)\(b.margin < 0 ? ", **short**" : ""))"
+        }
         var out =
-            "| device | k per hand | draws (refused) | tested | profiled acc | profiled cov | uncalibrated acc | uncalibrated cov | seed acc | seed cov | scale | bias |\n"
-        out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+            "| device | k per hand | draws (refused) | tested | profiled acc | profiled cov | uncalibrated acc | uncalibrated cov | seed acc | seed cov | scale | bias "
+            + "| profiled worst band | uncalibrated worst band |\n"
+        out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n"
         for r in rows {
             out +=
                 "| \(r.group) | \(r.enrolledPerHand) | \(r.draws) (\(r.refused)) | \(r.tested) | \(pct(r.profiled.accuracy)) | \(pct(r.profiled.coverage)) | "
                 + "\(pct(r.uncalibrated.accuracy)) | \(pct(r.uncalibrated.coverage)) | \(pct(r.seed.accuracy)) | \(pct(r.seed.coverage)) | "
-                + "\(two(r.meanScale)) | \(two(r.meanBias)) |\n"
+                + "\(two(r.meanScale)) | \(two(r.meanBias)) | \(worst(r.profiled)) | \(worst(r.uncalibrated)) |\n"
         }
         return out
     }
