@@ -123,13 +123,7 @@ public enum HandednessHeldOutFit {
 
     static func classifier(_ fits: [HandednessEvaluation.TierFit]) -> EvidenceHandednessClassifier {
         var c = EvidenceHandednessClassifier()
-        for fit in fits {
-            switch fit.tier {
-            case .positions: c.positions = fit.weights
-            case .size: c.size = fit.weights
-            case .orientation: c.orientation = fit.weights
-            }
-        }
+        for fit in fits { c.setWeights(fit.weights, for: fit.tier) }
         return c
     }
 

@@ -167,7 +167,7 @@ struct EvalCommand: ParsableCommand {
             }
             if !sensitivity, !tier.isEmpty { throw ValidationError("--tier needs --sensitivity") }
             if fitHeldOut,
-                !sensitivity || dump != nil || enrolment != nil || !tier.isEmpty || !weights.isEmpty
+                dump != nil || enrolment != nil || !tier.isEmpty || !weights.isEmpty
                     || minimumConfidence != nil || ambiguousMinimumConfidence != nil
             {
                 throw ValidationError("--fit-held-out needs --sensitivity and takes only --count, --seed and --json")
@@ -203,18 +203,12 @@ struct EvalCommand: ParsableCommand {
                 guard let (t, values) = Self.parseWeights(spec) else { continue }  // validate() refused it
                 var w = EvidenceHandednessClassifier.Weights(geometry: 0, motion: 0, landing: 0, turn: 0)
                 w.values = values + Array(repeating: 0, count: 8 - values.count)
-                switch t {
-                case .positions: evidence.positions = w
-                case .size: evidence.size = w
-                case .orientation: evidence.orientation = w
-                }
+                evidence.setWeights(w, for: t)
             }
             if fitHeldOut {
                 let rows = HandednessHeldOutFit.rows(count: count, seed: seed)
                 if json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-                    print(String(decoding: (try? encoder.encode(rows)) ?? Data("[]".utf8), as: UTF8.self))
+                    print(prettyJSON(rows))
                 } else {
                     print(HandednessHeldOutFit.table(rows, count: count, seed: seed), terminator: "")
                 }
@@ -249,9 +243,7 @@ struct EvalCommand: ParsableCommand {
                     count: count, seed: seed, classifier: evidence,
                     tiers: tier.isEmpty ? HandednessTier.allCases : tier)
                 if json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-                    print(String(decoding: (try? encoder.encode(rows)) ?? Data("[]".utf8), as: UTF8.self))
+                    print(prettyJSON(rows))
                 } else {
                     print(HandednessSensitivity.table(rows), terminator: "")
                 }
@@ -273,9 +265,7 @@ struct EvalCommand: ParsableCommand {
                         HandednessEvaluation.singleContactOutcomes($0, arena: { $0.arena.setHandProfile(profile) })
                     })
                 if json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-                    print(String(decoding: (try? encoder.encode(metrics)) ?? Data("{}".utf8), as: UTF8.self))
+                    print(prettyJSON(metrics, empty: "{}"))
                 } else {
                     print(Self.oneFingerTable(metrics, recordings: oneFinger.count), terminator: "")
                 }
@@ -322,9 +312,7 @@ struct EvalCommand: ParsableCommand {
 
         private func printEnrolment(_ rows: [HandProfileEvaluation.Row]) {
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-                print(String(decoding: (try? encoder.encode(rows)) ?? Data("[]".utf8), as: UTF8.self))
+                print(prettyJSON(rows))
             } else {
                 print(HandProfileEvaluation.table(rows), terminator: "")
             }
@@ -472,12 +460,14 @@ struct HandednessReport {
         return out
     }
 
-    var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        let data = (try? encoder.encode(rows)) ?? Data("[]".utf8)
-        return String(decoding: data, as: UTF8.self) + "\n"
-    }
+    var json: String { prettyJSON(rows) + "\n" }
+}
+
+/// `value` as JSON, keys sorted and indented, as `eval` prints it; `empty` if it cannot be encoded.
+func prettyJSON<T: Encodable>(_ value: T, empty: String = "[]") -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? empty
 }
 
 extension HandednessTier: ExpressibleByArgument {}

@@ -22,7 +22,7 @@ import Testing
             #expect(HandednessSensitivity.randomMember(&b) == reference)
             var kept = HandednessSensitivity.randomMember(&c, ranges: held.ranges)
             for (index, _) in held.ranges {
-                // The held-out assumption set back to the reference's value: the rest must agree.
+                // The held-out assumption set to one value in both: the rest must agree.
                 var probe = reference
                 HandednessSensitivity.assumptions[index].apply(&probe, 0)
                 HandednessSensitivity.assumptions[index].apply(&kept, 0)

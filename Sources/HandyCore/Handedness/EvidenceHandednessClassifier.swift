@@ -172,6 +172,15 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
         }
     }
 
+    /// Sets the weights of one tier (``weights(for:)``'s counterpart).
+    public mutating func setWeights(_ w: Weights, for tier: HandednessTier) {
+        switch tier {
+        case .positions: positions = w
+        case .size: size = w
+        case .orientation: orientation = w
+        }
+    }
+
     /// Log odds of the right hand over the left (positive: right). 0 when undecidable.
     public func score(_ f: HandednessFeatures) -> Double {
         Self.score(f, weights: weights(for: Self.tier(of: f)))
