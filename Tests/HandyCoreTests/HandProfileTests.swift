@@ -1,3 +1,4 @@
+import Foundation
 import HandyProtocol
 import HandySettings
 import HandySynthetic
@@ -135,31 +136,78 @@ import Testing
         #expect(Self.refusal { try profile.validate() }?.kind == .outOfRange)
     }
 
-    /// Scale 1 and bias 0 change nothing but the threshold's rule: P' is the default's P before the
-    /// family's calibration (the profile is the device's own), and the hand is published from 0.6.
-    @Test func theIdentityProfileKeepsTheDefaultProbability() throws {
+    /// The profile's P' (its scale and bias on the default's P before the family's calibration)
+    /// decides the hand from 0.6; what the answer claims is the default's promise where the default
+    /// publishes the same hand, at most P', and the floor 0.6 where it declines or says the other
+    /// hand. P on the wire is the claim's; unknown keeps P'.
+    @Test(arguments: [(1.0, 0.0), (3.0, 0.5), (0.8, -1.5)])
+    func theProfileDecidesTheHandAndClaimsNoMoreThanTheDefaultPromises(scale: Double, bias: Double) throws {
         var profile = try HandProfile.fit(pinches: Self.defaults)
-        profile.pinch = HandProfile.Pinch(scale: 1, bias: 0)
+        profile.pinch = HandProfile.Pinch(scale: scale, bias: bias)
         let profiled = ProfiledHandednessClassifier(profile: profile), plain = EvidenceHandednessClassifier()
-        for (f, _) in Self.samples(count: 200, seed: 9) {
-            let d = profiled.decide(f), base = plain.decideUncalibrated(f)
-            #expect(d.rightHandProbability == base.rightHandProbability)
-            let p = try #require(d.rightHandProbability)
-            #expect(d.hand == (p >= 0.6 ? .right : 1 - p >= 0.6 - 1e-12 ? .left : .unknown))
-            #expect(d.hand == .unknown ? d.confidence == 0 : d.confidence == max(p, (1000 * (1 - p)).rounded() / 1000))
+        var (agreeing, overruling) = (0, 0)
+        for (f, _) in Self.samples(count: 200, seed: 9) + Self.samples(tier: .orientation, count: 200, seed: 9) {
+            let d = profiled.decide(f), published = plain.decide(f)
+            let base = try #require(plain.decideUncalibrated(f).rightHandProbability)
+            let q = min(max(base, 0.001), 0.999)
+            let own = (1000 / (1 + exp(-(scale * log(q / (1 - q)) + bias)))).rounded() / 1000
+            let ownConfidence = max(own, (1000 * (1 - own)).rounded() / 1000)
+            let hand: Hand = own >= 0.6 ? .right : 1 - own >= 0.6 - 1e-12 ? .left : .unknown
+            #expect(d.hand == hand)
+            guard hand != .unknown else {
+                #expect(d.confidence == 0 && d.rightHandProbability == own)
+                continue
+            }
+            if hand == published.hand {
+                agreeing += 1
+                #expect(d.confidence == min(ownConfidence, published.confidence))
+            } else {
+                overruling += 1
+                #expect(d.confidence == 0.6, "\(published) overruled at \(own)")
+            }
+            #expect(d.rightHandProbability == (hand == .right ? d.confidence : 1 - d.confidence))
+        }
+        #expect(agreeing > 100)
+        if bias != 0 { #expect(overruling > 0, "the bias makes the profile overrule the default somewhere") }
+    }
+
+    /// Issue 52's promise on the pinches left out of the enrolment: on the family's defaults and
+    /// harder members, and a posture that turns both hands one way, every band of 0.05 of what the
+    /// profiled classifier publishes (judged from 10 answers) is right at least its mean claim −
+    /// 0.05. With P' as the claim (before issue 52's mend) the band from 0.60 held 51–57 % at 0.62
+    /// on most of these rows.
+    @Test(arguments: [HandednessTier.positions, .size])
+    func aProfilesConfidenceIsAPromiseOnThePinchesLeftOut(tier: HandednessTier) throws {
+        for (name, model) in HandProfileEvaluation.syntheticMembers where !name.hasPrefix("posture 45") {
+            for k in [5, 10] {
+                let row = try #require(
+                    HandProfileEvaluation.row(
+                        group: name, samples: Self.samples(model, tier: tier, count: 1000, seed: 3), k: k, seed: 3))
+                let worst = try #require(row.profiled.worstBand)
+                #expect(
+                    worst.margin >= 0,
+                    "\(name) \(tier) k=\(k): from \(worst.lower) \(worst.count) answers \(worst.accuracy) right at \(worst.meanConfidence)"
+                )
+            }
         }
     }
 
-    /// A bias breaks mirror symmetry on purpose: a pinch and its mirror image no longer get
-    /// complementary probabilities.
+    /// A bias breaks mirror symmetry on purpose: a pinch and its mirror image no longer get mirrored
+    /// answers (with a bias towards the left, some right hands are declined or called left while
+    /// their mirror images stay left).
     @Test func aBiasBreaksTheMirrorOnPurpose() throws {
         var profile = try HandProfile.fit(pinches: Self.defaults)
         profile.pinch = HandProfile.Pinch(scale: 1, bias: -1)
         let profiled = ProfiledHandednessClassifier(profile: profile)
-        let (f, _) = Self.defaults[0]
-        let p = try #require(profiled.decide(f).rightHandProbability)
-        let q = try #require(profiled.decide(f.mirroredX(about: 0)).rightHandProbability)
-        #expect(abs(p + q - 1) > 0.05, "\(p) + \(q)")
+        let plain = ProfiledHandednessClassifier(profile: try HandProfile.fit(pinches: Self.defaults))
+        func unmirrored(_ c: ProfiledHandednessClassifier) -> Int {
+            Self.defaults.filter { f, _ in
+                let d = c.decide(f), m = c.decide(f.mirroredX(about: 0))
+                return d.hand.mirrored != m.hand || d.confidence != m.confidence
+            }.count
+        }
+        #expect(unmirrored(profiled) > 0)
+        #expect(profile.pinch.bias != 0 && unmirrored(profiled) > unmirrored(plain))
     }
 
     /// A kiosk whose users stand so that both hands turn 30° clockwise: a left hand's line stands

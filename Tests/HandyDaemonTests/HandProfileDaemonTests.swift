@@ -108,9 +108,13 @@ struct HandProfileDaemonTests {
         daemon.signal(SIGHUP)
         #expect(Self.waitForLog(daemon, "hand profile applied"), "\(daemon.log)")
         let received = try Self.pinches(daemon, client, count: plain.count)
+        // Every pinch left; where the default said right, the profile overrules it at the floor 0.6.
         #expect(
-            received.allSatisfy { $0.hand == .left && ($0.rightHandProbability ?? 1) < 0.01 }, "\(received.map(\.hand))"
+            received.allSatisfy { $0.hand == .left && ($0.rightHandProbability ?? 1) <= 0.4 }, "\(received.map(\.hand))"
         )
+        for (r, p) in zip(received, plain) where p.hand == .right {
+            #expect(r.handConfidence == 0.6 && r.rightHandProbability == 0.4, "\(r)")
+        }
         #expect(received.map(\.id) == plain.map(\.id), "the same pinches, only their hand changed")
         #expect(!daemon.log.contains("handyd bug"))
     }

@@ -217,7 +217,14 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
     ///   at least ``otherHandMinimumShare`` of the time on the family gives the other hand, at what
     ///   it promises and at most ``contestedLeanMaximumConfidence``.
     public func decision(_ f: HandednessFeatures) -> (hand: Hand, confidence: Double, rightHandProbability: Double?) {
-        let d = uncalibratedDecision(f)
+        decision(calibrating: uncalibratedDecision(f))
+    }
+
+    /// ``decision(_:)`` from the rules' answer (``uncalibratedDecision(_:)``), so that a caller
+    /// needing both scores the pinch once.
+    func decision(
+        calibrating d: (hand: Hand, confidence: Double, rightHandProbability: Double?, situation: ConfidenceSituation?)
+    ) -> (hand: Hand, confidence: Double, rightHandProbability: Double?) {
         guard let situation = d.situation, d.hand != .unknown else {
             return (d.hand, d.confidence, d.rightHandProbability)
         }
@@ -553,9 +560,12 @@ public struct EvidenceHandednessClassifier: HandednessClassifier, Hashable {
 extension EvidenceHandednessClassifier {
     /// ``decision(_:)`` as a ``HandDecision``: P(right hand) is there also when the hand is
     /// `unknown` (below the thresholds, in the ambiguous slice); nil for two hands.
-    public func decide(_ f: HandednessFeatures) -> HandDecision {
-        let d = decision(f)
-        return HandDecision(
+    public func decide(_ f: HandednessFeatures) -> HandDecision { Self.handDecision(publishing: decision(f)) }
+
+    private static func handDecision(publishing d: (hand: Hand, confidence: Double, rightHandProbability: Double?))
+        -> HandDecision
+    {
+        HandDecision(
             hand: d.hand, confidence: d.confidence,
             rightHandProbability: d.rightHandProbability.map { decimalRounded($0, 3) })
     }
@@ -565,7 +575,19 @@ extension EvidenceHandednessClassifier {
     /// a device's hand profile recalibrates (its own confidence replaces the family's,
     /// ``HandProfile``; the family's choice of hand stays, which one scale and bias cannot make).
     public func decideUncalibrated(_ f: HandednessFeatures) -> HandDecision {
+        Self.handDecision(choosing: uncalibratedDecision(f))
+    }
+
+    /// ``decide(_:)`` and ``decideUncalibrated(_:)`` of one pinch, scored once: what a device's
+    /// hand profile reads (``ProfiledHandednessClassifier``).
+    public func decideBoth(_ f: HandednessFeatures) -> (published: HandDecision, uncalibrated: HandDecision) {
         let d = uncalibratedDecision(f)
+        return (Self.handDecision(publishing: decision(calibrating: d)), Self.handDecision(choosing: d))
+    }
+
+    private static func handDecision(
+        choosing d: (hand: Hand, confidence: Double, rightHandProbability: Double?, situation: ConfidenceSituation?)
+    ) -> HandDecision {
         var (hand, p) = (d.hand, d.rightHandProbability)
         if let situation = d.situation, hand != .unknown,
             Self.situationsChoice(hand: hand, claim: d.confidence, situation).turned

@@ -124,14 +124,36 @@ public struct HandProfile: Codable, Hashable, Sendable {
     // MARK: - Applying it
 
     /// The pinch decision on this device: the default decision's P(right hand) before the family's
-    /// calibration (``ConfidenceCalibration``; the profile is this device's own) recalibrated, the
-    /// hand published from ``Pinch/minimumConfidence``. A decision without P (two hands) stays as is.
-    func pinchDecision(_ base: HandDecision) -> HandDecision {
+    /// calibration (``ConfidenceCalibration``) recalibrated, P', decides the hand, from
+    /// ``Pinch/minimumConfidence``. What it claims is a promise kept on every set we measure, not the
+    /// fit's estimate: where the default publishes the same hand, no more than the default's
+    /// confidence (the promise the family and the real pinches back), else ``overrulingConfidence``.
+    /// P is then the claim's (as the default's); unknown keeps P'. A decision without P (two hands)
+    /// stays as is.
+    ///
+    /// Why not P' itself: fitted on 10 or 20 pinches, mostly clear ones, the scale stretches every
+    /// claim, also the weak ones near the threshold; on the family's harder members P' from 0.60 was
+    /// right 51–57 % of the time, and its high bands fell short where the default's own P was too
+    /// sure (thumb→index 75°: from 0.85 right 78 %, docs/HANDEDNESS.md "Per-device enrolment").
+    func pinchDecision(uncalibrated base: HandDecision, published: HandDecision) -> HandDecision {
         guard let p = base.rightHandProbability else { return base }
         let z = pinch.scale * Self.logit(p) + pinch.bias
-        return Self.published(
+        let own = Self.published(
             probability: decimalRounded(Self.sigmoid(z), 3), minimumConfidence: pinch.minimumConfidence)
+        guard own.hand != .unknown else { return own }
+        let claim =
+            own.hand == published.hand
+            ? Swift.min(own.confidence, published.confidence) : Swift.min(own.confidence, Self.overrulingConfidence)
+        return HandDecision(
+            hand: own.hand, confidence: claim, rightHandProbability: own.hand == .right ? claim : 1 - claim)
     }
+
+    /// What a profiled answer claims where the default declines the pinch or publishes the other
+    /// hand: the floor of what is published. Such answers (P' ≥ 0.6) were right 74–98 % of the time
+    /// on every synthetic member left out of the enrolment (2,000 pinches a member, k = 5 and 10)
+    /// and 80–100 % on the real phones; the claim rests on no situation of the family's table, so
+    /// it claims the least a published hand does.
+    static let overrulingConfidence = EvidenceHandednessClassifier.clearLeanConfidence
 
     /// The one-finger decision on this device: the refitted model's P(right hand), a hand only from
     /// ``SingleContact/minimumConfidence``; nil without a refitted model (the default applies).
@@ -454,7 +476,8 @@ public struct ProfiledHandednessClassifier: HandednessClassifier, Hashable {
     }
 
     public func decide(_ features: HandednessFeatures) -> HandDecision {
-        profile.pinchDecision(evidence.decideUncalibrated(features))
+        let (published, uncalibrated) = evidence.decideBoth(features)
+        return profile.pinchDecision(uncalibrated: uncalibrated, published: published)
     }
 
     public func classify(_ features: HandednessFeatures) -> (hand: Hand, confidence: Double) {
