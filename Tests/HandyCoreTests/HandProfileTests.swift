@@ -165,7 +165,9 @@ import Testing
                 overruling += 1
                 #expect(d.confidence == 0.6, "\(published) overruled at \(own)")
             }
-            #expect(d.rightHandProbability == (hand == .right ? d.confidence : 1 - d.confidence))
+            #expect(
+                d.rightHandProbability == (hand == .right ? d.confidence : ((1 - d.confidence) * 1000).rounded() / 1000)
+            )
         }
         #expect(agreeing > 100)
         if bias != 0 { #expect(overruling > 0, "the bias makes the profile overrule the default somewhere") }

@@ -17,8 +17,9 @@ import Darwin
 ///   published. A kiosk's mounting and its users' posture move every pinch the same way, towards
 ///   one hand: that is a **bias**, and a bias breaks the default model's mirror symmetry on purpose
 ///   (a left-hand pinch mirrored is no longer exactly a right-hand one on this device). The scale
-///   says how far the default model's confidence is to be trusted here; it must stay positive
-///   (a profile whose pinches say the opposite of the model is refused).
+///   says how far the default model's P is to be trusted here; it must stay positive (a profile
+///   whose pinches say the opposite of the model is refused). P' decides the hand; what the answer
+///   claims stays the default's promise (``pinchDecision(uncalibrated:published:)``).
 /// - `singleContact` (optional): the one-finger model's weights (``SingleContactHandedness``)
 ///   refitted on the enrolled taps, with a `bias`, and `minimumConfidence` to publish a hand for
 ///   one finger: set only when leaving each enrolled tap out in turn showed the refitted model
@@ -132,9 +133,9 @@ public struct HandProfile: Codable, Hashable, Sendable {
     /// stays as is.
     ///
     /// Why not P' itself: fitted on 10 or 20 pinches, mostly clear ones, the scale stretches every
-    /// claim, also the weak ones near the threshold; on the family's harder members P' from 0.60 was
-    /// right 51–57 % of the time, and its high bands fell short where the default's own P was too
-    /// sure (thumb→index 75°: from 0.85 right 78 %, docs/HANDEDNESS.md "Per-device enrolment").
+    /// claim, also the weak ones near the threshold; on the family's members P' from 0.60 or 0.65
+    /// was right 51–59 % of the time, and its high bands fell short where the default's own P was
+    /// too sure (thumb→index 75°: from 0.90 right 79 %, docs/HANDEDNESS.md "Per-device enrolment").
     func pinchDecision(uncalibrated base: HandDecision, published: HandDecision) -> HandDecision {
         guard let p = base.rightHandProbability else { return base }
         let z = pinch.scale * Self.logit(p) + pinch.bias
@@ -145,7 +146,8 @@ public struct HandProfile: Codable, Hashable, Sendable {
             own.hand == published.hand
             ? Swift.min(own.confidence, published.confidence) : Swift.min(own.confidence, Self.overrulingConfidence)
         return HandDecision(
-            hand: own.hand, confidence: claim, rightHandProbability: own.hand == .right ? claim : 1 - claim)
+            hand: own.hand, confidence: claim,
+            rightHandProbability: own.hand == .right ? claim : decimalRounded(1 - claim, 3))
     }
 
     /// What a profiled answer claims where the default declines the pinch or publishes the other
@@ -463,7 +465,7 @@ public struct HandProfileError: Error, Hashable, Sendable, CustomStringConvertib
     public var description: String { message }
 }
 
-/// The default pinch classifier with a device's profile applied (``HandProfile/pinchDecision(_:)``):
+/// The default pinch classifier with a device's profile applied (``HandProfile/pinchDecision(uncalibrated:published:)``):
 /// the evidence classifier decides, the profile recalibrates its P(right hand) and publishes.
 /// Not mirror-symmetric when the profile has a bias, on purpose (``HandProfile``).
 public struct ProfiledHandednessClassifier: HandednessClassifier, Hashable {
