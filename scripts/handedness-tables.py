@@ -175,6 +175,16 @@ def enrolment(_):
     return "\n".join(header + rows)
 
 
+def enrolment_taps(_):
+    """One finger's enrolment left out: CapFingerId per person with both hands (k = 10, 15, 20), one table."""
+    header, rows = [], []
+    for k in ("10", "15", "20"):
+        lines = [l for l in run(HANDYCTL, "eval", "handedness", os.path.join(REAL, "capfingerid"), "--enrolment", k).splitlines() if l.startswith("|")]
+        header = header or lines[:2]
+        rows += lines[2:]
+    return "\n".join(header + rows)
+
+
 def hover_one_finger(_):
     """The hand of one finger from its shadows on the hand model family with hover."""
     return run(HANDYCTL, "eval", "handedness", "--hover", "--count", "200", "--seed", "4").rstrip()
@@ -195,6 +205,7 @@ TABLES = {
     "fit-held-out": fit_held_out,
     "calibration-held-out": calibration_held_out,
     "enrolment": enrolment,
+    "enrolment-taps": enrolment_taps,
     "hover-one-finger": hover_one_finger,
     "hover-region": hover_region,
 }

@@ -23,6 +23,79 @@ public enum HandProfileEvaluation {
         public var meanBias: Double
     }
 
+    /// One person's (or device's) taps, enrolment left out: k taps of each hand enrolled, the
+    /// one-finger model refitted on them (``HandProfile/fitSingleContact(taps:)``) and what it
+    /// publishes measured on the rest.
+    public struct TapRow: Sendable, Codable {
+        public var group: String
+        public var enrolledPerHand: Int
+        public var draws: Int
+        /// Splits whose taps gave no refitted model (too few with an orientation).
+        public var refused: Int
+        /// Splits whose refitted model publishes a hand (the held-out taps supported a threshold).
+        public var publishing: Int
+        public var tested: Int
+        /// The published hands on the held-out taps (unknown where the model publishes none).
+        public var profiled: HandednessMetrics
+    }
+
+    /// One row of taps: `taps` (contact, label, display width and height in mm) split `draws`
+    /// times as ``row(group:samples:k:draws:seed:)`` splits pinches. nil with k or fewer of a hand.
+    public static func tapRow(
+        group: String, taps: [(HandednessContact, Hand, Double, Double)], k: Int, draws: Int = 10, seed: UInt64 = 1
+    ) -> TapRow? {
+        let lefts = taps.indices.filter { taps[$0].1 == .left }
+        let rights = taps.indices.filter { taps[$0].1 == .right }
+        guard k > 0, lefts.count > k, rights.count > k, draws > 0 else { return nil }
+        var rng = SeededRandom(seed: seed)
+        var outcomes: [HandednessOutcome] = []
+        var refused = 0, publishing = 0
+        for draw in 0..<draws {
+            let enrolLeft = draw == 0 ? Array(lefts.prefix(k)) : choose(k, from: lefts, &rng)
+            let enrolRight = draw == 0 ? Array(rights.prefix(k)) : choose(k, from: rights, &rng)
+            let enrolled = Set(enrolLeft + enrolRight)
+            let model = HandProfile.fitSingleContact(taps: enrolled.sorted().map { taps[$0] }).model
+            if model == nil { refused += 1 }
+            if model?.minimumConfidence != nil { publishing += 1 }
+            for i in taps.indices where !enrolled.contains(i) {
+                let (contact, truth, width, height) = taps[i]
+                let d =
+                    model?.decide(contact, displayWidthMm: width, displayHeightMm: height)
+                    ?? HandDecision(hand: .unknown, confidence: 0, rightHandProbability: nil)
+                outcomes.append(
+                    HandednessOutcome(hand: d.hand, confidence: d.confidence, truth: truth, tier: .orientation))
+            }
+        }
+        return TapRow(
+            group: group, enrolledPerHand: k, draws: draws, refused: refused, publishing: publishing,
+            tested: outcomes.count, profiled: HandednessMetrics(outcomes))
+    }
+
+    /// The taps' table: per person, how often the refitted model publishes, its accuracy and
+    /// coverage on the held-out taps and its worst judged band (issue 52's promise).
+    public static func tapTable(_ rows: [TapRow]) -> String {
+        func pct(_ v: Double) -> String { HandednessSensitivity.formatted(v * 100, digits: 1) + " %" }
+        var out =
+            "| person | k per hand | draws (no model) | publishing | tested | accuracy | coverage | worst band |\n"
+        out += "|---|---:|---:|---:|---:|---:|---:|---|\n"
+        for r in rows {
+            out +=
+                "| \(r.group) | \(r.enrolledPerHand) | \(r.draws) (\(r.refused)) | \(r.publishing) | \(r.tested) | "
+                + "\(r.profiled.coverage > 0 ? pct(r.profiled.accuracy) : "–") | \(pct(r.profiled.coverage)) | \(bandText(r.profiled)) |\n"
+        }
+        return out
+    }
+
+    /// A row's worst judged band: "from L: answers, share right at mean claim (margin)".
+    static func bandText(_ m: HandednessMetrics) -> String {
+        guard let b = m.worstBand else { return "–" }
+        func pct(_ v: Double) -> String { HandednessSensitivity.formatted(v * 100, digits: 1) + " %" }
+        let margin = HandednessSensitivity.formatted(b.margin, digits: 3)
+        return
+            "from \(HoverHandEvaluation.decimal2(b.lower)): \(b.count), \(pct(b.accuracy)) at \(HandednessSensitivity.formatted(b.meanConfidence, digits: 3)) "
+            + "(\(b.margin >= 0 ? "+" : "")\(margin)\(b.margin < 0 ? ", **short**" : ""))"
+    }
+
     /// The pinches of a folder grouped by device: the file name's prefix up to the first `-`
     /// (`reno2z-left-003.evemu` → `reno2z`); a numeric prefix (synthetic sets) is one group, `all`.
     public static func group(ofName name: String) -> String {
@@ -110,13 +183,7 @@ public enum HandProfileEvaluation {
     public static func table(_ rows: [Row]) -> String {
         func pct(_ v: Double) -> String { HandednessSensitivity.formatted(v * 100, digits: 1) + " %" }
         func two(_ v: Double) -> String { HandednessSensitivity.formatted(v, digits: 2) }
-        func worst(_ m: HandednessMetrics) -> String {
-            guard let b = m.worstBand else { return "–" }
-            let margin = HandednessSensitivity.formatted(b.margin, digits: 3)
-            return
-                "from \(HoverHandEvaluation.decimal2(b.lower)): \(b.count), \(pct(b.accuracy)) at \(HandednessSensitivity.formatted(b.meanConfidence, digits: 3)) "
-                + "(\(b.margin >= 0 ? "+" : "")\(margin)\(b.margin < 0 ? ", **short**" : ""))"
-        }
+        let worst = bandText
         var out =
             "| device | k per hand | draws (refused) | tested | profiled acc | profiled cov | uncalibrated acc | uncalibrated cov | seed acc | seed cov | scale | bias "
             + "| profiled worst band | uncalibrated worst band |\n"

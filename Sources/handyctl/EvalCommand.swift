@@ -106,7 +106,7 @@ struct EvalCommand: ParsableCommand {
 
         @Option(
             help: ArgumentHelp(
-                "Leave the enrolment out: per device (the file name's prefix before the first -; with --sensitivity, a few synthetic members, --tier or positions), fit a hand profile on K pinches of each hand and measure it, the uncalibrated classifier and the seed rule on the rest.",
+                "Leave the enrolment out: per device (the file name's prefix before the first -; with --sensitivity, a few synthetic members, --tier or positions), fit a hand profile on K pinches of each hand and measure it, the uncalibrated classifier and the seed rule on the rest; DIR's taps (gesture=tap) likewise per person: the one-finger model refitted on K taps of each hand, what it publishes measured on the rest.",
                 valueName: "K"))
         var enrolment: Int?
 
@@ -271,6 +271,18 @@ struct EvalCommand: ParsableCommand {
                 }
                 if pinches.isEmpty { return }
             }
+            if let enrolment, !folder.taps.isEmpty {
+                let rows = tapEnrolment(folder, k: enrolment)
+                if pinches.isEmpty {
+                    if json {
+                        print(prettyJSON(rows))
+                    } else {
+                        print(HandProfileEvaluation.tapTable(rows), terminator: "")
+                    }
+                    return
+                }
+                if !json { print(HandProfileEvaluation.tapTable(rows)) }
+            }
             guard !pinches.isEmpty else {
                 StandardStream.error("handyctl eval handedness: no labelled pinch recordings in \(directory)")
                 throw ExitCode.failure
@@ -308,6 +320,24 @@ struct EvalCommand: ParsableCommand {
             let profiled = profile.map { ProfiledHandednessClassifier(profile: $0, evidence: evidence) }
             let report = HandednessReport(pinches, evidence: evidence, profiled: profiled, skipped: skipped)
             print(json ? report.json : report.table, terminator: "")
+        }
+
+        /// The taps' enrolment left out, per person (the file name's prefix before the first `-`).
+        private func tapEnrolment(_ folder: LabelledFolder, k: Int) -> [HandProfileEvaluation.TapRow] {
+            var groups: [String: [(HandednessContact, Hand, Double, Double)]] = [:]
+            var order: [String] = []
+            for t in folder.taps {
+                let g = HandProfileEvaluation.group(ofName: t.name)
+                if groups[g] == nil { order.append(g) }
+                groups[g, default: []].append((t.contact, t.hand, t.widthMm, t.heightMm))
+            }
+            return order.compactMap { g in
+                let row = HandProfileEvaluation.tapRow(group: g, taps: groups[g] ?? [], k: k, draws: draws, seed: seed)
+                if row == nil {
+                    StandardStream.error("handyctl eval handedness: \(g): \(k) or fewer taps of a hand, left out")
+                }
+                return row
+            }
         }
 
         private func printEnrolment(_ rows: [HandProfileEvaluation.Row]) {

@@ -14,7 +14,8 @@ struct LabelledFolder {
     var pinches: [LabelledPinch] = []
     /// One finger at a time (labels `gesture=tap` or `gesture=draw`): every touch judged by `eval`.
     var oneFinger: [LabelledPinch] = []
-    var taps: [(contact: HandednessContact, hand: Hand, widthMm: Double, heightMm: Double)] = []
+    /// Each tap's contact, label, display size in mm, and the name of its recording.
+    var taps: [(contact: HandednessContact, hand: Hand, widthMm: Double, heightMm: Double, name: String)] = []
     var tapRecordings = 0
     var skipped = 0
 
@@ -55,7 +56,7 @@ struct LabelledFolder {
                         for t in HandednessEvaluation.tapContacts(
                             description: rec.description, calibration: calibration, events: rec.events)
                         {
-                            folder.taps.append((t.contact, label.hand, t.widthMm, t.heightMm))
+                            folder.taps.append((t.contact, label.hand, t.widthMm, t.heightMm, name))
                         }
                     }
                 } else {

@@ -244,7 +244,8 @@ import Testing
         #expect(minimum >= 0.6 && minimum <= 0.95)
         let (contact, hand, w, h) = Self.taps(count: 60)[20]
         let d = try #require(clear.singleContactDecision(contact, displayWidthMm: w, displayHeightMm: h))
-        #expect(d.hand == hand && d.confidence >= minimum)
+        #expect(d.hand == hand && d.confidence == minimum)
+        #expect(d.rightHandProbability == (hand == .right ? minimum : ((1 - minimum) * 1000).rounded() / 1000))
 
         let noisy = try HandProfile.fit(pinches: Self.defaults, taps: Self.taps(count: 60, flipped: 30))
         let noisySingle = try #require(noisy.singleContact)
