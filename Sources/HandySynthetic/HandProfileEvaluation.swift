@@ -3,8 +3,8 @@ import HandyProtocol
 
 /// Leaving the enrolment out (docs/HANDEDNESS.md "Per-device enrolment"): a device's labelled
 /// pinches split into k enrolled per hand and the rest, a ``HandProfile`` fitted on the enrolled
-/// ones, and three classifiers measured on the rest: the profiled classifier, the uncalibrated
-/// default (``EvidenceHandednessClassifier``) and the seed rule (``SeedHandednessRule``).
+/// ones, and three classifiers measured on the rest: the profiled classifier, the default one
+/// without a profile (``EvidenceHandednessClassifier``) and the seed rule (``SeedHandednessRule``).
 public enum HandProfileEvaluation {
     public struct Row: Sendable, Codable {
         public var group: String
@@ -16,7 +16,8 @@ public enum HandProfileEvaluation {
         /// Test pinches over all draws (the same for the three classifiers).
         public var tested: Int
         public var profiled: HandednessMetrics
-        public var uncalibrated: HandednessMetrics
+        /// The default classifier, without a profile.
+        public var unprofiled: HandednessMetrics
         public var seed: HandednessMetrics
         /// Mean fitted scale and bias over the accepted draws.
         public var meanScale: Double
@@ -140,7 +141,7 @@ public enum HandProfileEvaluation {
         let accepted = Double(Swift.max(draws - refused, 1))
         return Row(
             group: group, enrolledPerHand: k, draws: draws, refused: refused, tested: profiled.count,
-            profiled: HandednessMetrics(profiled), uncalibrated: HandednessMetrics(plain),
+            profiled: HandednessMetrics(profiled), unprofiled: HandednessMetrics(plain),
             seed: HandednessMetrics(seeded),
             meanScale: scales / accepted, meanBias: biases / accepted)
     }
@@ -185,14 +186,14 @@ public enum HandProfileEvaluation {
         func two(_ v: Double) -> String { HandednessSensitivity.formatted(v, digits: 2) }
         let worst = bandText
         var out =
-            "| device | k per hand | draws (refused) | tested | profiled acc | profiled cov | uncalibrated acc | uncalibrated cov | seed acc | seed cov | scale | bias "
-            + "| profiled worst band | uncalibrated worst band |\n"
+            "| device | k per hand | draws (refused) | tested | profiled acc | profiled cov | unprofiled acc | unprofiled cov | seed acc | seed cov | scale | bias "
+            + "| profiled worst band | unprofiled worst band |\n"
         out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n"
         for r in rows {
             out +=
                 "| \(r.group) | \(r.enrolledPerHand) | \(r.draws) (\(r.refused)) | \(r.tested) | \(pct(r.profiled.accuracy)) | \(pct(r.profiled.coverage)) | "
-                + "\(pct(r.uncalibrated.accuracy)) | \(pct(r.uncalibrated.coverage)) | \(pct(r.seed.accuracy)) | \(pct(r.seed.coverage)) | "
-                + "\(two(r.meanScale)) | \(two(r.meanBias)) | \(worst(r.profiled)) | \(worst(r.uncalibrated)) |\n"
+                + "\(pct(r.unprofiled.accuracy)) | \(pct(r.unprofiled.coverage)) | \(pct(r.seed.accuracy)) | \(pct(r.seed.coverage)) | "
+                + "\(two(r.meanScale)) | \(two(r.meanBias)) | \(worst(r.profiled)) | \(worst(r.unprofiled)) |\n"
         }
         return out
     }

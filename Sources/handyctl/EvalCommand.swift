@@ -106,7 +106,7 @@ struct EvalCommand: ParsableCommand {
 
         @Option(
             help: ArgumentHelp(
-                "Leave the enrolment out: per device (the file name's prefix before the first -; with --sensitivity, a few synthetic members, --tier or positions), fit a hand profile on K pinches of each hand and measure it, the uncalibrated classifier and the seed rule on the rest; DIR's taps (gesture=tap) likewise per person: the one-finger model refitted on K taps of each hand, what it publishes measured on the rest.",
+                "Leave the enrolment out: per device (the file name's prefix before the first -; with --sensitivity, a few synthetic members, --tier or positions), fit a hand profile on K pinches of each hand and measure it, the default classifier without a profile and the seed rule on the rest; DIR's taps (gesture=tap) likewise per person: the one-finger model refitted on K taps of each hand, what it publishes measured on the rest.",
                 valueName: "K"))
         var enrolment: Int?
 

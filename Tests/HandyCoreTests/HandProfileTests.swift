@@ -226,12 +226,12 @@ import Testing
         #expect(row.refused == 0)
         #expect(row.meanBias < -0.2, "the profile leans left: \(row.meanBias)")
         #expect(
-            row.profiled.accuracy >= row.uncalibrated.accuracy + 0.03,
-            "\(row.profiled.accuracy) against \(row.uncalibrated.accuracy)")
-        #expect(row.profiled.coverage >= row.uncalibrated.coverage - 0.02)
+            row.profiled.accuracy >= row.unprofiled.accuracy + 0.03,
+            "\(row.profiled.accuracy) against \(row.unprofiled.accuracy)")
+        #expect(row.profiled.coverage >= row.unprofiled.coverage - 0.02)
         // Right answers among all the held-out pinches, not only those answered.
         #expect(
-            row.profiled.accuracy * row.profiled.coverage > row.uncalibrated.accuracy * row.uncalibrated.coverage + 0.03
+            row.profiled.accuracy * row.profiled.coverage > row.unprofiled.accuracy * row.unprofiled.coverage + 0.03
         )
     }
 
