@@ -140,13 +140,15 @@ import Testing
     /// decides the hand from 0.6; what the answer claims is the default's promise where the default
     /// publishes the same hand, at most P', and the floor 0.6 where it declines or says the other
     /// hand. P on the wire is the claim's; unknown keeps P'.
+    static let claimSamples = samples(count: 200, seed: 9) + samples(tier: .orientation, count: 200, seed: 9)
+
     @Test(arguments: [(1.0, 0.0), (3.0, 0.5), (0.8, -1.5)])
     func theProfileDecidesTheHandAndClaimsNoMoreThanTheDefaultPromises(scale: Double, bias: Double) throws {
         var profile = try HandProfile.fit(pinches: Self.defaults)
         profile.pinch = HandProfile.Pinch(scale: scale, bias: bias)
         let profiled = ProfiledHandednessClassifier(profile: profile), plain = EvidenceHandednessClassifier()
         var (agreeing, overruling) = (0, 0)
-        for (f, _) in Self.samples(count: 200, seed: 9) + Self.samples(tier: .orientation, count: 200, seed: 9) {
+        for (f, _) in Self.claimSamples {
             let d = profiled.decide(f), published = plain.decide(f)
             let base = try #require(plain.decideUncalibrated(f).rightHandProbability)
             let q = min(max(base, 0.001), 0.999)
@@ -181,10 +183,9 @@ import Testing
     @Test(arguments: [HandednessTier.positions, .size])
     func aProfilesConfidenceIsAPromiseOnThePinchesLeftOut(tier: HandednessTier) throws {
         for (name, model) in HandProfileEvaluation.syntheticMembers where !name.hasPrefix("posture 45") {
+            let samples = Self.samples(model, tier: tier, count: 1000, seed: 3)
             for k in [5, 10] {
-                let row = try #require(
-                    HandProfileEvaluation.row(
-                        group: name, samples: Self.samples(model, tier: tier, count: 1000, seed: 3), k: k, seed: 3))
+                let row = try #require(HandProfileEvaluation.row(group: name, samples: samples, k: k, seed: 3))
                 let worst = try #require(row.profiled.worstBand)
                 #expect(
                     worst.margin >= 0,
