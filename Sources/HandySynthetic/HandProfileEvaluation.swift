@@ -45,16 +45,10 @@ public enum HandProfileEvaluation {
     public static func tapRow(
         group: String, taps: [(HandednessContact, Hand, Double, Double)], k: Int, draws: Int = 10, seed: UInt64 = 1
     ) -> TapRow? {
-        let lefts = taps.indices.filter { taps[$0].1 == .left }
-        let rights = taps.indices.filter { taps[$0].1 == .right }
-        guard k > 0, lefts.count > k, rights.count > k, draws > 0 else { return nil }
-        var rng = SeededRandom(seed: seed)
+        guard let splits = enrolments(taps.map(\.1), k: k, draws: draws, seed: seed) else { return nil }
         var outcomes: [HandednessOutcome] = []
         var refused = 0, publishing = 0
-        for draw in 0..<draws {
-            let enrolLeft = draw == 0 ? Array(lefts.prefix(k)) : choose(k, from: lefts, &rng)
-            let enrolRight = draw == 0 ? Array(rights.prefix(k)) : choose(k, from: rights, &rng)
-            let enrolled = Set(enrolLeft + enrolRight)
+        for enrolled in splits {
             let model = HandProfile.fitSingleContact(taps: enrolled.sorted().map { taps[$0] }).model
             if model == nil { refused += 1 }
             if model?.minimumConfidence != nil { publishing += 1 }
@@ -110,17 +104,11 @@ public enum HandProfileEvaluation {
     public static func row(
         group: String, samples: [(HandednessFeatures, Hand)], k: Int, draws: Int = 10, seed: UInt64 = 1
     ) -> Row? {
-        let lefts = samples.indices.filter { samples[$0].1 == .left }
-        let rights = samples.indices.filter { samples[$0].1 == .right }
-        guard k > 0, lefts.count > k, rights.count > k, draws > 0 else { return nil }
-        var rng = SeededRandom(seed: seed)
+        guard let splits = enrolments(samples.map(\.1), k: k, draws: draws, seed: seed) else { return nil }
         let evidence = EvidenceHandednessClassifier(), seedRule = SeedHandednessRule()
         var profiled: [HandednessOutcome] = [], plain: [HandednessOutcome] = [], seeded: [HandednessOutcome] = []
         var refused = 0, scales = 0.0, biases = 0.0
-        for draw in 0..<draws {
-            let enrolLeft = draw == 0 ? Array(lefts.prefix(k)) : choose(k, from: lefts, &rng)
-            let enrolRight = draw == 0 ? Array(rights.prefix(k)) : choose(k, from: rights, &rng)
-            let enrolled = Set(enrolLeft + enrolRight)
+        for enrolled in splits {
             let profile: HandProfile?
             do {
                 profile = try HandProfile.fit(pinches: enrolled.sorted().map { samples[$0] }, device: group)
@@ -157,6 +145,32 @@ public enum HandProfileEvaluation {
         return o
     }
 
+    /// The enrolled indices of each of `draws` splits of items labelled `hands`: draw 0 the first k
+    /// of each hand, the others k of each drawn at random (`seed`); nil with k or fewer of a hand.
+    static func enrolments(_ hands: [Hand], k: Int, draws: Int, seed: UInt64) -> [Set<Int>]? {
+        let lefts = hands.indices.filter { hands[$0] == .left }
+        let rights = hands.indices.filter { hands[$0] == .right }
+        guard k > 0, lefts.count > k, rights.count > k, draws > 0 else { return nil }
+        var rng = SeededRandom(seed: seed)
+        return (0..<draws).map { draw in
+            let enrolLeft = draw == 0 ? Array(lefts.prefix(k)) : choose(k, from: lefts, &rng)
+            let enrolRight = draw == 0 ? Array(rights.prefix(k)) : choose(k, from: rights, &rng)
+            return Set(enrolLeft + enrolRight)
+        }
+    }
+
+    /// Items grouped by ``group(ofName:)`` of their name, groups in order of first appearance.
+    public static func grouped<T>(_ items: [T], name: (T) -> String) -> [(group: String, items: [T])] {
+        var groups: [String: [T]] = [:]
+        var order: [String] = []
+        for item in items {
+            let g = group(ofName: name(item))
+            if groups[g] == nil { order.append(g) }
+            groups[g, default: []].append(item)
+        }
+        return order.map { ($0, groups[$0] ?? []) }
+    }
+
     static func choose(_ k: Int, from pool: [Int], _ rng: inout SeededRandom) -> [Int] {
         var pool = pool
         for i in 0..<Swift.min(k, pool.count) {
@@ -184,7 +198,6 @@ public enum HandProfileEvaluation {
     public static func table(_ rows: [Row]) -> String {
         func pct(_ v: Double) -> String { HandednessSensitivity.formatted(v * 100, digits: 1) + " %" }
         func two(_ v: Double) -> String { HandednessSensitivity.formatted(v, digits: 2) }
-        let worst = bandText
         var out =
             "| device | k per hand | draws (refused) | tested | profiled acc | profiled cov | unprofiled acc | unprofiled cov | seed acc | seed cov | scale | bias "
             + "| profiled worst band | unprofiled worst band |\n"
@@ -193,7 +206,7 @@ public enum HandProfileEvaluation {
             out +=
                 "| \(r.group) | \(r.enrolledPerHand) | \(r.draws) (\(r.refused)) | \(r.tested) | \(pct(r.profiled.accuracy)) | \(pct(r.profiled.coverage)) | "
                 + "\(pct(r.unprofiled.accuracy)) | \(pct(r.unprofiled.coverage)) | \(pct(r.seed.accuracy)) | \(pct(r.seed.coverage)) | "
-                + "\(two(r.meanScale)) | \(two(r.meanBias)) | \(worst(r.profiled)) | \(worst(r.unprofiled)) |\n"
+                + "\(two(r.meanScale)) | \(two(r.meanBias)) | \(bandText(r.profiled)) | \(bandText(r.unprofiled)) |\n"
         }
         return out
     }

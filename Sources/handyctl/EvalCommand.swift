@@ -288,18 +288,11 @@ struct EvalCommand: ParsableCommand {
                 throw ExitCode.failure
             }
             if let enrolment {
-                var groups: [String: [(HandednessFeatures, Hand)]] = [:]
-                var order: [String] = []
-                for p in pinches {
-                    guard let f = HandednessEvaluation.features(p) else { continue }
-                    let g = HandProfileEvaluation.group(ofName: p.name)
-                    if groups[g] == nil { order.append(g) }
-                    groups[g, default: []].append((f, p.hand))
-                }
+                let samples = pinches.compactMap { p in HandednessEvaluation.features(p).map { (p.name, $0, p.hand) } }
                 var rows: [HandProfileEvaluation.Row] = []
-                for g in order {
+                for (g, group) in HandProfileEvaluation.grouped(samples, name: \.0) {
                     if let row = HandProfileEvaluation.row(
-                        group: g, samples: groups[g] ?? [], k: enrolment, draws: draws, seed: seed)
+                        group: g, samples: group.map { ($0.1, $0.2) }, k: enrolment, draws: draws, seed: seed)
                     {
                         rows.append(row)
                     } else {
@@ -324,15 +317,10 @@ struct EvalCommand: ParsableCommand {
 
         /// The taps' enrolment left out, per person (the file name's prefix before the first `-`).
         private func tapEnrolment(_ folder: LabelledFolder, k: Int) -> [HandProfileEvaluation.TapRow] {
-            var groups: [String: [(HandednessContact, Hand, Double, Double)]] = [:]
-            var order: [String] = []
-            for t in folder.taps {
-                let g = HandProfileEvaluation.group(ofName: t.name)
-                if groups[g] == nil { order.append(g) }
-                groups[g, default: []].append((t.contact, t.hand, t.widthMm, t.heightMm))
-            }
-            return order.compactMap { g in
-                let row = HandProfileEvaluation.tapRow(group: g, taps: groups[g] ?? [], k: k, draws: draws, seed: seed)
+            HandProfileEvaluation.grouped(folder.taps, name: \.name).compactMap { g, taps in
+                let row = HandProfileEvaluation.tapRow(
+                    group: g, taps: taps.map { ($0.contact, $0.hand, $0.widthMm, $0.heightMm) }, k: k, draws: draws,
+                    seed: seed)
                 if row == nil {
                     StandardStream.error("handyctl eval handedness: \(g): \(k) or fewer taps of a hand, left out")
                 }
