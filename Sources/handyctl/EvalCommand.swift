@@ -79,7 +79,10 @@ struct EvalCommand: ParsableCommand {
         @Option(help: "--sensitivity: the random seed of the pinches.")
         var seed: UInt64 = 3
 
-        @Flag(help: "Print JSON instead of a table.")
+        @Flag(
+            help:
+                "Print JSON instead of a table (a folder holding one-finger recordings and pinches: one object, its rows under \"oneFinger\" or, with --enrolment, \"taps\", and \"pinches\")."
+        )
         var json = false
 
         @Option(help: "The evidence classifier's minimum confidence (default: its own).")
@@ -259,13 +262,17 @@ struct EvalCommand: ParsableCommand {
             let profile = try handProfile.map {
                 try LabelledFolder.profile(at: $0, command: "handyctl eval handedness")
             }
+            // With --json, a folder of one kind prints that kind's JSON; a folder holding both
+            // one-finger recordings and pinches prints one object with both (``FolderJSON``).
+            var oneFingerJSON: (key: String, value: any Encodable)?
             if !oneFinger.isEmpty, enrolment == nil {
                 let metrics = SingleContactMetrics(
                     oneFinger.flatMap {
                         HandednessEvaluation.singleContactOutcomes($0, arena: { $0.arena.setHandProfile(profile) })
                     })
                 if json {
-                    print(prettyJSON(metrics, empty: "{}"))
+                    if pinches.isEmpty { print(prettyJSON(metrics, empty: "{}")) }
+                    oneFingerJSON = ("oneFinger", metrics)
                 } else {
                     print(Self.oneFingerTable(metrics, recordings: oneFinger.count), terminator: "")
                 }
@@ -273,15 +280,18 @@ struct EvalCommand: ParsableCommand {
             }
             if let enrolment, !folder.taps.isEmpty {
                 let rows = tapEnrolment(folder, k: enrolment)
-                if pinches.isEmpty {
-                    if json {
-                        print(prettyJSON(rows))
-                    } else {
-                        print(HandProfileEvaluation.tapTable(rows), terminator: "")
-                    }
-                    return
+                if json {
+                    if pinches.isEmpty { print(prettyJSON(rows)) }
+                    oneFingerJSON = ("taps", rows)
+                } else {
+                    print(HandProfileEvaluation.tapTable(rows), terminator: pinches.isEmpty ? "" : "\n")
                 }
-                if !json { print(HandProfileEvaluation.tapTable(rows)) }
+                if pinches.isEmpty { return }
+            }
+            /// Pinches' rows as JSON, beside the one-finger recordings' when the folder holds both.
+            func pinchJSON(_ value: some Encodable) -> String {
+                guard let (key, other) = oneFingerJSON else { return prettyJSON(value) }
+                return prettyJSON(FolderJSON(oneFingerKey: key, oneFinger: other, pinches: value), empty: "{}")
             }
             guard !pinches.isEmpty else {
                 StandardStream.error("handyctl eval handedness: no labelled pinch recordings in \(directory)")
@@ -300,7 +310,7 @@ struct EvalCommand: ParsableCommand {
                             "handyctl eval handedness: \(g): \(enrolment) or fewer pinches of a hand, left out")
                     }
                 }
-                printEnrolment(rows)
+                if json { print(pinchJSON(rows)) } else { printEnrolment(rows) }
                 return
             }
             if fit { fitWeights(pinches); return }
@@ -312,7 +322,7 @@ struct EvalCommand: ParsableCommand {
             }
             let profiled = profile.map { ProfiledHandednessClassifier(profile: $0, evidence: evidence) }
             let report = HandednessReport(pinches, evidence: evidence, profiled: profiled, skipped: skipped)
-            print(json ? report.json : report.table, terminator: "")
+            print(json ? pinchJSON(report.rows) + "\n" : report.table, terminator: "")
         }
 
         /// The taps' enrolment left out, per person (the file name's prefix before the first `-`).
@@ -478,7 +488,27 @@ struct HandednessReport {
         return out
     }
 
-    var json: String { prettyJSON(rows) + "\n" }
+}
+
+/// One folder's one-finger rows (`oneFinger` or, with --enrolment, `taps`) and its pinches'
+/// (`pinches`) as one JSON object, so that `eval --json` prints one document for a mixed folder.
+struct FolderJSON<Pinches: Encodable>: Encodable {
+    let oneFingerKey: String
+    let oneFinger: any Encodable
+    let pinches: Pinches
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(oneFinger, forKey: Key(stringValue: oneFingerKey))
+        try c.encode(pinches, forKey: Key(stringValue: "pinches"))
+    }
 }
 
 /// `value` as JSON, keys sorted and indented, as `eval` prints it; `empty` if it cannot be encoded.

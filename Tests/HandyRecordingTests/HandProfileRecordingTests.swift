@@ -194,6 +194,19 @@ import Testing
         #expect(
             table.status == 0 && text2.contains("one finger:") && text2.contains("| positions | profiled | 60 | 0 |"),
             "\(text2) \(table.stderr)")
+        // The same folder in --json: one document holding both kinds of rows (the taps' were
+        // dropped, or printed as a second document, before); with --enrolment the taps' rows.
+        let mixed = try HandyctlProcess.run(["eval", "handedness", enrol.path, "--hand-profile", profilePath, "--json"])
+        let both = try #require(
+            try JSONSerialization.jsonObject(with: Data(mixed.stdout)) as? [String: Any], "\(mixed.stderr)")
+        #expect(Set(both.keys) == ["oneFinger", "pinches"])
+        #expect((both["oneFinger"] as? [String: Any])?["touches"] as? Int == profile.taps)
+        #expect((both["pinches"] as? [[String: Any]])?.count == 3)
+        let enrolled = try HandyctlProcess.run(["eval", "handedness", enrol.path, "--enrolment", "10", "--json"])
+        let split = try #require(
+            try JSONSerialization.jsonObject(with: Data(enrolled.stdout)) as? [String: Any], "\(enrolled.stderr)")
+        #expect((split["taps"] as? [[String: Any]])?.compactMap { $0["group"] as? String } == ["p15"])
+        #expect((split["pinches"] as? [[String: Any]])?.compactMap { $0["group"] as? String } == ["galaxys10"])
 
         // Contradicting labels: refused, exit 1, the reason said, no file.
         let reno = folder.appendingPathComponent("reno")
