@@ -189,8 +189,11 @@ if [ "$mode" != --host ]; then
   guest_env=(env GUEST_TIMEOUT=900 SKIP_BUILD=1 HANDYD_GUEST_STRICT=1 DAEMON_BIN="$static_bin")
   bg_start guest-udev "${guest_env[@]}" GUEST_PART=udev scripts/vm/run-guest-tests.sh
   # The kiosk package (Swift runtime linked statically, lintian). handyd and handyctl are built
-  # already (.build/static).
-  timed make deb
+  # already (.build/static). Compressed at xz level 1 here (DPKG_DEB_COMPRESSOR_LEVEL, dpkg-deb's
+  # own variable): the same files, checks and lintian, 25.1 MB instead of 21.6 MB, made in 4 s
+  # instead of 18 s on a quiet machine (xz -6, dpkg's default and what a plain `make deb` uses,
+  # was a third of this step beside the guest and ThreadSanitizer's build).
+  DPKG_DEB_COMPRESSOR_LEVEL=1 timed make deb
   bg_start guest-systemd-deb "${guest_env[@]}" GUEST_PART=systemd-deb scripts/vm/run-guest-tests.sh
 fi
 # Data races: the suites whose code has threads under ThreadSanitizer (own scratch path
