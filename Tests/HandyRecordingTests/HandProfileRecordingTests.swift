@@ -105,18 +105,20 @@ import Testing
     }
 
     /// Issue 52's promise for one finger, on CapFingerId's people left out of their own enrolment
-    /// (15 taps a hand enrolled, 10 draws): where a refitted model publishes a hand, every judged
-    /// band of what it claims is right at least its mean claim − 0.05. Claiming P instead of the
-    /// confidence the enrolled taps backed, p20's band from 0.75 is right 4 of 10 times at 0.774.
+    /// (15 taps a hand enrolled, 10 draws; p8 at 20): where a refitted model publishes a hand, every
+    /// judged band of what it claims is right at least its mean claim − 0.05. Claiming P instead of
+    /// the confidence the enrolled taps backed, p20's band from 0.75 is right 4 of 10 times at
+    /// 0.774; backing a threshold by the held-out share itself (no standard error off it), p8's
+    /// band from 0.60 is right 6 of 13 times.
     @Test func aOneFingerProfilesClaimIsKeptOnTheTapsLeftOut() throws {
         var publishing = 0
-        for person in ["p3", "p14", "p15", "p18", "p20"] {
+        for (person, k) in [("p3", 15), ("p14", 15), ("p15", 15), ("p18", 15), ("p20", 15), ("p8", 20)] {
             let names = try FileManager.default.contentsOfDirectory(atPath: Self.capfingerid).filter {
                 $0.hasPrefix(person + "-") && $0.hasSuffix(".evemu")
             }.sorted()
             let taps = try Self.taps(names).map { ($0.contact, $0.hand, $0.w, $0.h) }
-            let row = try #require(HandProfileEvaluation.tapRow(group: person, taps: taps, k: 15, seed: 3))
-            publishing += row.publishing
+            let row = try #require(HandProfileEvaluation.tapRow(group: person, taps: taps, k: k, seed: 3))
+            if k == 15 { publishing += row.publishing }
             if let worst = row.profiled.worstBand {
                 #expect(
                     worst.margin >= 0,

@@ -364,10 +364,17 @@ public struct HandProfile: Codable, Hashable, Sendable {
     static let tapConfidenceSteps: [Double] = [0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
     /// A threshold needs at least this many held-out taps answered to be believed.
     static let minimumTapsAnswered = 10
+    /// How many standard errors the held-out taps' share right counts less: they are one draw of
+    /// the person's taps, a dozen or two answered, and the claim must hold on the next ones (with
+    /// the share itself, CapFingerId's p8 at 20 taps a hand published from 0.6 on 2 of 10
+    /// enrolments and was right on 6 of their 13 taps left out; the pinches' calibration counts a
+    /// member the same way, ``ConfidenceCalibration/memberStandardErrors``).
+    static let tapStandardErrors = 1.0
 
     /// The lowest confidence c at which, leaving each tap out of the fit in turn, the taps the
-    /// refitted model was at least c sure of were right at least c − 0.05 of the time (and at
-    /// least ``minimumTapsAnswered`` of them); nil when none is.
+    /// refitted model was at least c sure of were right at least c − 0.05 of the time, less
+    /// ``tapStandardErrors`` standard errors (and at least ``minimumTapsAnswered`` of them); nil
+    /// when none is.
     static func tapMinimumConfidence(_ xs: [[Double]], _ ys: [Double], prior: [Double]) -> Double? {
         var heldOut: [(confidence: Double, right: Bool)] = []
         for i in xs.indices {
@@ -383,7 +390,8 @@ public struct HandProfile: Codable, Hashable, Sendable {
             let answered = heldOut.filter { $0.confidence >= c - 1e-12 }
             guard answered.count >= minimumTapsAnswered else { continue }
             let accuracy = Double(answered.filter(\.right).count) / Double(answered.count)
-            if accuracy >= c - 0.05 { return c }
+            let standardError = (accuracy * (1 - accuracy) / Double(answered.count)).squareRoot()
+            if accuracy - tapStandardErrors * standardError >= c - 0.05 { return c }
         }
         return nil
     }
