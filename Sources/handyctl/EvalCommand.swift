@@ -288,7 +288,7 @@ struct EvalCommand: ParsableCommand {
                 }
                 if pinches.isEmpty { return }
             }
-            /// Pinches' rows as JSON, beside the one-finger recordings' when the folder holds both.
+            // Pinches' rows as JSON, beside the one-finger recordings' when the folder holds both.
             func pinchJSON(_ value: some Encodable) -> String {
                 guard let (key, other) = oneFingerJSON else { return prettyJSON(value) }
                 return prettyJSON(FolderJSON(oneFingerKey: key, oneFinger: other, pinches: value), empty: "{}")
@@ -487,7 +487,6 @@ struct HandednessReport {
         if skipped > 0 { out += "\n\(skipped) files skipped (no label or unreadable)\n" }
         return out
     }
-
 }
 
 /// One folder's one-finger rows (`oneFinger` or, with --enrolment, `taps`) and its pinches'
