@@ -54,9 +54,7 @@ public enum HandProfileEvaluation {
             if model?.minimumConfidence != nil { publishing += 1 }
             for i in taps.indices where !enrolled.contains(i) {
                 let (contact, truth, width, height) = taps[i]
-                let d =
-                    model?.decide(contact, displayWidthMm: width, displayHeightMm: height)
-                    ?? HandDecision(hand: .unknown, confidence: 0, rightHandProbability: nil)
+                let d = model?.decide(contact, displayWidthMm: width, displayHeightMm: height) ?? .undecided
                 outcomes.append(
                     HandednessOutcome(hand: d.hand, confidence: d.confidence, truth: truth, tier: .orientation))
             }
@@ -69,7 +67,6 @@ public enum HandProfileEvaluation {
     /// The taps' table: per person, how often the refitted model publishes, its accuracy and
     /// coverage on the held-out taps and its worst judged band (issue 52's promise).
     public static func tapTable(_ rows: [TapRow]) -> String {
-        func pct(_ v: Double) -> String { HandednessSensitivity.formatted(v * 100, digits: 1) + " %" }
         var out =
             "| person | k per hand | draws (no model) | publishing | tested | accuracy | coverage | worst band |\n"
         out += "|---|---:|---:|---:|---:|---:|---:|---|\n"
@@ -81,10 +78,12 @@ public enum HandProfileEvaluation {
         return out
     }
 
+    /// A share as the tables print it: "93.5 %".
+    static func pct(_ v: Double) -> String { HandednessSensitivity.formatted(v * 100, digits: 1) + " %" }
+
     /// A row's worst judged band: "from L: answers, share right at mean claim (margin)".
     static func bandText(_ m: HandednessMetrics) -> String {
         guard let b = m.worstBand else { return "–" }
-        func pct(_ v: Double) -> String { HandednessSensitivity.formatted(v * 100, digits: 1) + " %" }
         let margin = HandednessSensitivity.formatted(b.margin, digits: 3)
         return
             "from \(HoverHandEvaluation.decimal2(b.lower)): \(b.count), \(pct(b.accuracy)) at \(HandednessSensitivity.formatted(b.meanConfidence, digits: 3)) "
@@ -196,7 +195,6 @@ public enum HandProfileEvaluation {
     /// and the worst judged band of published confidence (issue 52's promise: right at least the
     /// band's mean claim − 0.05 of the time) of the profiled and the default classifier.
     public static func table(_ rows: [Row]) -> String {
-        func pct(_ v: Double) -> String { HandednessSensitivity.formatted(v * 100, digits: 1) + " %" }
         func two(_ v: Double) -> String { HandednessSensitivity.formatted(v, digits: 2) }
         var out =
             "| device | k per hand | draws (refused) | tested | profiled acc | profiled cov | unprofiled acc | unprofiled cov | seed acc | seed cov | scale | bias "
