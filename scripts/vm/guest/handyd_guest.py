@@ -497,6 +497,14 @@ def test_unreadable_device_is_listed_until_its_permissions_change(ctx):
     rec = write_recording(ctx.dir, "unreadable.evemu", s)
     inj = ctx.inject(rec, "handyd-test touchscreen unreadable", hold=1, start_delay=0.5)
     subprocess.run(["udevadm", "settle", "--timeout=10"], check=False)
+    # The settle may time out under load (CI of dd021c5: the first hello listed no device, udev had
+    # not yet tagged it): handyd's enumeration reads udev's database, so wait until the rule's
+    # HANDYD_DEVICE=1 is there before it starts.
+    deadline = time.monotonic() + 30 * SCALE
+    while "HANDYD_DEVICE=1" not in subprocess.run(["udevadm", "info", "--query=property", "--name", inj.devnode],
+                                                  capture_output=True, text=True).stdout.split():
+        check(time.monotonic() < deadline, f"udev did not tag {inj.devnode} HANDYD_DEVICE=1 within {30 * SCALE} s")
+        time.sleep(0.1)
     mode = os.stat(inj.devnode).st_mode & 0o777
     check(mode & 0o004 == 0, f"{inj.devnode} is world-readable (mode {mode:o}): nothing to test")
     # Not under ctx.dir (0700 root): nobody must reach its socket directory.
